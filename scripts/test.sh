@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The one test command (npm test): types on both runtimes, then every suite on Node and on Deno.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(find tests -name '*.test.ts' | sort)
+echo "== tsc --noEmit"
+npx tsc --noEmit
+echo "== deno check"
+npx deno check main.ts src/ models/ hooks/ tests/ scripts/
+echo "== node --test (${#files[@]} files)"
+node --test --import tsx "${files[@]}"
+echo "== deno test"
+npx deno test -A "${files[@]}"

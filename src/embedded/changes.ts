@@ -1,0 +1,39 @@
+import type { Document } from "bson";
+
+/** Key pattern and options of an index as the engine stores it. */
+export interface IndexSpec {
+  name: string;
+  key: Record<string, 1 | -1>;
+  unique?: boolean;
+}
+
+/**
+ * One durable state change. Commands turn into a list of these; the journal writes them and
+ * recovery replays them. Documents are post-images, so replay never re-runs update logic and
+ * is deterministic and idempotent.
+ */
+export type Change =
+  | { op: "put"; db: string; coll: string; doc: Document }
+  | { op: "delete"; db: string; coll: string; id: unknown }
+  | { op: "createCollection"; db: string; coll: string }
+  | { op: "dropCollection"; db: string; coll: string }
+  | { op: "dropDatabase"; db: string }
+  | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }
+  | { op: "dropIndex"; db: string; coll: string; name: string };
+
+/**
+ * Where the engine sends the changes of each write before it replies. `append` resolves once
+ * the changes are durable (for the journal: written and fsync'ed), so the reply that follows
+ * is an acknowledgement the client can rely on. The in-memory engine uses a sink that
+ * resolves at once.
+ */
+export interface ChangeSink {
+  append(changes: readonly Change[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A sink for the in-memory engine: nothing to persist. */
+export const memorySink: ChangeSink = {
+  append: () => Promise.resolve(),
+  close: () => Promise.resolve(),
+};

@@ -1,0 +1,174 @@
+import type { Struct } from "superstruct";
+import { collectionName, routeName } from "./naming.ts";
+
+/** The six generated handlers a model can switch on or off. */
+export type HandlerName = "paginate" | "show" | "insert" | "update" | "patch" | "delete";
+
+/** Every handler, in the order the router registers them. */
+export const HANDLER_NAMES: readonly HandlerName[] = ["paginate", "show", "insert", "update", "patch", "delete"];
+
+/** The kinds of relation a model can declare. */
+export type RelationType = "hasMany" | "hasOne" | "belongsTo";
+
+/**
+ * A relation as written in a model file. Models refer to each other by name so that model
+ * files never import one another (no import cycles, load order does not matter).
+ *
+ * - hasMany / hasOne: the related model stores `foreignKey`, pointing at this model's `id`.
+ * - belongsTo: this model stores `foreignKey`, pointing at the related model's `id`.
+ */
+export interface RelationDefinition {
+  type: RelationType;
+  model: string;
+  foreignKey: string;
+}
+
+/** A secondary index the framework creates at start-up. Keys map field names to 1 or -1. */
+export interface IndexDefinition {
+  keys: Record<string, 1 | -1>;
+  unique?: boolean;
+  name?: string;
+}
+
+/** What a user writes in `models/<Name>.ts`. Only `name` and `fields` are required. */
+export interface ModelDefinition {
+  /** PascalCase name; drives the route (`BlogPost` → `blog-posts`), collection and messages. */
+  name: string;
+  /** Writable fields as superstruct structs. A field not wrapped in `optional()` is required on create. */
+  fields: Record<string, Struct<any, any>>;
+  /** Fields that are stored but never returned, queried or sorted on (e.g. password hashes). */
+  hidden?: readonly string[];
+  /** Relations by output key, e.g. `{ posts: { type: "hasMany", model: "Post", foreignKey: "user_id" } }`. */
+  relations?: Record<string, RelationDefinition>;
+  /** Default page size (10 unless set). */
+  perPage?: number;
+  /** Largest page size a client may ask for (100 unless set). */
+  maxPerPage?: number;
+  /** Handlers to switch off: `{ insert: false }`. A switched-off route answers 404. */
+  handlers?: Partial<Record<HandlerName, boolean>>;
+  /** Fields that must be unique; the framework creates a unique index for each. */
+  unique?: readonly string[];
+  /** Further indexes, created at start-up. */
+  indexes?: readonly IndexDefinition[];
+  /** When true, DELETE sets `deleted_at` instead of removing the document. */
+  softDelete?: boolean;
+  /** Override the derived route segment. */
+  route?: string;
+  /** Override the derived collection name. */
+  collection?: string;
+}
+
+/** Scalar kinds the query layer understands when checking operands. */
+export type FieldKind = "string" | "integer" | "number" | "boolean" | "date" | "other";
+
+/** The fields every record has, set by the framework and never writable by clients. */
+export const SYSTEM_FIELDS: readonly string[] = ["id", "created_at", "updated_at"];
+
+/** A resolved relation: the definition plus its output key. */
+export interface Relation extends RelationDefinition {
+  name: string;
+}
+
+/**
+ * A model with everything derived once at definition time, so request handling never
+ * recomputes names, field sets or limits.
+ */
+export interface Model {
+  readonly name: string;
+  readonly route: string;
+  readonly collection: string;
+  readonly fields: Readonly<Record<string, Struct<any, any>>>;
+  /** Kind of every queryable field, system fields included. */
+  readonly kinds: ReadonlyMap<string, FieldKind>;
+  readonly hidden: ReadonlySet<string>;
+  /** Fields a client may select, filter and sort on: system fields plus non-hidden model fields. */
+  readonly visible: readonly string[];
+  readonly visibleSet: ReadonlySet<string>;
+  readonly relations: ReadonlyMap<string, Relation>;
+  readonly perPage: number;
+  readonly maxPerPage: number;
+  readonly handlers: ReadonlySet<HandlerName>;
+  readonly unique: readonly string[];
+  readonly indexes: readonly IndexDefinition[];
+  readonly softDelete: boolean;
+}
+
+const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
+
+function fieldKind(struct: Struct<any, any>): FieldKind {
+  return KNOWN_KINDS.has(struct.type) ? (struct.type as FieldKind) : "other";
+}
+
+function positiveInteger(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new TypeError(`${what} must be a positive integer, got ${value}`);
+  return value;
+}
+
+function checkNames(def: ModelDefinition): void {
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(def.name)) {
+    throw new TypeError(`Model name "${def.name}" must be PascalCase (letters and digits, starting upper case)`);
+  }
+  for (const field of Object.keys(def.fields)) {
+    if (SYSTEM_FIELDS.includes(field) || field === "_id" || field === "deleted_at") {
+      throw new TypeError(`Model ${def.name}: "${field}" is set by the framework and cannot be declared`);
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) {
+      throw new TypeError(`Model ${def.name}: field name "${field}" must be letters, digits and underscores`);
+    }
+  }
+  for (const name of def.hidden ?? []) {
+    if (!(name in def.fields)) throw new TypeError(`Model ${def.name}: hidden field "${name}" is not defined`);
+  }
+  for (const name of def.unique ?? []) {
+    if (!(name in def.fields)) throw new TypeError(`Model ${def.name}: unique field "${name}" is not defined`);
+  }
+}
+
+function resolveKinds(def: ModelDefinition, hidden: ReadonlySet<string>): Map<string, FieldKind> {
+  const kinds = new Map<string, FieldKind>([["id", "integer"], ["created_at", "date"], ["updated_at", "date"]]);
+  for (const [field, struct] of Object.entries(def.fields)) {
+    if (!hidden.has(field)) kinds.set(field, fieldKind(struct));
+  }
+  if (def.softDelete) kinds.set("deleted_at", "date");
+  return kinds;
+}
+
+function resolveHandlers(def: ModelDefinition): Set<HandlerName> {
+  return new Set(HANDLER_NAMES.filter((name) => def.handlers?.[name] !== false));
+}
+
+function resolveRelations(def: ModelDefinition): Map<string, Relation> {
+  return new Map(Object.entries(def.relations ?? {}).map(([name, rel]) => [name, { ...rel, name }]));
+}
+
+/**
+ * Turns a model file's definition into a resolved {@link Model}. Throws a TypeError at
+ * start-up for definitions that could only fail later, at request time.
+ */
+export function defineModel(def: ModelDefinition): Model {
+  checkNames(def);
+  const hidden = new Set(def.hidden ?? []);
+  const kinds = resolveKinds(def, hidden);
+  const visible = [...kinds.keys()];
+  const maxPerPage = positiveInteger(def.maxPerPage, 100, `Model ${def.name}: maxPerPage`);
+  const perPage = positiveInteger(def.perPage, Math.min(10, maxPerPage), `Model ${def.name}: perPage`);
+  if (perPage > maxPerPage) throw new TypeError(`Model ${def.name}: perPage ${perPage} exceeds maxPerPage ${maxPerPage}`);
+  return Object.freeze({
+    name: def.name,
+    route: def.route ?? routeName(def.name),
+    collection: def.collection ?? collectionName(def.name),
+    fields: Object.freeze({ ...def.fields }),
+    kinds,
+    hidden,
+    visible,
+    visibleSet: new Set(visible),
+    relations: resolveRelations(def),
+    perPage,
+    maxPerPage,
+    handlers: resolveHandlers(def),
+    unique: [...(def.unique ?? [])],
+    indexes: [...(def.indexes ?? [])],
+    softDelete: def.softDelete === true,
+  });
+}
