@@ -1,0 +1,15 @@
+import { string } from "superstruct";
+import { defineModel, id } from "../src/mod.ts";
+
+/** A comment on a post. */
+export default defineModel({
+  name: "Comment",
+  fields: {
+    post_id: id(),
+    content: string(),
+  },
+  relations: {
+    post: { type: "belongsTo", model: "Post", foreignKey: "post_id" },
+  },
+  indexes: [{ keys: { post_id: 1 } }],
+});

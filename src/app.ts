@@ -1,0 +1,129 @@
+import type { Db, MongoClient } from "mongodb";
+import { ApiError } from "./errors.ts";
+import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
+import type { AppState, Route } from "./handlers/route.ts";
+import { DEFAULT_BODY_LIMIT } from "./http/body.ts";
+import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
+import { empty, errorResponse } from "./http/responses.ts";
+import { buildRouter, type GeneratedRoutes } from "./http/router.ts";
+import type { Model } from "./model/define.ts";
+import { createRegistry, type ModelRegistry } from "./model/registry.ts";
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "./query/limits.ts";
+import { openDatabase, type DatabaseOptions } from "./store/connect.ts";
+import { ensureIndexes } from "./store/indexes.ts";
+import { syncCounter } from "./store/ids.ts";
+import { RecordStore } from "./store/records.ts";
+
+/** Everything `createApp` accepts. Only `models` is required. */
+export interface AppOptions extends DatabaseOptions {
+  models: readonly Model[];
+  /** Hooks by model name: `{ Post: { onBeforeInsert(ctx) { ... } } }`. */
+  hooks?: Record<string, ModelHooks>;
+  /** Largest accepted request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Value of the Content-Language header (default "en"). */
+  language?: string;
+  /** Query-language limits; unset ones keep their defaults. */
+  limits?: Partial<QueryLimits>;
+  /** Path prefix of the generated routes (default "/api/v1"). */
+  basePath?: string;
+}
+
+/** A running app: a fetch handler for any server, plus its database. */
+export interface App {
+  /** Answers one request. Bound, so `Deno.serve(app.fetch)` works. */
+  fetch(request: Request): Promise<Response>;
+  /** Registers the handler for unexpected errors (null removes it). */
+  onError(handler: ErrorHandler | null): App;
+  /** Closes the driver and, if one was started, the embedded engine. */
+  close(): Promise<void>;
+  readonly client: MongoClient;
+  readonly db: Db;
+  readonly models: ModelRegistry;
+  readonly language: string;
+}
+
+function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
+  for (const [name, modelHooks] of Object.entries(hooks)) {
+    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}`);
+    for (const hook of Object.keys(modelHooks)) {
+      if (!HOOK_NAMES.includes(hook as keyof ModelHooks)) {
+        throw new TypeError(`Model ${name}: unknown hook ${hook}; hooks are ${HOOK_NAMES.join(", ")}`);
+      }
+    }
+  }
+}
+
+async function prepareCollections(db: Db, models: readonly Model[]): Promise<void> {
+  for (const model of models) {
+    await syncCounter(db, model.collection);
+    await ensureIndexes(db, model);
+  }
+}
+
+function headResponse(response: Response): Response {
+  return new Response(null, { status: response.status, headers: response.headers });
+}
+
+async function dispatch(router: GeneratedRoutes, request: Request, language: string): Promise<Response> {
+  const head = request.method === "HEAD";
+  const routed = head ? new Request(request.url, { headers: request.headers }) : request;
+  const response = await router.fetch(routed);
+  if (response) return head ? headResponse(response) : response;
+  const allowed = router.allowed(new URL(request.url).pathname);
+  if (allowed === null) return errorResponse(`No route matches ${request.method} ${new URL(request.url).pathname}.`, 404, language);
+  const allow = allowed.join(", ");
+  if (request.method === "OPTIONS") return empty(204, language, { allow });
+  return errorResponse(`The ${request.method} method is not allowed here; allowed: ${allow}.`, 405, language, { allow });
+}
+
+/**
+ * Builds the app: checks the models and hooks, connects the database (starting the embedded
+ * engine when no URI is given), prepares counters and indexes, and registers every route.
+ */
+export async function createApp(options: AppOptions): Promise<App> {
+  const registry = createRegistry(options.models);
+  const hooks = options.hooks ?? {};
+  checkHooks(registry, hooks);
+  const database = await openDatabase(options);
+  try {
+    await prepareCollections(database.db, options.models);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const language = options.language ?? "en";
+  const stores = new Map(options.models.map((model) => [model.name, new RecordStore(database.db, model)]));
+  const state: AppState = {
+    db: database.db,
+    registry,
+    stores,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    language,
+    limits: { ...DEFAULT_QUERY_LIMITS, ...options.limits },
+  };
+  const routes: Route[] = options.models.map((model) => ({ app: state, model, store: stores.get(model.name)!, hooks: hooks[model.name] ?? {} }));
+  const router = buildRouter(options.basePath ?? "/api/v1", routes);
+  let errorHandler: ErrorHandler | null = null;
+  const app: App = {
+    fetch: async (request) => {
+      try {
+        return await dispatch(router, request, language);
+      } catch (error) {
+        return await errorToResponse(error, request, language, errorHandler);
+      }
+    },
+    onError(handler) {
+      errorHandler = handler;
+      return app;
+    },
+    close: () => database.close(),
+    client: database.client,
+    db: database.db,
+    models: registry,
+    language,
+  };
+  return app;
+}
+
+export { ApiError };

@@ -1,0 +1,111 @@
+import type { Db, Document } from "mongodb";
+import type { Model } from "../model/define.ts";
+import type { ApiRecord } from "../model/serialize.ts";
+import type { Pagination } from "../query/page.ts";
+import type { WithNode } from "../query/with.ts";
+
+/**
+ * A stored record as server code sees it: `id` instead of `_id`, every field (hidden ones
+ * included) and dates as Date objects. It is never sent to clients as it is.
+ */
+export type StoredRecord = Record<string, unknown> & { id: number };
+
+/** What every hook receives. */
+export interface HookContext {
+  /** The incoming request (headers, URL, method). */
+  request: Request;
+  /** The model the route belongs to. */
+  model: Model;
+  /** Path parameters, URL-decoded (e.g. `{ id: "7" }`). */
+  params: Record<string, string>;
+  /** The database, for hooks that need to look something up. */
+  db: Db;
+}
+
+/** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
+export interface ListQuery {
+  page: number;
+  perPage: number;
+  /** Selected columns, or null for all visible ones. */
+  fields: string[] | null;
+  sort: Document;
+  /** MongoDB filters, ANDed together. Server code may add any filter; clients cannot. */
+  filters: Document[];
+  with: WithNode[];
+}
+
+/** The PAGINATE response body. */
+export interface PaginateResult {
+  data: ApiRecord[];
+  pagination: Pagination;
+}
+
+/** PAGINATE: `query` before, `result` after. */
+export interface PaginateContext extends HookContext {
+  query: ListQuery;
+  result?: PaginateResult;
+}
+
+/** SHOW: `id` and `query` before; `item` and `result` after. */
+export interface ShowContext extends HookContext {
+  id: number;
+  query: Pick<ListQuery, "fields" | "filters" | "with">;
+  item?: StoredRecord;
+  result?: ApiRecord;
+}
+
+/** INSERT: `body` before validation (a before-hook may change it); `item` and `result` after. */
+export interface InsertContext extends HookContext {
+  body: Record<string, unknown>;
+  item?: StoredRecord;
+  result?: ApiRecord;
+}
+
+/** UPDATE and PATCH: `item` is the record as stored before the change; after the change it is the new one. */
+export interface UpdateContext extends HookContext {
+  id: number;
+  body: Record<string, unknown>;
+  item: StoredRecord;
+  result?: ApiRecord;
+}
+
+/** DELETE: `item` is the record about to be removed. */
+export interface DeleteContext extends HookContext {
+  id: number;
+  item: StoredRecord;
+}
+
+type Hook<C> = (ctx: C) => void | Promise<void>;
+
+/** The twelve hooks a model can have; each may be async and may throw ApiError to stop the request. */
+export interface ModelHooks {
+  onBeforePaginate?: Hook<PaginateContext>;
+  onAfterPaginate?: Hook<PaginateContext>;
+  onBeforeShow?: Hook<ShowContext>;
+  onAfterShow?: Hook<ShowContext>;
+  onBeforeInsert?: Hook<InsertContext>;
+  onAfterInsert?: Hook<InsertContext>;
+  onBeforeUpdate?: Hook<UpdateContext>;
+  onAfterUpdate?: Hook<UpdateContext>;
+  onBeforePatch?: Hook<UpdateContext>;
+  onAfterPatch?: Hook<UpdateContext>;
+  onBeforeDelete?: Hook<DeleteContext>;
+  onAfterDelete?: Hook<DeleteContext>;
+}
+
+/** Every hook name, for checking hook files at start-up. */
+export const HOOK_NAMES: readonly (keyof ModelHooks)[] = [
+  "onBeforePaginate", "onAfterPaginate", "onBeforeShow", "onAfterShow", "onBeforeInsert", "onAfterInsert",
+  "onBeforeUpdate", "onAfterUpdate", "onBeforePatch", "onAfterPatch", "onBeforeDelete", "onAfterDelete",
+];
+
+/** Identity function that gives a hooks file its types: `export default defineHooks({ ... })`. */
+export function defineHooks(hooks: ModelHooks): ModelHooks {
+  return hooks;
+}
+
+/** Converts a stored document for server-side code: `_id` becomes `id`. */
+export function toStoredRecord(doc: Document): StoredRecord {
+  const { _id, ...rest } = doc;
+  return { id: _id as number, ...rest };
+}

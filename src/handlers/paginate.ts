@@ -1,0 +1,31 @@
+import { json } from "../http/responses.ts";
+import { toRecord } from "../model/serialize.ts";
+import { pagination } from "../query/page.ts";
+import { planList } from "../query/plan.ts";
+import { projection } from "../query/projection.ts";
+import { parentKeys } from "../query/with.ts";
+import { loadRelations } from "../store/relations.ts";
+import type { PaginateContext } from "./context.ts";
+import { finish } from "./output.ts";
+import { allOf, hookContext, queryParams, type Handler } from "./route.ts";
+import { scopeOf } from "./scope.ts";
+
+/** PAGINATE: `GET /api/v1/<plural>`: one page, its total, and the paging metadata. */
+export const paginate: Handler = async (request, route) => {
+  const { model, app, hooks } = route;
+  const query = planList(queryParams(request), model, app, scopeOf(request, model));
+  const ctx: PaginateContext = { ...hookContext(request, route), query };
+  await hooks.onBeforePaginate?.(ctx);
+  const [docs, total] = await route.store.page({
+    filter: allOf(query.filters),
+    sort: query.sort,
+    skip: (query.page - 1) * query.perPage,
+    limit: query.perPage,
+    projection: projection(model, query.fields, parentKeys(query.with)),
+  });
+  const data = docs.map((doc) => toRecord(model, doc, query.fields));
+  await loadRelations(app.db, docs, data, query.with, app.limits, (m) => scopeOf(request, m));
+  ctx.result = { data, pagination: pagination(query, total) };
+  await hooks.onAfterPaginate?.(ctx);
+  return json(finish(route, ctx.result, hooks.onAfterPaginate), 200, app.language);
+};

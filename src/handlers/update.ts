@@ -1,0 +1,58 @@
+import type { Document } from "mongodb";
+import { notFound } from "../errors.ts";
+import { readJsonBody } from "../http/body.ts";
+import { json } from "../http/responses.ts";
+import type { Model } from "../model/define.ts";
+import { toRecord } from "../model/serialize.ts";
+import { validateBody } from "../model/validate.ts";
+import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext } from "./context.ts";
+import { finish } from "./output.ts";
+import { findOr404, hookContext, recordId, type Handler } from "./route.ts";
+import { scopeOf } from "./scope.ts";
+
+interface WriteChange {
+  set: Document;
+  unset: string[];
+}
+
+/** PUT replaces: every writable field is validated as on create, and fields left out are removed. */
+function replacement(model: Model, body: Record<string, unknown>): WriteChange {
+  const set = validateBody(model, body);
+  return { set, unset: Object.keys(model.fields).filter((field) => !(field in set)) };
+}
+
+/** PATCH merges: the sent fields are validated, then the merged record must be valid as a whole. */
+function merge(model: Model, body: Record<string, unknown>, current: StoredRecord): WriteChange {
+  const set = validateBody(model, body, true);
+  const stored = Object.fromEntries(Object.keys(model.fields).filter((f) => f in current).map((f) => [f, current[f]]));
+  validateBody(model, { ...stored, ...set });
+  return { set, unset: [] };
+}
+
+type Hooks = Pick<ModelHooks, "onBeforeUpdate" | "onAfterUpdate">;
+
+function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: ModelHooks) => Hooks): Handler {
+  return async (request, route) => {
+    const { model, app } = route;
+    const hooks = pick(route.hooks);
+    const id = recordId(request, model);
+    const body = await readJsonBody(request, app.bodyLimit);
+    const scope = scopeOf(request, model);
+    const current = toStoredRecord(await findOr404(route, id, [scope]));
+    const ctx: UpdateContext = { ...hookContext(request, route), id, body, item: current };
+    await hooks.onBeforeUpdate?.(ctx);
+    const { set, unset } = plan(model, ctx.body, current);
+    const doc = await route.store.update({ ...scope, _id: id }, set, unset);
+    if (!doc) throw notFound(model.name);
+    ctx.item = toStoredRecord(doc);
+    ctx.result = toRecord(model, doc);
+    await hooks.onAfterUpdate?.(ctx);
+    return json(finish(route, ctx.result, hooks.onAfterUpdate), 200, app.language);
+  };
+}
+
+/** UPDATE: `PUT /api/v1/<plural>/<id>`: replaces every writable field; 200 with the stored record. */
+export const update: Handler = writeHandler(replacement, (h) => h);
+
+/** PATCH: `PATCH /api/v1/<plural>/<id>`: changes only the fields sent; 200 with the stored record. */
+export const patch: Handler = writeHandler(merge, (h) => ({ onBeforeUpdate: h.onBeforePatch, onAfterUpdate: h.onAfterPatch }));

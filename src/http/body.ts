@@ -1,0 +1,73 @@
+import { ApiError } from "../errors.ts";
+
+/** Default request-body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(`The request body is larger than the limit of ${limit} bytes.`, 413);
+}
+
+function isJsonType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const type = contentType.split(";", 1)[0].trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+/** Reads the stream chunk by chunk and stops at the limit, so an oversized body is never held in memory. */
+async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function declaredLength(request: Request): number | null {
+  const header = request.headers.get("content-length");
+  return header === null || !/^\d+$/.test(header) ? null : Number(header);
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("The request body is not valid JSON.");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ApiError("The request body must be a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Reads a JSON object body. A request with no body (or an empty one) gives `{}` whatever its
+ * Content-Type says; a non-empty body must be JSON (415) within the size limit (413).
+ */
+export async function readJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const declared = declaredLength(request);
+  if (declared !== null && declared > limit) throw tooLarge(limit);
+  if (request.body === null || declared === 0) return {};
+  const bytes = await readLimited(request.body, limit);
+  if (bytes.byteLength === 0) return {};
+  if (!isJsonType(request.headers.get("content-type"))) {
+    throw new ApiError("The request body must be sent as application/json.", 415);
+  }
+  return parseObject(new TextDecoder().decode(bytes));
+}

@@ -1,0 +1,29 @@
+/**
+ * The public API. Everything a user needs to define models and hooks and to run an app:
+ *
+ * ```ts
+ * const app = await createApp({ models: [User], hooks: { User: userHooks } });
+ * app.onError(defaultErrorHandler);
+ * ```
+ */
+export { createApp, type App, type AppOptions } from "./app.ts";
+export { defineModel, type Model, type ModelDefinition, type RelationDefinition, type IndexDefinition, type HandlerName } from "./model/define.ts";
+export { email, id } from "./model/types.ts";
+export { ApiError, ValidationError, type FieldErrors } from "./errors.ts";
+export { defaultErrorHandler, type ErrorHandler } from "./http/errors.ts";
+export {
+  defineHooks,
+  type ModelHooks,
+  type HookContext,
+  type PaginateContext,
+  type ShowContext,
+  type InsertContext,
+  type UpdateContext,
+  type DeleteContext,
+  type StoredRecord,
+  type ListQuery,
+  type PaginateResult,
+} from "./handlers/context.ts";
+export type { ApiRecord } from "./model/serialize.ts";
+export type { QueryLimits } from "./query/limits.ts";
+export { startEmbeddedEngine } from "./embedded/mod.ts";

@@ -1,0 +1,81 @@
+import { ApiError } from "../errors.ts";
+
+/**
+ * Caps on what one list request may ask of the database. They bound the work a single
+ * request can cause (parse time, query size, fan-out of relation loading), so an anonymous
+ * client cannot turn one URL into an expensive scan. Every cap is configurable per app.
+ */
+export interface QueryLimits {
+  /** Longest `q` accepted, in UTF-8 bytes of the decoded parameter. */
+  maxQueryLength: number;
+  /** Most leaf conditions (field/operator pairs) in one `q`. */
+  maxConditions: number;
+  /** Deepest nesting of condition groups (arrays) in `q`; the top-level array is depth 1. */
+  maxDepth: number;
+  /** Longest `$in` / `$notIn` list. */
+  maxInList: number;
+  /** Deepest relation chain in `with`: `posts{comments{likes}}` has depth 3. */
+  maxRelationDepth: number;
+  /** Most children attached to one parent for a hasMany relation (first N in id order). */
+  maxChildrenPerParent: number;
+  /** Most relation nodes in one `with`, counted over all levels. */
+  maxRelations: number;
+}
+
+/** The limits an app gets unless it overrides them. */
+export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({
+  maxQueryLength: 4096,
+  maxConditions: 50,
+  maxDepth: 5,
+  maxInList: 1000,
+  maxRelationDepth: 3,
+  maxChildrenPerParent: 100,
+  maxRelations: 10,
+});
+
+/**
+ * Fills an app's partial override with the defaults. Throws a TypeError at start-up for a
+ * limit that is not a positive integer, because a typo there would otherwise disable a cap.
+ * @example resolveLimits({ maxDepth: 3 }).maxDepth // 3
+ * @example resolveLimits().maxInList              // 1000
+ */
+export function resolveLimits(overrides: Partial<QueryLimits> = {}): QueryLimits {
+  const limits = { ...DEFAULT_QUERY_LIMITS };
+  for (const key of Object.keys(DEFAULT_QUERY_LIMITS) as (keyof QueryLimits)[]) {
+    const value = overrides[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`Query limit ${key} must be a positive integer, got ${value}`);
+    }
+    limits[key] = value;
+  }
+  return Object.freeze(limits);
+}
+
+/** Throws the 400 for an exceeded limit, naming what was too large and the allowed maximum. */
+export function limitExceeded(what: string, max: number): never {
+  throw new ApiError(`${what} exceeds the limit of ${max}`, 400);
+}
+
+/**
+ * UTF-8 length of a string without allocating, so an oversized `q` is rejected before any
+ * parsing work. Lone surrogates count as the 3 bytes of their U+FFFD replacement.
+ * @example utf8Length("é") // 2
+ */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}

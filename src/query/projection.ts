@@ -1,0 +1,26 @@
+import type { Document } from "mongodb";
+import type { Model } from "../model/define.ts";
+
+const hiddenOnly = new WeakMap<Model, Document | undefined>();
+
+/** Excludes hidden fields, so they never even leave the database on a read path. */
+function withoutHidden(model: Model): Document | undefined {
+  if (!hiddenOnly.has(model)) {
+    const hidden = [...model.hidden];
+    hiddenOnly.set(model, hidden.length ? Object.fromEntries(hidden.map((f) => [f, 0])) : undefined);
+  }
+  return hiddenOnly.get(model);
+}
+
+/**
+ * The MongoDB projection for a read: the selected fields plus the keys relations need
+ * (those are removed again at serialisation), or everything but hidden fields.
+ * @example projection(User, ["id", "name"], []) // { _id: 1, name: 1 }
+ * @example projection(User, null, [])           // { password: 0 }
+ */
+export function projection(model: Model, fields: readonly string[] | null, keys: readonly string[]): Document | undefined {
+  if (fields === null) return withoutHidden(model);
+  const out: Document = { _id: 1 };
+  for (const name of [...fields, ...keys]) if (name !== "id") out[name] = 1;
+  return out;
+}

@@ -1,0 +1,48 @@
+import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
+import { startEmbeddedEngine } from "../embedded/mod.ts";
+
+/** Where the data lives: a MongoDB URI, or the embedded engine (in memory, or in `dataDir`). */
+export interface DatabaseOptions {
+  /** A MongoDB connection string. Unset means: start the embedded engine. */
+  uri?: string;
+  /** Folder for the embedded engine's data. Unset means in memory. Ignored with `uri`. */
+  dataDir?: string;
+  /** Database name; defaults to the one in the URI, else "app". */
+  dbName?: string;
+  /** Passed to the MongoClient (e.g. `{ monitorCommands: true }`). */
+  clientOptions?: MongoClientOptions;
+}
+
+/** An open connection. `close()` also stops the embedded engine when one was started. */
+export interface Database {
+  client: MongoClient;
+  db: Db;
+  close(): Promise<void>;
+}
+
+function databaseName(uri: string, explicit: string | undefined): string | undefined {
+  if (explicit) return explicit;
+  const path = new URL(uri.replace(/^mongodb(\+srv)?:/, "http:")).pathname.slice(1);
+  return path === "" ? "app" : undefined;
+}
+
+/** Connects the driver to MongoDB, starting the embedded engine first when no URI is given. */
+export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
+  const engine = options.uri ? null : await startEmbeddedEngine({ dataDir: options.dataDir });
+  const uri = options.uri ?? engine!.uri;
+  const client = new MongoClient(uri, options.clientOptions);
+  try {
+    await client.connect();
+  } catch (error) {
+    await engine?.close();
+    throw error;
+  }
+  return {
+    client,
+    db: client.db(databaseName(uri, options.dbName)),
+    async close() {
+      await client.close();
+      await engine?.close();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { Collection, Db, Document, Sort } from "mongodb";
+import type { Model } from "../model/define.ts";
+import { nextId } from "./ids.ts";
+
+/** One page of a list query, already planned. */
+export interface PageQuery {
+  filter: Document;
+  sort: Sort;
+  skip: number;
+  limit: number;
+  projection?: Document;
+}
+
+/** A stored document with its integer `_id`. */
+export type StoredDocument = Document & { _id: number };
+
+/**
+ * Data access for one model. It knows collections, ids and timestamps, and nothing of HTTP:
+ * handlers turn its results into responses.
+ */
+export class RecordStore {
+  readonly collection: Collection<StoredDocument>;
+
+  constructor(private readonly db: Db, readonly model: Model) {
+    this.collection = db.collection<StoredDocument>(model.collection);
+  }
+
+  /** The page and the total, queried concurrently: the list's hot path. */
+  async page(query: PageQuery): Promise<[StoredDocument[], number]> {
+    const { filter, sort, skip, limit, projection } = query;
+    return await Promise.all([
+      this.collection.find(filter, { sort, skip, limit, projection }).toArray() as Promise<StoredDocument[]>,
+      this.collection.countDocuments(filter),
+    ]);
+  }
+
+  /** One record by id within an optional extra filter (soft delete, hooks), or null. */
+  async findById(id: number, filter: Document = {}, projection?: Document): Promise<StoredDocument | null> {
+    return (await this.collection.findOne({ ...filter, _id: id }, { projection })) as StoredDocument | null;
+  }
+
+  /** Stores a new record with the next id and both timestamps; returns what was stored. */
+  async insert(data: Document): Promise<StoredDocument> {
+    const now = new Date();
+    const doc: StoredDocument = { _id: await nextId(this.db, this.model.collection), ...data, created_at: now, updated_at: now };
+    await this.collection.insertOne(doc);
+    return doc;
+  }
+
+  /**
+   * Applies `set`/`unset` to a record and returns the new version, or null if no record
+   * matched `guard` (gone, or changed since it was read).
+   */
+  async update(guard: Document, set: Document, unset: readonly string[] = []): Promise<StoredDocument | null> {
+    const update: Document = { $set: { ...set, updated_at: new Date() } };
+    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
+    return (await this.collection.findOneAndUpdate(guard, update, { returnDocument: "after" })) as StoredDocument | null;
+  }
+
+  /** Removes a record for good; true when one was removed. */
+  async remove(guard: Document): Promise<boolean> {
+    return (await this.collection.deleteOne(guard)).deletedCount === 1;
+  }
+}
