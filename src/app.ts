@@ -70,8 +70,9 @@ async function dispatch(router: GeneratedRoutes, request: Request, language: str
   const routed = head ? new Request(request.url, { headers: request.headers }) : request;
   const response = await router.fetch(routed);
   if (response) return head ? headResponse(response) : response;
-  const allowed = router.allowed(new URL(request.url).pathname);
-  if (allowed === null) return errorResponse(`No route matches ${request.method} ${new URL(request.url).pathname}.`, 404, language);
+  const pathname = new URL(request.url).pathname;
+  const allowed = router.allowedFor(request.method, pathname);
+  if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
   const allow = allowed.join(", ");
   if (request.method === "OPTIONS") return empty(204, language, { allow });
   return errorResponse(`The ${request.method} method is not allowed here; allowed: ${allow}.`, 405, language, { allow });

@@ -24,7 +24,11 @@ export type AllowedMethods = Map<string, Set<string>>;
 /** A router with every enabled handler of every model, plus the methods allowed per path. */
 export interface GeneratedRoutes {
   fetch(request: Request): Promise<Response | undefined>;
-  allowed(pathname: string): string[] | null;
+  /**
+   * For a request no route matched: the methods the path does answer (for a 405), or null
+   * when it is a 404: an unknown path, or a handler the model switched off.
+   */
+  allowedFor(method: string, pathname: string): string[] | null;
 }
 
 function addAllowed(allowed: AllowedMethods, path: string, method: Method): void {
@@ -41,22 +45,28 @@ function addAllowed(allowed: AllowedMethods, path: string, method: Method): void
 export function buildRouter(base: string, routes: readonly Route[]): GeneratedRoutes {
   const router = Router<RouteRequest, [Route]>();
   const allowed: AllowedMethods = new Map();
+  const disabled = new Set<string>();
   for (const route of routes) {
     const collection = `${base}/${route.model.route}`;
     for (const endpoint of ENDPOINTS) {
-      if (!route.model.handlers.has(endpoint.name)) continue;
+      const pattern = endpoint.item ? `${collection}/*` : collection;
+      if (!route.model.handlers.has(endpoint.name)) {
+        disabled.add(`${endpoint.method} ${pattern}`);
+        continue;
+      }
       const path = endpoint.item ? `${collection}/:id` : collection;
       const handler = endpoint.handler;
       router[endpoint.method.toLowerCase() as Lowercase<Method>](path, (request) => handler(request, route));
-      addAllowed(allowed, endpoint.item ? `${collection}/*` : collection, endpoint.method);
+      addAllowed(allowed, pattern, endpoint.method);
     }
   }
   return {
     fetch: (request) => router.fetch(request as RouteRequest),
-    allowed(pathname) {
-      const trimmed = pathname.replace(/\/+$/, "");
-      const exact = allowed.get(trimmed) ?? allowed.get(trimmed.replace(/\/[^/]+$/, "/*"));
-      return exact ? [...exact] : null;
+    allowedFor(method, pathname) {
+      const pattern = allowed.has(pathname) ? pathname : pathname.replace(/\/[^/]+$/, "/*");
+      const methods = allowed.get(pattern);
+      if (!methods || disabled.has(`${method} ${pattern}`)) return null;
+      return [...methods];
     },
   };
 }

@@ -1,0 +1,73 @@
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request } from "undici";
+import { freePort, startServer, type ServerProcess } from "../helpers/process.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+const runners: [string, string, string[]][] = [
+  ["npm start", "npm", ["start"]],
+  ["deno task start", join(root, "node_modules/.bin/deno"), ["task", "start"]],
+];
+
+async function get(base: string, path: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  const res = await request(base + path);
+  return { status: res.statusCode, body: await res.body.json(), headers: res.headers };
+}
+
+async function start(command: string, args: string[], port: number, dataDir: string): Promise<ServerProcess> {
+  return await startServer(command, args, { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "" }, /Listening on/);
+}
+
+async function stop(server: ServerProcess): Promise<number | null> {
+  server.signal("SIGTERM");
+  return await server.exited;
+}
+
+for (const [name, command, args] of runners) {
+  describe(`${name} over real sockets`, () => {
+    const dirs: string[] = [];
+    after(async () => {
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    });
+
+    test("serves the example models, shuts down on SIGTERM, and keeps its data", async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), "e2e-"));
+      dirs.push(dataDir);
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      let server = await start(command, args, port, dataDir);
+      try {
+        for (const path of ["/api/v1/users", "/api/v1/posts", "/api/v1/comments"]) {
+          const res = await get(base, path);
+          assert.equal(res.status, 200, path);
+          assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
+          assert.equal(res.headers["content-language"], "en");
+          assert.deepEqual(res.body.data, []);
+        }
+        const created = await request(`${base}/api/v1/users`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "ada@example.com", name: "Ada", surname: "Lovelace", password: "x" }),
+        });
+        assert.equal(created.statusCode, 201);
+        assert.equal(((await created.body.json()) as { id: number }).id, 1);
+        const invalid = await request(`${base}/api/v1/users`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        assert.equal(invalid.statusCode, 400);
+        assert.ok(((await invalid.body.json()) as { errors: object }).errors);
+      } finally {
+        assert.equal(await stop(server), 0, server.output());
+      }
+      server = await start(command, args, port, dataDir);
+      try {
+        const shown = await get(base, "/api/v1/users/1");
+        assert.equal(shown.status, 200, "data survives a restart");
+        assert.equal(shown.body.email, "ada@example.com");
+      } finally {
+        assert.equal(await stop(server), 0, server.output());
+      }
+    });
+  });
+}

@@ -1,0 +1,42 @@
+import User from "../../models/User.ts";
+import Post from "../../models/Post.ts";
+import Comment from "../../models/Comment.ts";
+import postHooks from "../../hooks/Post.ts";
+import { createApp, type App, type AppOptions } from "../../src/mod.ts";
+
+/** The example app (User, Post, Comment and the Post hooks) on a fresh in-memory engine, or on MONGODB_URI. */
+export async function exampleApp(options: Partial<AppOptions> = {}): Promise<App> {
+  return await createApp({
+    models: [User, Post, Comment],
+    hooks: { Post: postHooks },
+    uri: process.env.MONGODB_URI || undefined,
+    dbName: process.env.MONGODB_URI ? `test_${Date.now()}_${Math.floor(Math.random() * 1e6)}` : undefined,
+    ...options,
+  });
+}
+
+/** A request against the app, with a JSON body when one is given. */
+export async function call(app: App, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+  }
+  return await app.fetch(new Request(`http://localhost${path}`, init));
+}
+
+/** The parsed JSON body of a response, with its status. */
+export async function jsonOf(response: Response): Promise<{ status: number; body: any }> {
+  return { status: response.status, body: await response.json() };
+}
+
+/** Inserts users directly through the API and returns their ids. */
+export async function seedUsers(app: App, count: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 1; i <= count; i++) {
+    const res = await call(app, "POST", "/api/v1/users", { email: `u${i}@example.com`, name: `Name${i}`, surname: `Surname${i}`, password: "secret" });
+    if (res.status !== 201) throw new Error(`seed failed: ${res.status} ${await res.text()}`);
+    ids.push((await res.json()).id);
+  }
+  return ids;
+}
