@@ -1,0 +1,83 @@
+import { mkdir } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import type { Change, ChangeSink } from "../changes.ts";
+import { fsyncDir } from "./files.ts";
+import { acquireLock } from "./lock.ts";
+import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./store.ts";
+
+/**
+ * Disk durability for the embedded engine.
+ *
+ * Data folder layout:
+ *   engine.lock                    pid of the engine using the folder
+ *   journal-<gen>.log              changes since snapshot <gen> (or since the start), in order
+ *   snapshot-<gen>.bson            whole state when journal <gen> was started (fuzzy, see below)
+ *   snapshot-<gen>.bson.tmp        a snapshot being written; ignored and removed at startup
+ *
+ * Journal and snapshot files are runs of records `[u32 length][u32 crc32][payload]`, payload
+ * = BSON-encoded Changes. Changes are post-images (a put carries the whole document, a
+ * delete the id), so replaying any suffix of history over a state that already contains part
+ * of it converges to the same end state.
+ *
+ * Compaction to generation N, and why a crash at each step is recoverable:
+ *   1. journal-N is created (dir fsync'ed) and new appends go there; appends made before are
+ *      already fsync'ed in journal-(N-1). Crash: recovery replays snapshot-S + journals S..N.
+ *   2. dump() is written in chunks to snapshot-N.bson.tmp while writes continue into
+ *      journal-N; then fsync. Crash: the .tmp file is ignored (and removed), as in 1.
+ *   3. journal-N is synced, so the snapshot holds nothing the journals do not also hold; the
+ *      .tmp is renamed to snapshot-N.bson and the dir fsync'ed: the commit point. Since
+ *      everything before journal-N is in the snapshot and everything after is in journal-N,
+ *      recovery = snapshot-N + journal-N (+ later ones).
+ *   4. Journals and snapshots older than N are deleted. Crash: recovery deletes them again.
+ *
+ * Requirements on the engine: `apply` during recovery must be idempotent and must not enforce
+ * unique indexes (replaying over a fuzzy snapshot passes through transient states);
+ * `dump()` must include every change whose `append()` has resolved, once its awaiting caller
+ * has run, and its iterator must tolerate the state changing between chunks (it is consumed
+ * across event-loop turns).
+ */
+
+/** A ChangeSink that keeps the engine's state on disk and can rebuild it. */
+export interface DurableStore extends ChangeSink {
+  /** Feeds every change recovered from snapshot + journal, in order. The engine calls it once before serving. */
+  recover(apply: (change: Change) => void): Promise<void>;
+}
+
+/** The store `openDurableStore` returns: a DurableStore that can also be compacted on demand. */
+export interface CompactableStore extends DurableStore {
+  /** Snapshots the current state and drops the journals it covers; resolves once committed. */
+  compact(): Promise<void>;
+  /** Resolves once no compaction is running, including one the journal size started. */
+  idle(): Promise<void>;
+  /** Journal generation and sizes, for diagnostics and tests. */
+  stats(): StoreStats;
+}
+
+export type { DurableStoreOptions, StoreStats } from "./store.ts";
+
+/**
+ * Takes the data-folder lock (creating the folder if needed) and returns the store. Throws
+ * "Data directory /x is in use by another engine (pid 123). Stop it or choose another
+ * DATA_DIR." when another live engine holds it. `dump` yields the engine's whole current
+ * state as Changes (createCollection, createIndex, put, ...) for snapshots.
+ */
+export async function openDurableStore(
+  dataDir: string,
+  dump: () => Iterable<Change>,
+  options: DurableStoreOptions = {},
+): Promise<CompactableStore> {
+  const dir = resolve(dataDir);
+  await createDurably(dir);
+  const releaseLock = await acquireLock(dir);
+  return new JournaledStore(dir, dump, releaseLock, options);
+}
+
+// A folder created just now is only durable once the entry in its parent is.
+async function createDurably(dir: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true });
+  if (first === undefined) return;
+  for (let parent = dirname(first); ; parent = dirname(parent)) {
+    await fsyncDir(parent);
+    if (parent === dirname(dir) || parent === dirname(parent)) break;
+  }
+}

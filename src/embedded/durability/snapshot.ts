@@ -1,0 +1,167 @@
+import { Buffer } from "node:buffer";
+import { open, rename, type FileHandle } from "node:fs/promises";
+import { setImmediate } from "node:timers";
+import type { Document } from "bson";
+import type { Change } from "../changes.ts";
+import { decodeDocuments, encodeDocument, isChange } from "./codec.ts";
+import { fsyncDir, removeIfExists, snapshotPath, snapshotTempPath } from "./files.ts";
+import { frameRecord, scanRecords, writeAll } from "./records.ts";
+
+/**
+ * Snapshots: the whole state as Changes, in records framed like the journal's, between a
+ * header record and a trailer record. The trailer is what proves the file complete; the
+ * temp-file + rename protocol is what keeps an incomplete one from ever carrying the final name.
+ */
+
+const FORMAT = 1;
+
+// Cap on one chunk record, so a collection of large documents does not build one huge buffer.
+const CHUNK_BYTES = 4 << 20;
+
+/** How `writeSnapshot` paces itself and when it commits. */
+export interface SnapshotWriteOptions {
+  /** Changes taken from the dump per chunk; the event loop gets a turn between chunks. */
+  chunkChanges: number;
+  /** Checked between chunks; true abandons the snapshot (the engine is closing). */
+  shouldStop: () => boolean;
+  /** Runs after the file is complete and fsync'ed, just before the rename that commits it. */
+  beforeCommit: () => Promise<void>;
+}
+
+/** Thrown when `shouldStop` abandons a snapshot. */
+export class SnapshotAborted extends Error {
+  constructor() {
+    super("Snapshot abandoned because the store is closing.");
+  }
+}
+
+/**
+ * Writes `changes` as snapshot `gen` of `dir`: to a temp file, fsync, rename into place, fsync
+ * the folder. Returns the snapshot's size in bytes. On any failure the temp file is removed
+ * and no snapshot `gen` exists.
+ */
+export async function writeSnapshot(
+  dir: string,
+  gen: number,
+  changes: Iterable<Change>,
+  options: SnapshotWriteOptions,
+): Promise<number> {
+  const temp = snapshotTempPath(dir, gen);
+  const handle = await open(temp, "w");
+  let handleOpen = true;
+  try {
+    const bytes = await writeBody(handle, gen, changes, options);
+    await handle.sync();
+    handleOpen = false;
+    await handle.close();
+    await options.beforeCommit();
+    await rename(temp, snapshotPath(dir, gen));
+    await fsyncDir(dir);
+    return bytes;
+  } catch (error) {
+    if (handleOpen) await handle.close().catch(() => {});
+    await removeIfExists(temp);
+    throw error;
+  }
+}
+
+async function writeBody(
+  handle: FileHandle,
+  gen: number,
+  changes: Iterable<Change>,
+  options: SnapshotWriteOptions,
+): Promise<number> {
+  let bytes = 0;
+  const write = async (payload: Uint8Array) => {
+    const record = frameRecord(payload);
+    await writeAll(handle, record);
+    bytes += record.length;
+  };
+  await write(encodeDocument({ snapshot: FORMAT, gen }));
+  const iterator = changes[Symbol.iterator]();
+  let count = 0;
+  for (;;) {
+    const chunk = takeChunk(iterator, options.chunkChanges);
+    if (chunk.count > 0) await write(chunk.payload);
+    count += chunk.count;
+    if (chunk.done) break;
+    // Let requests run between chunks: the dump walks live engine state.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (options.shouldStop()) throw new SnapshotAborted();
+  }
+  await write(encodeDocument({ end: true, changes: count }));
+  return bytes;
+}
+
+// Encodes up to `limit` changes at once, so each one is captured as it is at this moment.
+function takeChunk(
+  iterator: Iterator<Change>,
+  limit: number,
+): { payload: Buffer; count: number; done: boolean } {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  while (parts.length < limit && size < CHUNK_BYTES) {
+    const next = iterator.next();
+    if (next.done) return { payload: Buffer.concat(parts), count: parts.length, done: true };
+    const encoded = encodeDocument(next.value as unknown as Document);
+    parts.push(encoded);
+    size += encoded.length;
+  }
+  return { payload: Buffer.concat(parts), count: parts.length, done: false };
+}
+
+/**
+ * Feeds the changes of snapshot `gen` to `apply` and returns the file's size. Throws if the
+ * file is not a complete, intact snapshot of that generation: once committed, a snapshot is
+ * the only copy of the data it holds.
+ */
+export async function readSnapshot(
+  dir: string,
+  gen: number,
+  apply: (change: Change) => void,
+): Promise<number> {
+  const reader = new SnapshotReader(snapshotPath(dir, gen), gen, apply);
+  const scan = await scanRecords(reader.path, (payload) => {
+    for (const doc of decodeDocuments(payload)) reader.read(doc);
+  });
+  if (scan.validBytes !== scan.fileBytes) throw reader.damaged(`bad record at byte ${scan.validBytes}`);
+  reader.finish();
+  return scan.fileBytes;
+}
+
+// Checks the header / changes / trailer sequence while applying the changes.
+class SnapshotReader {
+  private header = false;
+  private trailer: number | undefined;
+  private count = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly gen: number,
+    private readonly apply: (change: Change) => void,
+  ) {}
+
+  read(doc: Document): void {
+    if (this.trailer !== undefined) throw this.damaged("records after the trailer");
+    if (!this.header) {
+      if (doc.snapshot !== FORMAT || doc.gen !== this.gen) throw this.damaged("unknown header");
+      this.header = true;
+    } else if (doc.end === true) {
+      this.trailer = Number(doc.changes);
+    } else if (isChange(doc)) {
+      this.apply(doc as unknown as Change);
+      this.count++;
+    } else {
+      throw this.damaged("unexpected record");
+    }
+  }
+
+  finish(): void {
+    if (this.trailer === undefined) throw this.damaged("no trailer");
+    if (this.trailer !== this.count) throw this.damaged("change count does not match the trailer");
+  }
+
+  damaged(reason: string): Error {
+    return new Error(`Snapshot ${this.path} is damaged (${reason}); the engine cannot start from it.`);
+  }
+}

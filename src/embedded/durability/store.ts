@@ -1,0 +1,177 @@
+import { setImmediate } from "node:timers";
+import type { Change } from "../changes.ts";
+import { encodeChanges } from "./codec.ts";
+import { removeOlderThan } from "./files.ts";
+import { JournalWriter } from "./journal.ts";
+import type { ReleaseLock } from "./lock.ts";
+import { frameRecord } from "./records.ts";
+import { recoverFolder } from "./recovery.ts";
+import { SnapshotAborted, writeSnapshot } from "./snapshot.ts";
+
+/** Tuning knobs of a durable store. */
+export interface DurableStoreOptions {
+  /**
+   * Journal size (bytes) past which a compaction starts by itself, default 64 MiB. The bar is
+   * raised to the last snapshot's size when that is larger, so a big database is not rewritten
+   * after every few writes.
+   */
+  compactThreshold?: number;
+  /** Changes taken from `dump()` between two turns of the event loop; default 2000. */
+  snapshotChunk?: number;
+  /** Receives notices such as a torn journal tail being discarded; default console.warn. */
+  warn?: (message: string) => void;
+}
+
+const DEFAULT_THRESHOLD = 64 << 20;
+const DEFAULT_CHUNK = 2000;
+
+/** Where a store stands on disk. */
+export interface StoreStats {
+  /** Generation of the journal being appended to. */
+  journalGen: number;
+  /** Bytes written to that journal. */
+  journalBytes: number;
+  /** Size of the newest snapshot (0 if none yet). */
+  snapshotBytes: number;
+  /** Whether a compaction is under way. */
+  compacting: boolean;
+}
+
+type Phase = "opened" | "recovering" | "ready" | "closed";
+
+/**
+ * The journal + snapshot store behind `openDurableStore`. Lifecycle: recover() once, then
+ * append() any number of times (compacting in the background when the journal grows), then
+ * close().
+ */
+export class JournaledStore {
+  private phase: Phase = "opened";
+  private journal: JournalWriter | undefined;
+  private snapshotBytes = 0;
+  private compaction: Promise<void> | undefined;
+  private readonly threshold: number;
+  private readonly chunk: number;
+  private readonly warn: (message: string) => void;
+
+  /** Wraps a locked folder; the store releases `releaseLock` on close. */
+  constructor(
+    private readonly dir: string,
+    private readonly dump: () => Iterable<Change>,
+    private readonly releaseLock: ReleaseLock,
+    options: DurableStoreOptions = {},
+  ) {
+    this.threshold = options.compactThreshold ?? DEFAULT_THRESHOLD;
+    this.chunk = Math.max(1, options.snapshotChunk ?? DEFAULT_CHUNK);
+    this.warn = options.warn ?? ((message) => console.warn(message));
+  }
+
+  /** Feeds every change recovered from snapshot + journal to `apply`, in order. */
+  async recover(apply: (change: Change) => void): Promise<void> {
+    if (this.phase !== "opened") throw new Error(`recover() called while the store is ${this.phase}.`);
+    this.phase = "recovering";
+    try {
+      const found = await recoverFolder(this.dir, apply, this.warn);
+      this.snapshotBytes = found.snapshotBytes;
+      this.journal = await JournalWriter.open(this.dir, found.journalGen, () => this.maybeCompact());
+      this.phase = "ready";
+      // A large journal means slow restarts: fold it in once the engine holds the state.
+      if (found.journalBytes > this.compactionBar()) setImmediate(() => this.maybeCompact(true));
+    } catch (error) {
+      this.phase = "opened";
+      throw error;
+    }
+  }
+
+  /** Resolves once `changes` are written and fsync'ed (as one record: all or none survive). */
+  append(changes: readonly Change[]): Promise<void> {
+    if (this.phase !== "ready" || !this.journal) {
+      const why = this.phase === "closed" ? "the store is closed" : "recover() has not finished";
+      return Promise.reject(new Error(`Cannot append: ${why}.`));
+    }
+    if (changes.length === 0) return this.journal.sync();
+    let record: Uint8Array;
+    try {
+      record = frameRecord(encodeChanges(changes));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.journal.append(record);
+  }
+
+  /**
+   * Writes a snapshot of `dump()` and drops the journals it makes redundant. Waits for a
+   * compaction already running, then runs a fresh one, so everything appended before the call
+   * is covered by a snapshot when it resolves.
+   */
+  async compact(): Promise<void> {
+    await this.idle();
+    if (this.phase !== "ready") throw new Error(`Cannot compact: the store is ${this.phase}.`);
+    await this.startCompaction();
+  }
+
+  /** Resolves once no compaction is running, including one started by the size threshold. */
+  async idle(): Promise<void> {
+    while (this.compaction) await this.compaction.catch(() => {});
+  }
+
+  /** Flushes pending appends, stops a running compaction, closes files, releases the lock. */
+  async close(): Promise<void> {
+    if (this.phase === "closed") return;
+    this.phase = "closed";
+    await this.compaction?.catch(() => {});
+    try {
+      await this.journal?.close();
+    } finally {
+      await this.releaseLock();
+    }
+  }
+
+  /** Sizes and generation on disk, for tests and diagnostics. */
+  stats(): StoreStats {
+    return {
+      journalGen: this.journal?.gen ?? 0,
+      journalBytes: this.journal?.bytes ?? 0,
+      snapshotBytes: this.snapshotBytes,
+      compacting: this.compaction !== undefined,
+    };
+  }
+
+  private compactionBar(): number {
+    return Math.max(this.threshold, this.snapshotBytes);
+  }
+
+  // Starts a background compaction when the journal has outgrown the bar (or when forced at
+  // startup); failures are reported, never thrown at the writer that crossed the line.
+  private maybeCompact(force = false): void {
+    if (this.phase !== "ready" || this.compaction || !this.journal) return;
+    if (!force && this.journal.bytes <= this.compactionBar()) return;
+    this.startCompaction().catch((error) => {
+      if (!(error instanceof SnapshotAborted)) this.warn(`Compaction failed: ${String(error)}`);
+    });
+  }
+
+  private startCompaction(): Promise<void> {
+    const run = this.runCompaction().finally(() => {
+      this.compaction = undefined;
+    });
+    this.compaction = run;
+    return run;
+  }
+
+  // Each step leaves a recoverable folder; see the crash notes in mod.ts.
+  private async runCompaction(): Promise<void> {
+    const journal = this.journal!;
+    const gen = journal.gen + 1;
+    await journal.rotate(gen);
+    // Writers whose appends just became durable apply them after their await; give them that
+    // turn so the dump below cannot miss a change that only the old journals hold.
+    await new Promise((resolve) => setImmediate(resolve));
+    this.snapshotBytes = await writeSnapshot(this.dir, gen, this.dump(), {
+      chunkChanges: this.chunk,
+      shouldStop: () => this.phase !== "ready",
+      // Everything the dump saw must be durable before the snapshot replaces the old journals.
+      beforeCommit: () => journal.sync(),
+    });
+    await removeOlderThan(this.dir, gen);
+  }
+}

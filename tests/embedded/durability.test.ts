@@ -1,0 +1,200 @@
+import { describe, test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { appendFile, readFile, stat, truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import { Binary, Decimal128, Long, ObjectId, Timestamp, UUID } from "bson";
+import type { Change } from "../../src/embedded/changes.ts";
+import { openDurableStore, type CompactableStore } from "../../src/embedded/durability/mod.ts";
+import { tempFolder } from "../fixtures/engine-model.ts";
+import { deadPid, filesLike, put, quiet, reopen } from "../fixtures/engine-store.ts";
+
+const noDump = () => [];
+
+describe("durable store", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let store: CompactableStore | undefined;
+
+  before(async () => ({ dir, cleanup } = await tempFolder("durability")));
+  after(async () => {
+    await store?.close();
+    await cleanup();
+  });
+
+  // Each test works in its own subfolder of the suite's temp folder.
+  let counter = 0;
+  const fresh = () => join(dir, `case-${++counter}`);
+
+  test("replays appended changes in order after close and reopen", async () => {
+    const folder = fresh();
+    const written: Change[] = [
+      { op: "createCollection", db: "app", coll: "items" },
+      { op: "createIndex", db: "app", coll: "items", spec: { name: "n_1", key: { n: 1 }, unique: true } },
+      put(1),
+      put(2, { tags: ["a", "b"], nested: { x: null } }),
+      { op: "delete", db: "app", coll: "items", id: 1 },
+      { op: "dropIndex", db: "app", coll: "items", name: "n_1" },
+      { op: "dropCollection", db: "app", coll: "old" },
+      { op: "dropDatabase", db: "scratch" },
+    ];
+    const first = await reopen(folder);
+    assert.deepEqual(first.changes, []);
+    await first.store.append(written.slice(0, 3));
+    await first.store.append(written.slice(3));
+    await first.store.close();
+
+    const second = await reopen(folder);
+    await second.store.close();
+    assert.deepEqual(second.changes, written);
+  });
+
+  test("BSON types round-trip exactly", async () => {
+    const folder = fresh();
+    const oid = new ObjectId();
+    const doc = {
+      _id: oid,
+      when: new Date("2024-02-29T12:34:56.789Z"),
+      small: Long.fromNumber(7),
+      huge: Long.fromString("9223372036854775807"),
+      price: Decimal128.fromString("19.990"),
+      raw: new Binary(new Uint8Array([0, 1, 2, 255])),
+      // Subtype 4 always decodes as UUID (a Binary subclass), so that is what the engine holds.
+      uuid: new UUID("0b5f5b5e-6a1c-4d1e-9b7a-2f1f3c4d5e6f"),
+      ts: new Timestamp({ t: 1700000000, i: 3 }),
+      int: 42,
+      double: 0.1,
+      negZero: -0,
+      big: 2 ** 53,
+      text: "héllo \u0000 wörld",
+      list: [1, "two", { three: Long.fromNumber(3) }],
+    };
+    const compoundId = { a: Long.fromNumber(1), b: new Date(0) };
+    const { store: first } = await reopen(folder);
+    await first.append([{ op: "put", db: "app", coll: "types", doc }]);
+    await first.append([{ op: "delete", db: "app", coll: "types", id: compoundId }]);
+    await first.append([{ op: "delete", db: "app", coll: "types", id: oid }]);
+    await first.close();
+
+    const { store: second, changes } = await reopen(folder);
+    await second.close();
+    const [putBack, deleteCompound, deleteOid] = changes as [
+      Extract<Change, { op: "put" }>,
+      Extract<Change, { op: "delete" }>,
+      Extract<Change, { op: "delete" }>,
+    ];
+    assert.deepStrictEqual(putBack.doc, doc);
+    assert.ok(putBack.doc.small instanceof Long, "a small Long stays a Long");
+    assert.ok(putBack.doc._id instanceof ObjectId);
+    assert.ok(Object.is(putBack.doc.negZero, -0));
+    assert.equal(putBack.doc.huge.toString(), "9223372036854775807");
+    assert.deepStrictEqual(deleteCompound.id, compoundId);
+    assert.ok(deleteOid.id instanceof ObjectId && deleteOid.id.equals(oid));
+  });
+
+  test("concurrent appends all land, in call order", async () => {
+    const folder = fresh();
+    const { store: first } = await reopen(folder);
+    const batches = Array.from({ length: 300 }, (_, i) => [put(i % 7, { seq: i })]);
+    await Promise.all(batches.map((batch) => first.append(batch)));
+    await first.close();
+
+    const { store: second, changes } = await reopen(folder);
+    await second.close();
+    assert.deepEqual(changes, batches.flat());
+  });
+
+  test("a torn last record is discarded and earlier records survive", async () => {
+    const folder = fresh();
+    const { store: first } = await reopen(folder);
+    for (let i = 0; i < 5; i++) await first.append([put(i)]);
+    await first.close();
+    const [journal] = await filesLike(folder, "journal-");
+    const path = join(folder, journal);
+    const { size } = await stat(path);
+    await truncate(path, size - 3);
+
+    const warnings: string[] = [];
+    const second = await reopen(folder, { warn: (m) => warnings.push(m) });
+    assert.deepEqual(second.changes, [0, 1, 2, 3].map((i) => put(i)));
+    assert.match(warnings.join("\n"), /Discarded \d+ bytes/);
+    // The tail is cut off on disk, so records appended now are readable after the next restart.
+    await second.store.append([put(9)]);
+    await second.store.close();
+
+    const third = await reopen(folder);
+    await third.store.close();
+    assert.deepEqual(third.changes, [0, 1, 2, 3, 9].map((i) => put(i)));
+  });
+
+  test("garbage after the last record is discarded", async () => {
+    const folder = fresh();
+    const { store: first } = await reopen(folder);
+    await first.append([put(1)]);
+    await first.append([put(2)]);
+    await first.close();
+    const path = join(folder, (await filesLike(folder, "journal-"))[0]);
+    const goodSize = (await stat(path)).size;
+    // A plausible header (length 20) followed by bytes that do not match its checksum.
+    await appendFile(path, new Uint8Array([20, 0, 0, 0, 1, 2, 3, 4, ...new Array(20).fill(9)]));
+
+    const second = await reopen(folder);
+    await second.store.close();
+    assert.deepEqual(second.changes, [put(1), put(2)]);
+    assert.equal((await stat(path)).size, goodSize);
+  });
+
+  test("a multi-change append survives or vanishes as a whole", async () => {
+    const folder = fresh();
+    const { store: first } = await reopen(folder);
+    await first.append([put(1)]);
+    await first.append([put(2), put(3), put(4)]);
+    await first.close();
+    const path = join(folder, (await filesLike(folder, "journal-"))[0]);
+    await truncate(path, (await stat(path)).size - 1);
+
+    const second = await reopen(folder);
+    await second.store.close();
+    assert.deepEqual(second.changes, [put(1)]);
+  });
+
+  test("a second engine on the same folder is refused until the first closes", async () => {
+    const folder = fresh();
+    const first = await openDurableStore(folder, noDump, quiet);
+    store = first;
+    await assert.rejects(openDurableStore(folder, noDump, quiet), (error: Error) => {
+      assert.match(error.message, /^Data directory .+ is in use by another engine \(pid \d+\)\. Stop it or choose another DATA_DIR\.$/);
+      assert.ok(error.message.includes(folder));
+      assert.ok(error.message.includes(`pid ${process.pid}`));
+      return true;
+    });
+    await first.close();
+    store = undefined;
+    const again = await openDurableStore(folder, noDump, quiet);
+    await again.close();
+  });
+
+  test("a lock left by a dead process, or by an earlier process with our pid, is taken over", async () => {
+    const folder = fresh();
+    const { store: first } = await reopen(folder);
+    await first.append([put(1)]);
+    await first.close();
+    for (const pid of [await deadPid(), process.pid]) {
+      await writeFile(join(folder, "engine.lock"), `${pid}\n`);
+      const { store: next, changes } = await reopen(folder);
+      assert.deepEqual(changes, [put(1)]);
+      assert.equal((await readFile(join(folder, "engine.lock"), "utf8")).trim(), String(process.pid));
+      await next.close();
+    }
+  });
+
+  test("append is refused before recover and after close", async () => {
+    const folder = fresh();
+    const opened = await openDurableStore(folder, noDump, quiet);
+    await assert.rejects(opened.append([put(1)]), /recover\(\) has not finished/);
+    await opened.recover(() => {});
+    await opened.close();
+    await assert.rejects(opened.append([put(1)]), /store is closed/);
+  });
+});
+
