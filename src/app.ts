@@ -1,6 +1,7 @@
 import type { Db, MongoClient } from "mongodb";
 import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
+import { parentParam } from "./handlers/nested.ts";
 import type { AppState, Route } from "./handlers/route.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/body.ts";
 import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
@@ -54,6 +55,20 @@ function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>):
   }
 }
 
+/** One route per model, plus one nested route per hasMany relation (`/users/:userId/posts`). */
+function buildRoutes(state: AppState, models: readonly Model[], hooks: Record<string, ModelHooks>): Route[] {
+  const routeOf = (model: Model): Route => ({ app: state, model, store: state.stores.get(model.name)!, hooks: hooks[model.name] ?? {} });
+  const routes = models.map(routeOf);
+  for (const parent of models) {
+    for (const rel of parent.relations.values()) {
+      if (rel.type !== "hasMany") continue;
+      const link = { model: parent, store: state.stores.get(parent.name)!, foreignKey: rel.foreignKey, param: parentParam(parent) };
+      routes.push({ ...routeOf(state.registry.get(rel.model)!), parent: link });
+    }
+  }
+  return routes;
+}
+
 async function prepareCollections(db: Db, models: readonly Model[]): Promise<void> {
   for (const model of models) {
     await syncCounter(db, model.collection);
@@ -103,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     language,
     limits: { ...DEFAULT_QUERY_LIMITS, ...options.limits },
   };
-  const routes: Route[] = options.models.map((model) => ({ app: state, model, store: stores.get(model.name)!, hooks: hooks[model.name] ?? {} }));
+  const routes = buildRoutes(state, options.models, hooks);
   const router = buildRouter(options.basePath ?? "/api/v1", routes);
   let errorHandler: ErrorHandler | null = null;
   const app: App = {

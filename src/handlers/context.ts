@@ -106,6 +106,6 @@ export function defineHooks(hooks: ModelHooks): ModelHooks {
 
 /** Converts a stored document for server-side code: `_id` becomes `id`. */
 export function toStoredRecord(doc: Document): StoredRecord {
-  const { _id, ...rest } = doc;
+  const { _id, _rev, ...rest } = doc;
   return { id: _id as number, ...rest };
 }

@@ -1,4 +1,4 @@
-import { json } from "../http/responses.ts";
+import { cacheableJson } from "../http/responses.ts";
 import { toRecord } from "../model/serialize.ts";
 import { pagination } from "../query/page.ts";
 import { planList } from "../query/plan.ts";
@@ -6,6 +6,7 @@ import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "../store/relations.ts";
 import type { PaginateContext } from "./context.ts";
+import { parentFilter } from "./nested.ts";
 import { finish } from "./output.ts";
 import { allOf, hookContext, queryParams, type Handler } from "./route.ts";
 import { scopeOf } from "./scope.ts";
@@ -13,7 +14,8 @@ import { scopeOf } from "./scope.ts";
 /** PAGINATE: `GET /api/v1/<plural>`: one page, its total, and the paging metadata. */
 export const paginate: Handler = async (request, route) => {
   const { model, app, hooks } = route;
-  const query = planList(queryParams(request), model, app, scopeOf(request, model));
+  const scope = { ...scopeOf(request, model), ...(await parentFilter(request, route.parent)) };
+  const query = planList(queryParams(request), model, app, scope);
   const ctx: PaginateContext = { ...hookContext(request, route), query };
   await hooks.onBeforePaginate?.(ctx);
   const [docs, total] = await route.store.page({
@@ -27,5 +29,5 @@ export const paginate: Handler = async (request, route) => {
   await loadRelations(app.db, docs, data, query.with, app.limits, (m) => scopeOf(request, m));
   ctx.result = { data, pagination: pagination(query, total) };
   await hooks.onAfterPaginate?.(ctx);
-  return json(finish(route, ctx.result, hooks.onAfterPaginate), 200, app.language);
+  return cacheableJson(request, finish(route, ctx.result, hooks.onAfterPaginate), app.language);
 };

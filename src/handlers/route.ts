@@ -6,6 +6,7 @@ import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import type { RecordStore, StoredDocument } from "../store/records.ts";
 import type { HookContext, ModelHooks } from "./context.ts";
+import type { ParentLink } from "./nested.ts";
 
 /** App-wide settings every handler can read. */
 export interface AppState {
@@ -23,6 +24,8 @@ export interface Route {
   model: Model;
   store: RecordStore;
   hooks: ModelHooks;
+  /** Set on nested routes (`/users/:userId/posts`): the parent the records belong to. */
+  parent?: ParentLink;
 }
 
 /** The request as itty-router hands it over: with raw path params and parsed query. */

@@ -1,4 +1,5 @@
-import { json } from "../http/responses.ts";
+import { notFound } from "../errors.ts";
+import { cacheableJson } from "../http/responses.ts";
 import { toRecord } from "../model/serialize.ts";
 import { planShow } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
@@ -8,7 +9,6 @@ import { toStoredRecord, type ShowContext } from "./context.ts";
 import { finish } from "./output.ts";
 import { allOf, hookContext, queryParams, recordId, type Handler } from "./route.ts";
 import { scopeOf } from "./scope.ts";
-import { notFound } from "../errors.ts";
 
 /** SHOW: `GET /api/v1/<plural>/<id>`: one record, with `fields` and `with` applied. */
 export const show: Handler = async (request, route) => {
@@ -24,5 +24,5 @@ export const show: Handler = async (request, route) => {
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
-  return json(finish(route, ctx.result, hooks.onAfterShow), 200, app.language);
+  return cacheableJson(request, finish(route, ctx.result, hooks.onAfterShow), app.language);
 };

@@ -1,12 +1,13 @@
 import type { Document } from "mongodb";
-import { notFound } from "../errors.ts";
 import { readJsonBody } from "../http/body.ts";
-import { json } from "../http/responses.ts";
+import { writtenJson } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
 import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext } from "./context.ts";
+import { checkReferences } from "./integrity.ts";
 import { finish } from "./output.ts";
+import { missedWrite, writeGuard } from "./preconditions.ts";
 import { findOr404, hookContext, recordId, type Handler } from "./route.ts";
 import { scopeOf } from "./scope.ts";
 
@@ -38,16 +39,17 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     const id = recordId(request, model);
     const body = await readJsonBody(request, app.bodyLimit);
     const scope = scopeOf(request, model);
-    const current = toStoredRecord(await findOr404(route, id, [scope]));
-    const ctx: UpdateContext = { ...hookContext(request, route), id, body, item: current };
+    const stored = await findOr404(route, id, [scope]);
+    const guard = writeGuard(request, route, stored, scope);
+    const ctx: UpdateContext = { ...hookContext(request, route), id, body, item: toStoredRecord(stored) };
     await hooks.onBeforeUpdate?.(ctx);
-    const { set, unset } = plan(model, ctx.body, current);
-    const doc = await route.store.update({ ...scope, _id: id }, set, unset);
-    if (!doc) throw notFound(model.name);
+    const { set, unset } = plan(model, ctx.body, ctx.item);
+    await checkReferences(route, set);
+    const doc = (await route.store.update(guard, set, unset)) ?? (await missedWrite(route, id, guard));
     ctx.item = toStoredRecord(doc);
     ctx.result = toRecord(model, doc);
     await hooks.onAfterUpdate?.(ctx);
-    return json(finish(route, ctx.result, hooks.onAfterUpdate), 200, app.language);
+    return writtenJson(finish(route, ctx.result, hooks.onAfterUpdate), 200, app.language);
   };
 }
 

@@ -1,3 +1,4 @@
+import { etagOf, noneMatch } from "./etag.ts";
 import { createResponse, type HeaderRecord } from "./fast-response.ts";
 
 /** Headers every JSON response carries. */
@@ -18,4 +19,21 @@ export function empty(status: number, language: string, extra?: HeaderRecord): R
 /** The single-message error body `{ "error": message }`. */
 export function errorResponse(message: string, status: number, language: string, extra?: HeaderRecord): Response {
   return json({ error: message }, status, language, extra);
+}
+
+/**
+ * A 200 JSON response with a strong ETag, or a bodyless 304 when the client's If-None-Match
+ * already names that ETag (GET and HEAD on SHOW and PAGINATE).
+ */
+export function cacheableJson(request: Request, body: unknown, language: string): Response {
+  const text = JSON.stringify(body);
+  const etag = etagOf(text);
+  if (noneMatch(request.headers.get("if-none-match"), etag)) return empty(304, language, { etag });
+  return createResponse(text, 200, jsonHeaders(language, { etag }));
+}
+
+/** A JSON response for a record just written, with the ETag a later If-Match should send. */
+export function writtenJson(body: unknown, status: number, language: string): Response {
+  const text = JSON.stringify(body);
+  return createResponse(text, status, jsonHeaders(language, { etag: etagOf(text) }));
 }

@@ -5,21 +5,30 @@ import { paginate } from "../handlers/paginate.ts";
 import { show } from "../handlers/show.ts";
 import { insert } from "../handlers/insert.ts";
 import { update, patch } from "../handlers/update.ts";
-import { remove } from "../handlers/delete.ts";
+import { forceRemove, remove } from "../handlers/delete.ts";
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-const ENDPOINTS: readonly { name: HandlerName; method: Method; item: boolean; handler: Handler }[] = [
-  { name: "paginate", method: "GET", item: false, handler: paginate },
-  { name: "insert", method: "POST", item: false, handler: insert },
-  { name: "show", method: "GET", item: true, handler: show },
-  { name: "update", method: "PUT", item: true, handler: update },
-  { name: "patch", method: "PATCH", item: true, handler: patch },
-  { name: "delete", method: "DELETE", item: true, handler: remove },
-];
+interface Endpoint {
+  name: HandlerName;
+  method: Method;
+  /** Path below the collection: "" for the collection, "/:id" for one record. */
+  suffix: string;
+  handler: Handler;
+  /** Served on nested routes (`/users/:userId/posts`) too. */
+  nested?: boolean;
+  softDeleteOnly?: boolean;
+}
 
-/** The methods each generated path answers, for 405 responses and their Allow header. */
-export type AllowedMethods = Map<string, Set<string>>;
+const ENDPOINTS: readonly Endpoint[] = [
+  { name: "paginate", method: "GET", suffix: "", handler: paginate, nested: true },
+  { name: "insert", method: "POST", suffix: "", handler: insert, nested: true },
+  { name: "show", method: "GET", suffix: "/:id", handler: show },
+  { name: "update", method: "PUT", suffix: "/:id", handler: update },
+  { name: "patch", method: "PATCH", suffix: "/:id", handler: patch },
+  { name: "delete", method: "DELETE", suffix: "/:id", handler: remove },
+  { name: "delete", method: "DELETE", suffix: "/:id/force", handler: forceRemove, softDeleteOnly: true },
+];
 
 /** A router with every enabled handler of every model, plus the methods allowed per path. */
 export interface GeneratedRoutes {
@@ -31,42 +40,70 @@ export interface GeneratedRoutes {
   allowedFor(method: string, pathname: string): string[] | null;
 }
 
-function addAllowed(allowed: AllowedMethods, path: string, method: Method): void {
-  const methods = allowed.get(path) ?? new Set(["OPTIONS"]);
-  methods.add(method);
-  if (method === "GET") methods.add("HEAD");
-  allowed.set(path, methods);
+/** Path patterns (`:param` segments as `*`) → methods served, and "METHOD pattern" of switched-off handlers. */
+class MethodTable {
+  private readonly allowed = new Map<string, Set<string>>();
+  private readonly disabled = new Set<string>();
+
+  add(pattern: string, method: Method): void {
+    const methods = this.allowed.get(pattern) ?? new Set(["OPTIONS"]);
+    methods.add(method);
+    if (method === "GET") methods.add("HEAD");
+    this.allowed.set(pattern, methods);
+  }
+
+  disable(pattern: string, method: Method): void {
+    this.disabled.add(`${method} ${pattern}`);
+  }
+
+  lookup(method: string, pathname: string): string[] | null {
+    const segments = pathname.split("/");
+    for (const pattern of this.allowed.keys()) {
+      if (!matches(pattern, segments)) continue;
+      return this.disabled.has(`${method} ${pattern}`) ? null : [...this.allowed.get(pattern)!];
+    }
+    return null;
+  }
+}
+
+function matches(pattern: string, segments: readonly string[]): boolean {
+  const parts = pattern.split("/");
+  return parts.length === segments.length && parts.every((part, i) => part === "*" || part === segments[i]);
+}
+
+function collectionPath(base: string, route: Route): string {
+  const { model, parent } = route;
+  return parent ? `${base}/${parent.model.route}/:${parent.param}/${model.route}` : `${base}/${model.route}`;
+}
+
+function servedBy(endpoint: Endpoint, route: Route): boolean {
+  if (route.parent && !endpoint.nested) return false;
+  return !endpoint.softDeleteOnly || route.model.softDelete;
 }
 
 /**
  * Registers the routes once at start-up. A switched-off handler is simply not registered,
- * so its route answers 404 (or 405 when the path exists for other methods).
+ * so its route answers 404; a method no handler serves on an existing path answers 405.
  */
 export function buildRouter(base: string, routes: readonly Route[]): GeneratedRoutes {
   const router = Router<RouteRequest, [Route]>();
-  const allowed: AllowedMethods = new Map();
-  const disabled = new Set<string>();
+  const table = new MethodTable();
   for (const route of routes) {
-    const collection = `${base}/${route.model.route}`;
-    for (const endpoint of ENDPOINTS) {
-      const pattern = endpoint.item ? `${collection}/*` : collection;
+    const collection = collectionPath(base, route);
+    for (const endpoint of ENDPOINTS.filter((e) => servedBy(e, route))) {
+      const path = collection + endpoint.suffix;
+      const pattern = path.replace(/:\w+/g, "*");
       if (!route.model.handlers.has(endpoint.name)) {
-        disabled.add(`${endpoint.method} ${pattern}`);
+        table.disable(pattern, endpoint.method);
         continue;
       }
-      const path = endpoint.item ? `${collection}/:id` : collection;
       const handler = endpoint.handler;
       router[endpoint.method.toLowerCase() as Lowercase<Method>](path, (request) => handler(request, route));
-      addAllowed(allowed, pattern, endpoint.method);
+      table.add(pattern, endpoint.method);
     }
   }
   return {
     fetch: (request) => router.fetch(request as RouteRequest),
-    allowedFor(method, pathname) {
-      const pattern = allowed.has(pathname) ? pathname : pathname.replace(/\/[^/]+$/, "/*");
-      const methods = allowed.get(pattern);
-      if (!methods || disabled.has(`${method} ${pattern}`)) return null;
-      return [...methods];
-    },
+    allowedFor: (method, pathname) => table.lookup(method, pathname.replace(/(.)\/+$/, "$1")),
   };
 }

@@ -42,7 +42,7 @@ export class RecordStore {
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
   async insert(data: Document): Promise<StoredDocument> {
     const now = new Date();
-    const doc: StoredDocument = { _id: await nextId(this.db, this.model.collection), ...data, created_at: now, updated_at: now };
+    const doc: StoredDocument = { _id: await nextId(this.db, this.model.collection), ...data, created_at: now, updated_at: now, _rev: 1 };
     await this.collection.insertOne(doc);
     return doc;
   }
@@ -52,7 +52,8 @@ export class RecordStore {
    * matched `guard` (gone, or changed since it was read).
    */
   async update(guard: Document, set: Document, unset: readonly string[] = []): Promise<StoredDocument | null> {
-    const update: Document = { $set: { ...set, updated_at: new Date() } };
+    // _rev counts writes so If-Match can pin the exact version a client saw.
+    const update: Document = { $set: { ...set, updated_at: new Date() }, $inc: { _rev: 1 } };
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
     return (await this.collection.findOneAndUpdate(guard, update, { returnDocument: "after" })) as StoredDocument | null;
   }
