@@ -1,0 +1,49 @@
+import type { Document } from "bson";
+import { ApiError } from "../errors.ts";
+import type { Model } from "../model/define.ts";
+import { storedName, undefinedColumns, unknownColumns } from "./columns.ts";
+
+interface SortKey {
+  field: string;
+  direction: 1 | -1;
+}
+
+function parseEntry(entry: string): SortKey {
+  // `+name` arrives as " name" because `+` decodes to a space; both mean ascending.
+  const text = entry.trim();
+  const descending = text.startsWith("-");
+  const field = descending || text.startsWith("+") ? text.slice(1).trim() : text;
+  if (field === "") throw new ApiError(`Empty field name in sort; write e.g. sort=-created_at,name`, 400);
+  return { field, direction: descending ? -1 : 1 };
+}
+
+function entries(raw: string): string[] {
+  const parts = raw.split(",");
+  // Tolerate one trailing comma, as clients that build the list in a loop often send it.
+  if (parts.length > 1 && parts[parts.length - 1].trim() === "") parts.pop();
+  return parts;
+}
+
+/**
+ * Turns `sort` into a MongoDB sort document. `-` means descending, `+` or nothing ascending.
+ * `_id` is always the last key, so rows with equal sort values keep a stable order across
+ * pages; if the client sorted on `id` itself, its direction is kept.
+ * @example parseSort("-created_at,name", User) // { created_at: -1, name: 1, _id: 1 }
+ * @example parseSort("-id", User)              // { _id: -1 }
+ * @example parseSort(null, User)               // { _id: 1 }
+ * @example parseSort("password", User)         // throws 400 "Undefined column names: password"
+ */
+export function parseSort(raw: string | null, model: Model): Document {
+  if (raw === null || raw.trim() === "") return { _id: 1 };
+  const keys = entries(raw).map(parseEntry);
+  const unknown = unknownColumns(model, keys.map((key) => key.field));
+  if (unknown.length > 0) throw undefinedColumns(unknown);
+  const sort = new Map<string, 1 | -1>();
+  for (const { field, direction } of keys) {
+    const path = storedName(field);
+    if (sort.has(path)) throw new ApiError(`Field "${field}" appears twice in sort`, 400);
+    sort.set(path, direction);
+  }
+  if (!sort.has("_id")) sort.set("_id", 1);
+  return Object.fromEntries(sort);
+}

@@ -1,0 +1,142 @@
+import type { Document } from "bson";
+import { ApiError } from "../errors.ts";
+import type { Model } from "../model/define.ts";
+import { storedName, undefinedColumns } from "./columns.ts";
+import { type QueryLimits, limitExceeded, utf8Length } from "./limits.ts";
+import { OPERATORS, isOperator, leafFilter } from "./operators.ts";
+
+/** How a condition or group joins the one before it in its sequence. */
+type Join = "and" | "or";
+
+/** A parsed condition or group; `filter` is null for a group with no conditions. */
+interface Part {
+  join: Join;
+  filter: Document | null;
+}
+
+interface Walk {
+  model: Model;
+  limits: QueryLimits;
+  conditions: number;
+  unknown: string[];
+}
+
+const PREFIX = /^\$(or|and)\./;
+
+function splitPrefix(key: string): { join: Join; rest: string } {
+  const m = PREFIX.exec(key);
+  return m ? { join: m[1] as Join, rest: key.slice(m[0].length) } : { join: "and", rest: key };
+}
+
+function splitOperator(key: string, rest: string): { field: string; operator: string } {
+  if (rest.startsWith("$")) {
+    const name = rest.split(".")[0];
+    throw new ApiError(`Unsupported operator "${name}" in q key "${key}"; write a field name with an optional suffix (${OPERATORS.join(", ")}), and $or./$and. prefixes`, 400);
+  }
+  const dot = rest.indexOf(".$");
+  const field = dot < 0 ? rest : rest.slice(0, dot);
+  const operator = dot < 0 ? "=" : rest.slice(dot + 1);
+  if (field === "") throw new ApiError(`Missing field name in q key "${key}"`, 400);
+  if (operator !== "=" && !isOperator(operator)) {
+    throw new ApiError(`Unknown operator "${operator}" in q key "${key}"; allowed: ${OPERATORS.join(", ")}`, 400);
+  }
+  return { field, operator };
+}
+
+function parseLeaf(key: string, value: unknown, walk: Walk): Part {
+  if (++walk.conditions > walk.limits.maxConditions) limitExceeded("The number of conditions in q", walk.limits.maxConditions);
+  const { join, rest } = splitPrefix(key);
+  const { field, operator } = splitOperator(key, rest);
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    throw new ApiError(`Invalid value for "${key}" in q: objects are not allowed as operands`, 400);
+  }
+  const kind = walk.model.visibleSet.has(field) ? walk.model.kinds.get(field) : undefined;
+  if (kind === undefined) {
+    // Keep going so the message can name every unknown field at once, like `fields` does.
+    walk.unknown.push(field);
+    return { join, filter: null };
+  }
+  return { join, filter: leafFilter({ key, path: storedName(field), kind, operator, value }, walk.limits) };
+}
+
+function flatten(op: "$and" | "$or", filters: Document[]): Document[] {
+  return filters.flatMap((f) => (Object.keys(f).length === 1 && Array.isArray(f[op]) ? (f[op] as Document[]) : [f]));
+}
+
+function combine(op: "$and" | "$or", filters: Document[]): Document {
+  return filters.length === 1 ? filters[0] : { [op]: flatten(op, filters) };
+}
+
+/**
+ * Joins a sequence with SQL precedence, which is what Axe API's generated SQL does:
+ * AND binds tighter than OR, so `[A, $or.B, C]` is `A OR (B AND C)`.
+ * The first part's join has nothing to join to inside this sequence and is ignored here;
+ * it decides how the whole sequence joins its own predecessor (see {@link sequence}).
+ */
+function joinSequence(parts: readonly Part[]): Document | null {
+  const chains: Document[][] = [];
+  for (const part of parts) {
+    if (part.filter === null) continue;
+    if (chains.length === 0 || part.join === "or") chains.push([part.filter]);
+    else chains[chains.length - 1].push(part.filter);
+  }
+  return chains.length === 0 ? null : combine("$or", chains.map((chain) => combine("$and", chain)));
+}
+
+/** A group takes the join of its first non-empty part: `[{"$or.a":1}, …]` joins with OR. */
+function sequence(parts: readonly Part[]): Part {
+  const first = parts.find((part) => part.filter !== null);
+  return { join: first?.join ?? "and", filter: joinSequence(parts) };
+}
+
+function parseObject(node: Record<string, unknown>, walk: Walk): Part {
+  return sequence(Object.keys(node).map((key) => parseLeaf(key, node[key], walk)));
+}
+
+function parseNode(node: unknown, depth: number, walk: Walk): Part {
+  if (Array.isArray(node)) {
+    if (depth + 1 > walk.limits.maxDepth) limitExceeded("The nesting depth of q", walk.limits.maxDepth);
+    return sequence(node.map((child) => parseNode(child, depth + 1, walk)));
+  }
+  if (node !== null && typeof node === "object") return parseObject(node as Record<string, unknown>, walk);
+  throw new ApiError(`Every condition in q must be an object like {"name":"Karl"} or an array of them; got ${JSON.stringify(node)}`, 400);
+}
+
+function parseJson(q: string, limits: QueryLimits): unknown {
+  if (q.length > limits.maxQueryLength || utf8Length(q) > limits.maxQueryLength) {
+    limitExceeded("The length of q in bytes", limits.maxQueryLength);
+  }
+  try {
+    return JSON.parse(q);
+  } catch {
+    throw new ApiError(`Malformed JSON in q; send URL-encoded JSON such as {"name":"Karl"} or [{"name":"Karl"},{"$or.age.$gt":18}]`, 400);
+  }
+}
+
+/**
+ * Turns the `q` parameter into a MongoDB filter. Pure: no database, only the model.
+ *
+ * - An object is a group of its keys, joined by AND unless a key starts with `$or.`.
+ * - An array is a sequence of conditions and nested groups; `$or.` / `$and.` on a
+ *   condition (or on a group's first condition) joins it to the previous one.
+ * - AND binds tighter than OR: `[A, $or.B, C]` means `A OR (B AND C)`.
+ * - Operator suffixes: `$not $gt $gte $lt $lte $in $notIn $between $notBetween`
+ *   `$like $notLike $iLike $notILike`; `id` is stored as `_id`.
+ *
+ * @example parseWhere('{"name":"Karl"}', User, limits)                    // { name: "Karl" }
+ * @example parseWhere('{"age.$gt":18,"name":null}', User, limits)          // { $and: [{ age: { $gt: 18 } }, { name: null }] }
+ * @example parseWhere('[{"name":"Karl"},{"$or.surname":"Popper"}]', User, limits)
+ * // { $or: [{ name: "Karl" }, { surname: "Popper" }] }
+ * @example parseWhere('[{"a":1},[{"$or.b":2},{"c":3}]]', M, limits)      // { $or: [{ a: 1 }, { $and: [{ b: 2 }, { c: 3 }] }] }
+ * @example parseWhere('{"id.$in":[1,2]}', User, limits)                   // { _id: { $in: [1, 2] } }
+ * @example parseWhere('{"name.$like":"Ka*"}', User, limits)               // { name: { $regex: "^Ka[\\s\\S]*(?![\\s\\S])" } }
+ * @example parseWhere(null, User, limits)                                 // {}
+ * @example parseWhere('{"$where":"sleep(1)"}', User, limits)              // throws ApiError 400
+ */
+export function parseWhere(q: string | null, model: Model, limits: QueryLimits): Document {
+  if (q === null || q.trim() === "") return {};
+  const walk: Walk = { model, limits, conditions: 0, unknown: [] };
+  const { filter } = parseNode(parseJson(q, limits), 0, walk);
+  if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
+  return filter ?? {};
+}
