@@ -1,0 +1,136 @@
+import type { Db, Document } from "mongodb";
+import type { Model } from "../model/define.ts";
+import { type ApiRecord, toRecord } from "../model/serialize.ts";
+import { storedName } from "../query/columns.ts";
+import type { QueryLimits } from "../query/limits.ts";
+import { type WithNode, childKeys } from "../query/with.ts";
+
+/** Children of one level, grouped by the value they share with their parent. */
+type Groups = Map<unknown, Document[]>;
+
+/**
+ * A Map key for a join value. Numbers and strings are their own key; Dates and ObjectIds
+ * are compared by value. Null, missing, arrays and sub-documents never join: `$in: [null]`
+ * would match every child without a foreign key, and an array would join many-to-many.
+ */
+function joinKey(value: unknown): unknown {
+  if (typeof value === "number" || typeof value === "string" || typeof value === "bigint") return value;
+  if (value instanceof Date) return `date:${value.getTime()}`;
+  const hex = (value as { toHexString?: unknown } | null)?.toHexString;
+  if (typeof hex === "function") return `oid:${hex.call(value)}`;
+  return undefined;
+}
+
+/** Distinct join values of the parents, in first-seen order, as they go into `$in`. */
+function parentValues(docs: readonly Document[], path: string): unknown[] {
+  const seen = new Map<unknown, unknown>();
+  for (const doc of docs) {
+    const key = joinKey(doc[path]);
+    if (key !== undefined && !seen.has(key)) seen.set(key, doc[path]);
+  }
+  return [...seen.values()];
+}
+
+/** Inclusion projection: output fields plus the keys needed to attach and recurse. */
+function childProjection(node: WithNode): Document {
+  const names = [...(node.fields ?? node.model.visible), ...childKeys(node)];
+  return Object.fromEntries(names.map((name) => [storedName(name), 1]));
+}
+
+function scoped(filter: Document, scope: Document): Document {
+  return Object.keys(scope).length === 0 ? filter : { $and: [filter, scope] };
+}
+
+/** belongsTo: at most one related document per key, so a plain `$in` find is enough. */
+async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Document): Promise<Groups> {
+  const docs = await db
+    .collection(node.model.collection)
+    // One more than can come back, so the first batch always exhausts the cursor and the
+    // driver never needs a getMore: the level stays one command.
+    .find(scoped({ _id: { $in: values } }, scope), { projection: childProjection(node), batchSize: values.length + 1 })
+    .toArray();
+  return new Map(docs.map((doc) => [joinKey(doc._id), [doc]]));
+}
+
+/**
+ * hasMany / hasOne: one aggregate for the whole level. Sorting by `_id` before `$group`
+ * makes each `$push` list come out in id order, and `$slice` keeps the first `cap` per
+ * parent, so no parent can pull an unbounded number of children into the response.
+ */
+async function fetchChildren(db: Db, node: WithNode, values: unknown[], cap: number, scope: Document): Promise<Groups> {
+  const fk = node.relation.foreignKey;
+  const pipeline = [
+    { $match: scoped({ [fk]: { $in: values } }, scope) },
+    { $sort: { _id: 1 } },
+    { $project: childProjection(node) },
+    { $group: { _id: `$${fk}`, docs: { $push: "$$ROOT" } } },
+    { $project: { docs: { $slice: ["$docs", cap] } } },
+  ];
+  const groups = await db.collection(node.model.collection).aggregate(pipeline, { batchSize: values.length + 1 }).toArray();
+  return new Map(groups.map((group) => [joinKey(group._id), group.docs as Document[]]));
+}
+
+function fetchLevel(db: Db, node: WithNode, values: unknown[], limits: QueryLimits, scope: Document): Promise<Groups> {
+  switch (node.relation.type) {
+    case "belongsTo":
+      return fetchOwners(db, node, values, scope);
+    case "hasOne":
+      return fetchChildren(db, node, values, 1, scope);
+    default:
+      return fetchChildren(db, node, values, limits.maxChildrenPerParent, scope);
+  }
+}
+
+/** Serialises each fetched child once; a belongsTo target shared by parents is shared too. */
+function serialise(model: Model, groups: Groups, fields: readonly string[] | null) {
+  const records = new Map<Document, ApiRecord>();
+  for (const docs of groups.values()) {
+    for (const doc of docs) if (!records.has(doc)) records.set(doc, toRecord(model, doc, fields));
+  }
+  return records;
+}
+
+async function loadNode(
+  db: Db,
+  docs: readonly Document[],
+  records: ApiRecord[],
+  node: WithNode,
+  limits: QueryLimits,
+  scope: (model: Model) => Document,
+): Promise<void> {
+  const parentPath = node.relation.type === "belongsTo" ? node.relation.foreignKey : "_id";
+  const values = parentValues(docs, parentPath);
+  const groups = values.length === 0 ? new Map() : await fetchLevel(db, node, values, limits, scope(node.model));
+  const children = serialise(node.model, groups, node.fields);
+  await loadRelations(db, [...children.keys()], [...children.values()], node.children, limits, scope);
+  docs.forEach((doc, i) => {
+    const found: Document[] = groups.get(joinKey(doc[parentPath])) ?? [];
+    const attached = found.map((child) => children.get(child) as ApiRecord);
+    records[i][node.relation.name] = node.relation.type === "hasMany" ? attached : (attached[0] ?? null);
+  });
+}
+
+/**
+ * Loads the relations in `nodes` for a page of parents and attaches them to the records.
+ *
+ * For each node, ONE query (`$in` over the parents' keys) serves the whole page, and each
+ * level of children recurses the same way, so `with=posts{comments}` costs two queries
+ * whatever the page size. `docs` are the raw parents (with `_id` and the keys from
+ * `parentKeys`), `records` their serialised form in the same order. Sets
+ * `records[i][relation]` to an array (hasMany: first `maxChildrenPerParent` children in id
+ * order) or to an object or null (hasOne, belongsTo). `scope(model)` is ANDed into every
+ * child query (soft delete); it may return `{}`.
+ * @example await loadRelations(db, docs, records, parseWith("posts{comments}", User, registry, limits), limits, () => ({}))
+ * // records[0].posts → [{ id, title, …, comments: [{ … }] }]
+ */
+export async function loadRelations(
+  db: Db,
+  docs: readonly Document[],
+  records: ApiRecord[],
+  nodes: readonly WithNode[],
+  limits: QueryLimits,
+  scope: (model: Model) => Document,
+): Promise<void> {
+  if (docs.length === 0 || nodes.length === 0) return;
+  await Promise.all(nodes.map((node) => loadNode(db, docs, records, node, limits, scope)));
+}
