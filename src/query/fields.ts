@@ -1,10 +1,6 @@
 import { ApiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
-
-/** The 400 for names a model does not have, in the spec's wording. */
-export function undefinedColumns(names: readonly string[]): ApiError {
-  return new ApiError(`Undefined column names: ${names.join(",")}`);
-}
+import { undefinedColumns, unknownColumns } from "./columns.ts";
 
 /**
  * Checks a list of names against the fields a client may see, and puts `id` first.
@@ -12,7 +8,7 @@ export function undefinedColumns(names: readonly string[]): ApiError {
  * @example checkFields(["password"], User)   // throws 400 "Undefined column names: password"
  */
 export function checkFields(names: readonly string[], model: Model): string[] {
-  const unknown = names.filter((name) => !model.visibleSet.has(name));
+  const unknown = unknownColumns(model, names);
   if (unknown.length > 0) throw undefinedColumns(unknown);
   return ["id", ...new Set(names.filter((name) => name !== "id"))];
 }
