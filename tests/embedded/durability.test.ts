@@ -6,8 +6,8 @@ import process from "node:process";
 import { Binary, Decimal128, Long, ObjectId, Timestamp, UUID } from "bson";
 import type { Change } from "../../src/embedded/changes.ts";
 import { openDurableStore, type CompactableStore } from "../../src/embedded/durability/mod.ts";
-import { tempFolder } from "../fixtures/engine-model.ts";
-import { deadPid, filesLike, put, quiet, reopen } from "../fixtures/engine-store.ts";
+import { ModelState, tempFolder } from "../fixtures/engine-model.ts";
+import { deadPid, filesLike, openModel, put, quiet, reopen } from "../fixtures/engine-store.ts";
 
 const noDump = () => [];
 
@@ -198,3 +198,177 @@ describe("durable store", () => {
   });
 });
 
+
+describe("compaction", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  before(async () => ({ dir, cleanup } = await tempFolder("compaction")));
+  after(() => cleanup());
+
+  let counter = 0;
+  const fresh = () => join(dir, `case-${++counter}`);
+  const index = (name: string): Change => ({ op: "createIndex", db: "app", coll: "items", spec: { name, key: { n: 1 } } });
+  const remove = (id: number): Change => ({ op: "delete", db: "app", coll: "items", id });
+
+  /** Recovers `folder` into a fresh model and returns its view. */
+  async function recovered(folder: string) {
+    const { model, store } = await openModel(folder);
+    await store.close();
+    return model.view();
+  }
+
+  test("writes a snapshot, drops the old journal, and recovers with later appends on top", async () => {
+    const folder = fresh();
+    const { model, store, write } = await openModel(folder);
+    await write([index("n_1")]);
+    for (let i = 0; i < 100; i++) await write([put(i)]);
+    for (let i = 0; i < 100; i += 3) await write([remove(i)]);
+    await store.compact();
+    assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"]);
+    assert.deepEqual(await filesLike(folder, "journal-"), ["journal-0000000002.log"]);
+
+    await write([put(1, { v: "after" }), remove(2), put(500), { op: "dropIndex", db: "app", coll: "items", name: "n_1" }]);
+    await write([{ op: "createCollection", db: "other", coll: "c" }]);
+    await store.close();
+    assert.deepEqual(await recovered(folder), model.view());
+    assert.equal(model.count("app", "items"), 66);
+  });
+
+  test("writes made while the snapshot is being written converge on replay", async () => {
+    const folder = fresh();
+    // Mutates documents behind and ahead of the dump's cursor while it runs, and recreates a
+    // collection it has not reached yet; the writes are journaled concurrently with the dump.
+    const pending: Promise<void>[] = [];
+    const dumpWithWrites = function* (model: ModelState) {
+      let seen = 0;
+      for (const change of model.dump()) {
+        yield change;
+        if (++seen % 40 !== 0) continue;
+        pending.push(write([put(seen - 20, { v: seen }), put(seen + 20, { v: seen }), remove(seen + 10)]));
+        pending.push(write([{ op: "dropCollection", db: "app", coll: "late" }, put(seen, { late: true })]));
+        pending.push(write([{ op: "put", db: "app", coll: "late", doc: { _id: seen } }]));
+      }
+    };
+    const opened = await openModel(folder, { ...quiet, snapshotChunk: 5 }, dumpWithWrites);
+    const { model, store } = opened;
+    const write = opened.write;
+    for (let i = 0; i < 200; i++) await write([put(i)]);
+    await write([{ op: "put", db: "app", coll: "late", doc: { _id: "first" } }]);
+    await store.compact();
+    await Promise.all(pending);
+    await store.close();
+    assert.ok(pending.length >= 10, "the dump wrote while it ran");
+    assert.deepEqual(await recovered(folder), model.view());
+  });
+
+  test("starts by itself when the journal outgrows the threshold, and on open", async () => {
+    const folder = fresh();
+    const first = await openModel(folder, { ...quiet, compactThreshold: 4096 });
+    // Each append resolves after the flush that crossed the threshold has started a compaction.
+    for (let i = 0; i < 100 && !first.store.stats().compacting; i++) await first.write([put(i, { pad: "x".repeat(100) })]);
+    assert.ok(first.store.stats().compacting);
+    await first.store.idle();
+    assert.equal((await filesLike(folder, "snapshot-")).length, 1);
+    await first.store.close();
+
+    // Grow one journal past a threshold the next open will have, then reopen with it.
+    const second = await openModel(folder, { ...quiet, compactThreshold: 1 << 30 });
+    for (let i = 0; i < 50; i++) await second.write([put(1000 + i, { pad: "y".repeat(200) })]);
+    await second.store.close();
+    const journals = await filesLike(folder, "journal-");
+    const third = await openModel(folder, { ...quiet, compactThreshold: 8192 });
+    assert.ok(third.store.stats().compacting, "recover() started a compaction");
+    await third.store.idle();
+    assert.ok(!(await filesLike(folder, "journal-")).includes(journals[0]));
+    await third.store.close();
+    assert.deepEqual(await recovered(folder), second.model.view());
+    assert.equal(second.model.count("app", "items"), third.model.count("app", "items"));
+  });
+
+  test("a failed snapshot leaves a folder that recovers from its journals", async () => {
+    const folder = fresh();
+    let failDump = true;
+    const opened = await openModel(folder, quiet, function* (model) {
+      let n = 0;
+      for (const change of model.dump()) {
+        if (failDump && ++n > 10) throw new Error("dump failed");
+        yield change;
+      }
+    });
+    for (let i = 0; i < 50; i++) await opened.write([put(i)]);
+    await assert.rejects(opened.store.compact(), /dump failed/);
+    await opened.write([put(7, { v: "after failure" })]);
+    assert.deepEqual(await filesLike(folder, "snapshot-"), []);
+    assert.equal((await filesLike(folder, "journal-")).length, 2);
+    failDump = false;
+    await opened.store.compact();
+    await opened.store.close();
+    assert.deepEqual(await recovered(folder), opened.model.view());
+  });
+
+  test("leftovers of an interrupted compaction are ignored and removed", async () => {
+    const folder = fresh();
+    const first = await openModel(folder);
+    await first.write([put(1, { v: "old" })]);
+    const staleJournal = await readFile(join(folder, "journal-0000000001.log"));
+    await first.write([put(1, { v: "new" })]);
+    await first.store.compact();
+    await first.write([put(2)]);
+    await first.store.close();
+    // As if the crash hit after the rename (old journal not yet deleted) and during the next
+    // snapshot (its temp file half written).
+    await writeFile(join(folder, "journal-0000000001.log"), staleJournal);
+    await writeFile(join(folder, "snapshot-0000000003.bson.tmp"), "half a snapshot");
+
+    assert.deepEqual(await recovered(folder), first.model.view());
+    assert.deepEqual(await filesLike(folder, "journal-"), ["journal-0000000002.log"]);
+    assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"]);
+  });
+
+  test("closing during a compaction abandons the snapshot cleanly", async () => {
+    const folder = fresh();
+    let closing: Promise<void> | undefined;
+    const opened = await openModel(folder, { ...quiet, snapshotChunk: 2 }, function* (model) {
+      let n = 0;
+      for (const change of model.dump()) {
+        if (++n === 10) closing = opened.store.close();
+        yield change;
+      }
+    });
+    for (let i = 0; i < 50; i++) await opened.write([put(i)]);
+    await assert.rejects(opened.store.compact(), /abandoned/);
+    await closing;
+    assert.deepEqual(await filesLike(folder, "snapshot-"), []);
+    assert.deepEqual(await recovered(folder), opened.model.view());
+  });
+
+  test("a damaged snapshot or a damaged older journal stops recovery", async () => {
+    const folder = fresh();
+    const first = await openModel(folder);
+    for (let i = 0; i < 20; i++) await first.write([put(i)]);
+    await first.store.compact();
+    await first.store.close();
+    const path = join(folder, "snapshot-0000000002.bson");
+    const bytes = await readFile(path);
+    bytes[bytes.length - 30] ^= 0xff;
+    await writeFile(path, bytes);
+    await assert.rejects(recovered(folder), /Snapshot .*snapshot-0000000002\.bson is damaged/);
+
+    const other = fresh();
+    let failDump = true;
+    const second = await openModel(other, quiet, (model) => {
+      if (failDump) throw new Error("no snapshot this time");
+      return model.dump();
+    });
+    for (let i = 0; i < 20; i++) await second.write([put(i)]);
+    await assert.rejects(second.store.compact());
+    failDump = false;
+    await second.write([put(99)]);
+    await second.store.close();
+    const older = join(other, "journal-0000000001.log");
+    const journal = await readFile(older);
+    journal[40] ^= 0xff;
+    await writeFile(older, journal);
+    await assert.rejects(recovered(other), /journal-0000000001\.log is damaged at byte \d+ .* newer journals follow/);
+  });
+});

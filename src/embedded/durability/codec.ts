@@ -39,7 +39,8 @@ export function encodeChanges(changes: Iterable<Change>): Buffer {
 
 /** Encodes a single document (also used for snapshot header and trailer records). */
 export function encodeDocument(doc: Document): Uint8Array {
-  return BSON.serialize(doc);
+  // Same rule as the engine's wire encoding: an `undefined` field is absent, not null.
+  return BSON.serialize(doc, { ignoreUndefined: true });
 }
 
 /** Splits a record payload into its documents. Throws if the payload is not a clean run. */

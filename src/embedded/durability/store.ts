@@ -74,8 +74,9 @@ export class JournaledStore {
       this.snapshotBytes = found.snapshotBytes;
       this.journal = await JournalWriter.open(this.dir, found.journalGen, () => this.maybeCompact());
       this.phase = "ready";
-      // A large journal means slow restarts: fold it in once the engine holds the state.
-      if (found.journalBytes > this.compactionBar()) setImmediate(() => this.maybeCompact(true));
+      // A large journal means slow restarts: fold it in. `apply` has run for every change, so
+      // the engine's state (what dump() walks) is already complete.
+      if (found.journalBytes > this.compactionBar()) this.maybeCompact(true);
     } catch (error) {
       this.phase = "opened";
       throw error;
