@@ -1,0 +1,67 @@
+import type { Document } from "bson";
+import { Query } from "mingo";
+import type { Change } from "../changes.ts";
+import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
+import { CommandError } from "../errors.ts";
+import { isPlainObject } from "../bson.ts";
+import { ID_INDEX } from "../store/collection.ts";
+import { collectionName, namespace, optionalCount, optionalDocument } from "./args.ts";
+import { commit, type CommandContext, type Handler, type Reply } from "./context.ts";
+
+const UNSUPPORTED_CREATE_OPTIONS = ["capped", "viewOn", "timeseries", "clusteredIndex", "validator", "encryptedFields"];
+
+async function create(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, "create");
+  const unsupported = UNSUPPORTED_CREATE_OPTIONS.find((o) => ctx.body[o] !== undefined && ctx.body[o] !== false);
+  if (unsupported) throw new CommandError("NotImplemented", `'${unsupported}' collections are not supported by the embedded engine`);
+  if (ctx.engine.catalog.get(ctx.db, name)) {
+    throw new CommandError("NamespaceExists", `Collection ${namespace(ctx.db, name)} already exists.`);
+  }
+  const changes: Change[] = [];
+  ctx.engine.catalog.ensure(ctx.db, name, changes);
+  await commit(ctx, changes);
+  return { ok: 1 };
+}
+
+async function drop(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, "drop");
+  if (!ctx.engine.catalog.drop(ctx.db, name)) return { ok: 1 };
+  await commit(ctx, [{ op: "dropCollection", db: ctx.db, coll: name }]);
+  return { ns: namespace(ctx.db, name), nIndexesWas: 1, ok: 1 };
+}
+
+async function dropDatabase(ctx: CommandContext): Promise<Document> {
+  if (ctx.engine.catalog.dropDatabase(ctx.db)) await commit(ctx, [{ op: "dropDatabase", db: ctx.db }]);
+  return { dropped: ctx.db, ok: 1 };
+}
+
+function listCollections(ctx: CommandContext): Reply {
+  const filter = optionalDocument(ctx.body, "filter");
+  const query = filter ? new Query(filter) : undefined;
+  const nameOnly = ctx.body.nameOnly === true;
+  const entries = ctx.engine.catalog
+    .collections(ctx.db)
+    .map((c): Document =>
+      nameOnly
+        ? { name: c.name, type: "collection" }
+        : { name: c.name, type: "collection", options: {}, info: { readOnly: false }, idIndex: { v: 2, ...ID_INDEX } },
+    )
+    .filter((entry) => !query || query.test(entry));
+  const cursor = isPlainObject(ctx.body.cursor) ? ctx.body.cursor : {};
+  const batchSize = optionalCount(cursor, "batchSize") ?? DEFAULT_FIRST_BATCH;
+  return ctx.engine.cursors.first(namespace(ctx.db, "$cmd.listCollections"), entries[Symbol.iterator](), null, batchSize, false);
+}
+
+function listDatabases(ctx: CommandContext): Document {
+  const filter = optionalDocument(ctx.body, "filter");
+  const query = filter ? new Query(filter) : undefined;
+  const databases = ctx.engine.catalog
+    .databases()
+    .map((name) => ({ name, sizeOnDisk: 0, empty: false }))
+    .filter((entry) => !query || query.test(entry));
+  if (ctx.body.nameOnly === true) return { databases: databases.map(({ name }) => ({ name })), ok: 1 };
+  return { databases, totalSize: 0, totalSizeMb: 0, ok: 1 };
+}
+
+/** Collection and database management. */
+export const collectionCommands: Record<string, Handler> = { create, drop, dropDatabase, listCollections, listDatabases };

@@ -1,0 +1,77 @@
+import type { Document } from "bson";
+import { isPlainObject } from "../bson.ts";
+import type { Change } from "../changes.ts";
+import { CommandError } from "../errors.ts";
+import { compileFilter } from "../query/filter.ts";
+import { runRead } from "../query/plan.ts";
+import { compileProjection } from "../query/project.ts";
+import { applyUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
+import { collectionName, optionalDocument } from "./args.ts";
+import { commit, type CommandContext, type Handler } from "./context.ts";
+import { storeVersion } from "./updates.ts";
+import { prepareInsert } from "./write.ts";
+
+interface Modification {
+  value: Document | null;
+  lastErrorObject: Document;
+}
+
+function parseUpdate(body: Document): UpdateSpec | undefined {
+  const u = body.update;
+  if (u === undefined || u === null) return undefined;
+  if (!isPlainObject(u) && !Array.isArray(u)) throw new CommandError("TypeMismatch", "'update' must be an object or a pipeline");
+  return u as UpdateSpec;
+}
+
+/**
+ * The whole read-modify-write of findAndModify, synchronous so that no other command runs
+ * between reading the document and storing its new version (this is what makes an $inc
+ * counter hand out distinct values under concurrency).
+ */
+function modify(ctx: CommandContext, name: string, changes: Change[]): Modification {
+  const { body } = ctx;
+  const query = optionalDocument(body, "query") ?? {};
+  const update = parseUpdate(body);
+  const remove = body.remove === true;
+  if (remove && update) throw new CommandError("FailedToParse", "Cannot specify both an update and remove=true");
+  if (!remove && !update) throw new CommandError("FailedToParse", "Either an update or remove=true must be specified");
+  const existing = ctx.engine.catalog.get(ctx.db, name);
+  compileFilter(query);
+  const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1 }).next().value : undefined;
+  if (remove) {
+    if (!doc || !existing) return { value: null, lastErrorObject: { n: 0 } };
+    existing.delete(doc._id);
+    changes.push({ op: "delete", db: ctx.db, coll: name, id: doc._id });
+    return { value: doc, lastErrorObject: { n: 1 } };
+  }
+  const options = { filter: query, arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined };
+  const returnNew = body.new === true;
+  if (doc && existing) {
+    const next = applyUpdate(doc, update!, options);
+    if (next.changed) storeVersion(existing, next.doc, false, changes);
+    return { value: returnNew ? next.doc : doc, lastErrorObject: { n: 1, updatedExisting: true } };
+  }
+  if (body.upsert !== true) return { value: null, lastErrorObject: { n: 0, updatedExisting: false } };
+  const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+  const inserted = prepareInsert(upsertDocument(query, update!, options));
+  storeVersion(coll, inserted, true, changes);
+  return { value: returnNew ? inserted : null, lastErrorObject: { n: 1, updatedExisting: false, upserted: inserted._id } };
+}
+
+async function findAndModify(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, Object.keys(ctx.body)[0]);
+  const changes: Change[] = [];
+  const project = compileProjection(optionalDocument(ctx.body, "fields"));
+  let outcome: Modification;
+  try {
+    outcome = modify(ctx, name, changes);
+  } finally {
+    await commit(ctx, changes);
+  }
+  const { value, lastErrorObject } = outcome;
+  const shown = value && project ? project([value])[0] : value;
+  return { lastErrorObject, value: shown, ok: 1 };
+}
+
+/** findAndModify (the driver's findOneAndUpdate/Replace/Delete). */
+export const findAndModifyCommands: Record<string, Handler> = { findAndModify, findandmodify: findAndModify };

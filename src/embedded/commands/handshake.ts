@@ -1,0 +1,75 @@
+import type { Document } from "bson";
+import { CommandError } from "../errors.ts";
+import type { CommandContext, Handler } from "./context.ts";
+
+/** Version reported by buildInfo: the MongoDB release whose behaviour the engine follows. */
+export const VERSION = "7.0.0";
+/** Wire version of MongoDB 7.0; drivers need at least 9 (and 17+ for modern features). */
+export const MAX_WIRE_VERSION = 21;
+
+/**
+ * hello / isMaster. The engine presents itself as a writable standalone. There is no
+ * `topologyVersion`, so drivers poll instead of opening streaming (exhaust) monitors.
+ */
+function hello(ctx: CommandContext): Document {
+  const { maxBsonObjectSize, maxMessageSizeBytes } = ctx.engine.limits;
+  return {
+    helloOk: true,
+    ismaster: true,
+    isWritablePrimary: true,
+    maxBsonObjectSize,
+    maxMessageSizeBytes,
+    maxWriteBatchSize: 100_000,
+    localTime: new Date(),
+    logicalSessionTimeoutMinutes: 30,
+    connectionId: ctx.connectionId,
+    minWireVersion: 0,
+    maxWireVersion: MAX_WIRE_VERSION,
+    readOnly: false,
+    ok: 1,
+  };
+}
+
+function buildInfo(): Document {
+  const [major, minor, patch] = VERSION.split(".").map(Number);
+  return {
+    version: VERSION,
+    versionArray: [major, minor, patch, 0],
+    gitVersion: "embedded",
+    bits: 64,
+    maxBsonObjectSize: 16 * 1024 * 1024,
+    storageEngines: ["embedded"],
+    modules: [],
+    ok: 1,
+  };
+}
+
+/** Sessions are accepted (drivers always send lsid) but carry no state here. */
+function endSessions(): Document {
+  return { ok: 1 };
+}
+
+function refuseTransaction(): never {
+  throw new CommandError("IllegalOperation", "Transactions are not supported by the embedded engine");
+}
+
+/** True when a command is part of a multi-document transaction. */
+export function isTransactional(body: Document): boolean {
+  return body.startTransaction === true || body.autocommit === false;
+}
+
+/** Connection-level and informational commands. */
+export const handshakeCommands: Record<string, Handler> = {
+  hello,
+  isMaster: hello,
+  ismaster: hello,
+  ping: () => ({ ok: 1 }),
+  buildInfo,
+  buildinfo: buildInfo,
+  endSessions,
+  killAllSessions: endSessions,
+  commitTransaction: refuseTransaction,
+  abortTransaction: refuseTransaction,
+};
+
+export { refuseTransaction };

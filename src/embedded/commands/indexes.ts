@@ -1,0 +1,103 @@
+import type { Document } from "bson";
+import { isPlainObject, toNumber } from "../bson.ts";
+import type { Change, IndexSpec } from "../changes.ts";
+import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
+import { CommandError } from "../errors.ts";
+import type { Collection } from "../store/collection.ts";
+import { keyOf } from "../store/values.ts";
+import { collectionName, namespace, optionalCount } from "./args.ts";
+import { commit, type CommandContext, type Handler, type Reply } from "./context.ts";
+import { duplicateError } from "./duplicate.ts";
+
+function parseSpec(raw: unknown): IndexSpec {
+  if (!isPlainObject(raw) || !isPlainObject(raw.key) || Object.keys(raw.key).length === 0) {
+    throw new CommandError("FailedToParse", "each index needs a non-empty 'key' document");
+  }
+  const key: Record<string, 1 | -1> = {};
+  for (const [field, dir] of Object.entries(raw.key)) {
+    const n = toNumber(dir);
+    if (n !== 1 && n !== -1) throw new CommandError("CannotCreateIndex", `index type ${JSON.stringify(dir)} is not supported by the embedded engine`);
+    key[field] = n;
+  }
+  const name = typeof raw.name === "string" ? raw.name : Object.entries(key).map(([f, d]) => `${f}_${d}`).join("_");
+  return raw.unique === true ? { name, key, unique: true } : { name, key };
+}
+
+function sameKey(a: IndexSpec, b: IndexSpec): boolean {
+  return keyOf(a.key) === keyOf(b.key);
+}
+
+/** True when an identical index exists; throws when a conflicting one does (as MongoDB). */
+function alreadyExists(coll: Collection, spec: IndexSpec): boolean {
+  for (const existing of coll.allIndexes()) {
+    if (existing.name === spec.name) {
+      if (sameKey(existing, spec) && !!existing.unique === !!spec.unique) return true;
+      throw new CommandError("IndexKeySpecsConflict", `An existing index has the same name as the requested index: ${existing.name}`);
+    }
+    if (sameKey(existing, spec)) {
+      throw new CommandError("IndexOptionsConflict", `An equivalent index already exists with a different name or options: ${existing.name}`);
+    }
+  }
+  return false;
+}
+
+async function createIndexes(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, "createIndexes");
+  if (!Array.isArray(ctx.body.indexes)) throw new CommandError("TypeMismatch", "'indexes' must be an array");
+  const specs = ctx.body.indexes.map(parseSpec);
+  const changes: Change[] = [];
+  const createdCollectionAutomatically = !ctx.engine.catalog.get(ctx.db, name);
+  const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+  const before = coll.allIndexes().length;
+  try {
+    for (const spec of specs) {
+      if (alreadyExists(coll, spec)) continue;
+      const dup = coll.addIndex(spec);
+      if (dup) throw duplicateError(ctx.db, name, dup);
+      changes.push({ op: "createIndex", db: ctx.db, coll: name, spec });
+    }
+  } finally {
+    await commit(ctx, changes);
+  }
+  const after = coll.allIndexes().length;
+  const reply: Document = { createdCollectionAutomatically, numIndexesBefore: before, numIndexesAfter: after, ok: 1 };
+  return after === before ? { ...reply, note: "all indexes already exist" } : reply;
+}
+
+function listIndexes(ctx: CommandContext): Reply {
+  const name = collectionName(ctx, "listIndexes");
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  if (!coll) throw new CommandError("NamespaceNotFound", `ns does not exist: ${namespace(ctx.db, name)}`);
+  const entries = coll.allIndexes().map((spec) => ({ v: 2, ...spec }));
+  const cursor = isPlainObject(ctx.body.cursor) ? ctx.body.cursor : {};
+  const batchSize = optionalCount(cursor, "batchSize") ?? DEFAULT_FIRST_BATCH;
+  return ctx.engine.cursors.first(namespace(ctx.db, name), entries[Symbol.iterator](), null, batchSize, false);
+}
+
+function targets(coll: Collection, which: unknown): string[] {
+  const secondary = [...coll.indexes.values()];
+  if (which === "*") return secondary.map((s) => s.name);
+  const names = Array.isArray(which) ? which : [which];
+  return names.map((w) => {
+    if (w === "_id_" || (isPlainObject(w) && keyOf(w) === keyOf({ _id: 1 }))) {
+      throw new CommandError("InvalidOptions", "cannot drop _id index");
+    }
+    const found = secondary.find((s) => (typeof w === "string" ? s.name === w : isPlainObject(w) && keyOf(s.key) === keyOf(w)));
+    if (!found) throw new CommandError("IndexNotFound", `index not found with name [${typeof w === "string" ? w : JSON.stringify(w)}]`);
+    return found.name;
+  });
+}
+
+async function dropIndexes(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, Object.keys(ctx.body)[0]);
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  if (!coll) throw new CommandError("NamespaceNotFound", `ns not found ${namespace(ctx.db, name)}`);
+  const before = coll.allIndexes().length;
+  const names = targets(coll, ctx.body.index);
+  for (const index of names) coll.dropIndex(index);
+  await commit(ctx, names.map((index): Change => ({ op: "dropIndex", db: ctx.db, coll: name, name: index })));
+  return { nIndexesWas: before, ok: 1 };
+}
+
+/** Index management. Only unique indexes are enforced and used for lookups. */
+export const indexCommands: Record<string, Handler> = { createIndexes, listIndexes, dropIndexes, deleteIndexes: dropIndexes };

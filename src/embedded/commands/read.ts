@@ -1,0 +1,74 @@
+import type { Document, Long } from "bson";
+import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
+import { CommandError } from "../errors.ts";
+import { compileFilter } from "../query/filter.ts";
+import { countMatching, indexCandidates, runRead } from "../query/plan.ts";
+import { compileProjection } from "../query/project.ts";
+import { valuesAt } from "../store/paths.ts";
+import { compareValues, keyOf } from "../store/values.ts";
+import { collectionName, cursorId, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import type { CommandContext, Handler, Reply } from "./context.ts";
+
+function find(ctx: CommandContext): Reply {
+  const name = collectionName(ctx, "find");
+  const { body } = ctx;
+  const filter = optionalDocument(body, "filter");
+  const rawLimit = optionalNumber(body, "limit") ?? 0;
+  const single = body.singleBatch === true || rawLimit < 0;
+  const limit = Math.abs(rawLimit);
+  const source = runRead(ctx.engine.catalog.get(ctx.db, name), {
+    filter,
+    sort: optionalDocument(body, "sort"),
+    skip: optionalCount(body, "skip") ?? 0,
+    limit,
+  });
+  const project = compileProjection(optionalDocument(body, "projection"), filter);
+  const batchSize = optionalCount(body, "batchSize") ?? DEFAULT_FIRST_BATCH;
+  return ctx.engine.cursors.first(namespace(ctx.db, name), source, project, batchSize, single);
+}
+
+function getMore(ctx: CommandContext): Reply {
+  const id = cursorId(ctx.body.getMore);
+  const batch = ctx.engine.cursors.more(id, optionalCount(ctx.body, "batchSize") || undefined);
+  if (!batch) throw new CommandError("CursorNotFound", `cursor id ${id.toString()} not found`);
+  return batch;
+}
+
+function killCursors(ctx: CommandContext): Document {
+  const ids = ctx.body.cursors;
+  if (!Array.isArray(ids)) throw new CommandError("FailedToParse", "'cursors' must be an array");
+  const killed: Long[] = [];
+  const notFound: Long[] = [];
+  for (const raw of ids) {
+    const id = cursorId(raw);
+    (ctx.engine.cursors.kill(id) ? killed : notFound).push(id);
+  }
+  return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
+}
+
+function count(ctx: CommandContext): Document {
+  const name = collectionName(ctx, "count");
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  const skip = optionalCount(ctx.body, "skip") ?? 0;
+  const limit = Math.abs(optionalNumber(ctx.body, "limit") ?? 0);
+  return { n: countMatching(coll, optionalDocument(ctx.body, "query"), skip, limit), ok: 1 };
+}
+
+function distinct(ctx: CommandContext): Document {
+  const name = collectionName(ctx, "distinct");
+  const key = ctx.body.key;
+  if (typeof key !== "string") throw new CommandError("TypeMismatch", "'key' must be a string");
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  if (!coll) return { values: [], ok: 1 };
+  const filter = optionalDocument(ctx.body, "query");
+  const predicate = compileFilter(filter);
+  const seen = new Map<unknown, unknown>();
+  for (const doc of indexCandidates(coll, filter) ?? coll.docs.iterate()) {
+    if (predicate !== null && !predicate(doc)) continue;
+    for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
+  }
+  return { values: [...seen.values()].sort(compareValues), ok: 1 };
+}
+
+/** Read commands: find and its cursor companions, count, distinct. */
+export const readCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct };

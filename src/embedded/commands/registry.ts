@@ -1,0 +1,48 @@
+import type { Document } from "bson";
+import { CommandError, errorReply } from "../errors.ts";
+import { aggregateCommands } from "./aggregate.ts";
+import { collectionCommands } from "./collections.ts";
+import type { CommandContext, Handler, Reply } from "./context.ts";
+import { findAndModifyCommands } from "./find-and-modify.ts";
+import { handshakeCommands, isTransactional, refuseTransaction } from "./handshake.ts";
+import { indexCommands } from "./indexes.ts";
+import { readCommands } from "./read.ts";
+import { updateCommands } from "./updates.ts";
+import { writeCommands } from "./write.ts";
+
+const HANDLERS = new Map<string, Handler>(
+  Object.entries({
+    ...handshakeCommands,
+    ...readCommands,
+    ...aggregateCommands,
+    ...writeCommands,
+    ...updateCommands,
+    ...findAndModifyCommands,
+    ...collectionCommands,
+    ...indexCommands,
+  }),
+);
+
+function commandName(body: Document): string {
+  for (const k in body) return k;
+  return "";
+}
+
+/**
+ * Runs a command and always resolves with a reply: any failure (including bugs and mingo
+ * rejecting a query) becomes `{ ok: 0, errmsg, code, codeName }` instead of escaping.
+ */
+export async function dispatch(ctx: CommandContext): Promise<Reply> {
+  try {
+    const name = commandName(ctx.body);
+    const handler = HANDLERS.get(name);
+    if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);
+    if (isTransactional(ctx.body)) refuseTransaction();
+    if (ctx.request.tooLarge && name !== "insert") {
+      throw new CommandError("BSONObjectTooLarge", `a document of ${ctx.request.tooLarge} exceeds the maximum size`);
+    }
+    return await handler(ctx);
+  } catch (error) {
+    return errorReply(error);
+  }
+}

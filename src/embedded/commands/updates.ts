@@ -1,0 +1,96 @@
+import type { Document } from "bson";
+import type { Change } from "../changes.ts";
+import { CommandError } from "../errors.ts";
+import { compileFilter } from "../query/filter.ts";
+import { collect, runRead } from "../query/plan.ts";
+import { applyUpdate, isOperatorUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
+import type { Collection } from "../store/collection.ts";
+import { isPlainObject } from "../bson.ts";
+import { collectionName, statements } from "./args.ts";
+import { commit, type CommandContext, type Handler } from "./context.ts";
+import { duplicateError } from "./duplicate.ts";
+import { prepareInsert, statementError, writeReply } from "./write.ts";
+
+/** Outcome of one update statement. */
+interface Outcome {
+  matched: number;
+  modified: number;
+  upsertedId?: unknown;
+}
+
+function parseStatement(s: Document): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
+  const q = s.q ?? {};
+  const u = s.u;
+  if (!isPlainObject(q)) throw new CommandError("TypeMismatch", "'q' must be an object");
+  if (!isPlainObject(u) && !Array.isArray(u)) throw new CommandError("TypeMismatch", "'u' must be an object or a pipeline");
+  const multi = s.multi === true;
+  if (multi && !Array.isArray(u) && !isOperatorUpdate(u)) {
+    throw new CommandError("FailedToParse", "multi update is not supported for replacement-style update");
+  }
+  const arrayFilters = Array.isArray(s.arrayFilters) ? (s.arrayFilters as Document[]) : undefined;
+  return { q, u: u as UpdateSpec, multi, upsert: s.upsert === true, arrayFilters };
+}
+
+/**
+ * Stores a new version of a document after checking unique indexes. Throws the duplicate
+ * as a command error; callers turn it into a write error where MongoDB does.
+ */
+export function storeVersion(coll: Collection, doc: Document, isInsert: boolean, changes: Change[]): void {
+  const dup = coll.findDuplicate(doc, isInsert);
+  if (dup) throw duplicateError(coll.db, coll.name, dup);
+  coll.put(doc);
+  changes.push({ op: "put", db: coll.db, coll: coll.name, doc });
+}
+
+/** Runs one statement synchronously (read-modify-write with no await in between). */
+function runStatement(ctx: CommandContext, name: string, statement: Document, changes: Change[]): Outcome {
+  const { q, u, multi, upsert, arrayFilters } = parseStatement(statement);
+  const existing = ctx.engine.catalog.get(ctx.db, name);
+  const options = { filter: q, arrayFilters };
+  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1 })) : (compileFilter(q), []);
+  if (targets.length === 0) {
+    if (!upsert) return { matched: 0, modified: 0 };
+    const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+    const doc = prepareInsert(upsertDocument(q, u, options));
+    storeVersion(coll, doc, true, changes);
+    return { matched: 0, modified: 0, upsertedId: doc._id };
+  }
+  let modified = 0;
+  for (const doc of targets) {
+    const next = applyUpdate(doc, u, options);
+    if (!next.changed) continue;
+    storeVersion(existing!, next.doc, false, changes);
+    modified++;
+  }
+  return { matched: targets.length, modified };
+}
+
+async function update(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, "update");
+  const updates = statements(ctx, "updates");
+  const ordered = ctx.body.ordered !== false;
+  const changes: Change[] = [];
+  const writeErrors: Document[] = [];
+  const upserted: Document[] = [];
+  let n = 0;
+  let nModified = 0;
+  for (let i = 0; i < updates.length; i++) {
+    try {
+      const outcome = runStatement(ctx, name, updates[i], changes);
+      n += outcome.matched;
+      nModified += outcome.modified;
+      if (outcome.upsertedId !== undefined) {
+        n++;
+        upserted.push({ index: i, _id: outcome.upsertedId });
+      }
+    } catch (error) {
+      writeErrors.push(error instanceof CommandError && error.code === 11000 ? { index: i, code: 11000, errmsg: error.message, ...error.extra } : statementError(i, error));
+      if (ordered) break;
+    }
+  }
+  await commit(ctx, changes);
+  return writeReply(upserted.length ? { n, nModified, upserted } : { n, nModified }, writeErrors);
+}
+
+/** The update command. */
+export const updateCommands: Record<string, Handler> = { update };

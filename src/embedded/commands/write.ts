@@ -1,0 +1,114 @@
+import { BSON, ObjectId, type Document } from "bson";
+import type { Change } from "../changes.ts";
+import { CommandError, errorReply } from "../errors.ts";
+import { compileFilter } from "../query/filter.ts";
+import { collect, runRead } from "../query/plan.ts";
+import { SERIALIZE, toNumber } from "../bson.ts";
+import type { Collection } from "../store/collection.ts";
+import { collectionName, statements } from "./args.ts";
+import { commit, type CommandContext, type Handler } from "./context.ts";
+import { duplicateWriteError } from "./duplicate.ts";
+
+/** A write error entry for a statement that failed with something other than a duplicate. */
+export function statementError(index: number, error: unknown): Document {
+  const { code, errmsg } = errorReply(error);
+  return { index, code, errmsg };
+}
+
+/** The reply of a write command: MongoDB reports per-statement failures with ok: 1. */
+export function writeReply(fields: Document, writeErrors: Document[]): Document {
+  return writeErrors.length ? { ...fields, writeErrors, ok: 1 } : { ...fields, ok: 1 };
+}
+
+/** Prepares a document for storage: `_id` generated if missing, and always the first field. */
+export function prepareInsert(doc: Document): Document {
+  let first: string | undefined;
+  for (const k in doc) {
+    first = k;
+    break;
+  }
+  if (first === "_id") return checkId(doc);
+  const { _id, ...rest } = doc;
+  return checkId({ _id: _id === undefined ? new ObjectId() : _id, ...rest });
+}
+
+function checkId(doc: Document): Document {
+  if (Array.isArray(doc._id)) throw new CommandError("BadValue", "can't use an array for _id");
+  if (doc._id instanceof RegExp) throw new CommandError("BadValue", "can't use a regex for _id");
+  return doc;
+}
+
+function checkSize(ctx: CommandContext, docs: Document[]): void {
+  const max = ctx.engine.limits.maxBsonObjectSize;
+  const fromBody = !ctx.request.sequences.has("documents");
+  const oversize = ctx.request.tooLarge !== undefined || (fromBody && docs.some((d) => BSON.calculateObjectSize(d, SERIALIZE) > max));
+  if (oversize) throw new CommandError("BSONObjectTooLarge", `object to insert too large. max size: ${max}`);
+}
+
+async function insert(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, "insert");
+  const docs = statements(ctx, "documents");
+  checkSize(ctx, docs);
+  const ordered = ctx.body.ordered !== false;
+  const changes: Change[] = [];
+  const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+  const writeErrors: Document[] = [];
+  let n = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const error = insertOne(coll, docs[i], i, changes);
+    if (error === undefined) n++;
+    else {
+      writeErrors.push(error);
+      if (ordered) break;
+    }
+  }
+  await commit(ctx, changes);
+  return writeReply({ n }, writeErrors);
+}
+
+function insertOne(coll: Collection, raw: Document, index: number, changes: Change[]): Document | undefined {
+  try {
+    const doc = prepareInsert(raw);
+    const dup = coll.findDuplicate(doc, true);
+    if (dup) return duplicateWriteError(index, coll.db, coll.name, dup);
+    coll.put(doc);
+    changes.push({ op: "put", db: coll.db, coll: coll.name, doc });
+    return undefined;
+  } catch (error) {
+    return statementError(index, error);
+  }
+}
+
+async function deleteCommand(ctx: CommandContext): Promise<Document> {
+  const name = collectionName(ctx, "delete");
+  const deletes = statements(ctx, "deletes");
+  const ordered = ctx.body.ordered !== false;
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  const changes: Change[] = [];
+  const writeErrors: Document[] = [];
+  let n = 0;
+  for (let i = 0; i < deletes.length; i++) {
+    try {
+      n += coll ? deleteMatching(coll, deletes[i], changes) : (compileFilter(deletes[i].q), 0);
+    } catch (error) {
+      writeErrors.push(statementError(i, error));
+      if (ordered) break;
+    }
+  }
+  await commit(ctx, changes);
+  return writeReply({ n }, writeErrors);
+}
+
+function deleteMatching(coll: Collection, statement: Document, changes: Change[]): number {
+  const limit = toNumber(statement.limit ?? 0);
+  if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
+  const victims = collect(runRead(coll, { filter: statement.q, limit }));
+  for (const doc of victims) {
+    coll.delete(doc._id);
+    changes.push({ op: "delete", db: coll.db, coll: coll.name, id: doc._id });
+  }
+  return victims.length;
+}
+
+/** insert and delete. */
+export const writeCommands: Record<string, Handler> = { insert, delete: deleteCommand };

@@ -1,0 +1,160 @@
+import { Long, type Document } from "bson";
+import { writeDocument } from "./bson.ts";
+import type { Projector } from "./query/project.ts";
+
+/** One batch of a cursor, already serialised, ready for the wire (see wire/cursor-reply.ts). */
+export class Batch {
+  /** `cursorId` 0 means the cursor is exhausted (or was single-batch) and was freed. */
+  constructor(
+    readonly ns: string,
+    readonly cursorId: Long,
+    readonly field: "firstBatch" | "nextBatch",
+    readonly docs: Uint8Array[],
+  ) {}
+}
+
+/** A cursor's state between getMore calls. */
+export interface OpenCursor {
+  readonly id: Long;
+  readonly ns: string;
+  lastUsed: number;
+  /** Documents still to hand out, lazily produced. */
+  readonly source: Iterator<Document>;
+  readonly project: Projector;
+  /** Serialised documents that did not fit the previous batch's byte budget. */
+  pending: Uint8Array[];
+  /** A document pulled to find out whether the source was exhausted. */
+  lookahead: Document | undefined;
+}
+
+/** Default number of documents of a first batch, as in MongoDB. */
+export const DEFAULT_FIRST_BATCH = 101;
+
+/**
+ * Open cursors by id. Cursors are pull-based over the lazy read, so an open cursor holds its
+ * position, not its results. Idle cursors expire after `timeoutMs` (MongoDB: 10 minutes),
+ * swept by an unref'd timer so an idle engine does not keep the process alive.
+ */
+export class CursorRegistry {
+  readonly #open = new Map<string, OpenCursor>();
+  #nextId = BigInt(Date.now()) * 1000n;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  /** `now` is injectable so expiry can be tested without waiting. */
+  constructor(
+    readonly maxBatchBytes: number,
+    readonly timeoutMs = 10 * 60_000,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  /** Number of open cursors. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Starts the expiry sweep. */
+  startSweeper(intervalMs = 60_000): void {
+    this.#timer = setInterval(() => this.sweep(), intervalMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Frees cursors idle for longer than the timeout; returns how many. */
+  sweep(): number {
+    const cutoff = this.now() - this.timeoutMs;
+    let n = 0;
+    for (const [key, cursor] of this.#open) {
+      if (cursor.lastUsed < cutoff) {
+        this.#open.delete(key);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Produces the first batch of a read; keeps a cursor open only if more documents remain. */
+  first(ns: string, source: Iterator<Document>, project: Projector, batchSize: number | undefined, single: boolean): Batch {
+    const cursor: OpenCursor = {
+      id: Long.fromBigInt(++this.#nextId),
+      ns,
+      lastUsed: this.now(),
+      source,
+      project,
+      pending: [],
+      lookahead: undefined,
+    };
+    const { docs, more } = this.#fill(cursor, batchSize);
+    if (!more || single) return new Batch(ns, Long.ZERO, "firstBatch", docs);
+    this.#open.set(cursor.id.toString(), cursor);
+    return new Batch(ns, cursor.id, "firstBatch", docs);
+  }
+
+  /** The next batch of an open cursor, or undefined when the id is unknown. */
+  more(id: Long, batchSize: number | undefined): Batch | undefined {
+    const cursor = this.#open.get(id.toString());
+    if (!cursor) return undefined;
+    cursor.lastUsed = this.now();
+    const { docs, more } = this.#fill(cursor, batchSize);
+    if (!more) this.#open.delete(id.toString());
+    return new Batch(cursor.ns, more ? cursor.id : Long.ZERO, "nextBatch", docs);
+  }
+
+  /** Frees a cursor; false when it was not open. */
+  kill(id: Long): boolean {
+    return this.#open.delete(id.toString());
+  }
+
+  /** The namespace of an open cursor. */
+  namespaceOf(id: Long): string | undefined {
+    return this.#open.get(id.toString())?.ns;
+  }
+
+  /** Stops the sweeper and frees every cursor. */
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#open.clear();
+  }
+
+  #pull(cursor: OpenCursor): Document | undefined {
+    if (cursor.lookahead !== undefined) {
+      const doc = cursor.lookahead;
+      cursor.lookahead = undefined;
+      return doc;
+    }
+    const step = cursor.source.next();
+    return step.done ? undefined : step.value;
+  }
+
+  /** Pulls, projects and serialises up to `n` more documents into `pending`. */
+  #refill(cursor: OpenCursor, n: number): void {
+    const raw: Document[] = [];
+    while (raw.length < n) {
+      const doc = this.#pull(cursor);
+      if (doc === undefined) break;
+      raw.push(doc);
+    }
+    const projected = cursor.project && raw.length ? cursor.project(raw) : raw;
+    cursor.pending = projected.map(writeDocument);
+  }
+
+  /**
+   * Fills a batch of up to `batchSize` documents (undefined: no count bound) within the byte
+   * budget, working in small chunks so a large result is never held whole.
+   */
+  #fill(cursor: OpenCursor, batchSize: number | undefined): { docs: Uint8Array[]; more: boolean } {
+    if (batchSize === 0) return { docs: [], more: true };
+    const want = batchSize ?? Number.MAX_SAFE_INTEGER;
+    const docs: Uint8Array[] = [];
+    let bytes = 0;
+    while (docs.length < want) {
+      if (cursor.pending.length === 0) this.#refill(cursor, Math.min(want - docs.length, 256));
+      const next = cursor.pending[0];
+      if (next === undefined) break;
+      if (docs.length > 0 && bytes + next.length > this.maxBatchBytes) break;
+      cursor.pending.shift();
+      docs.push(next);
+      bytes += next.length;
+    }
+    if (cursor.pending.length === 0 && cursor.lookahead === undefined) cursor.lookahead = this.#pull(cursor);
+    return { docs, more: cursor.pending.length > 0 || cursor.lookahead !== undefined };
+  }
+}

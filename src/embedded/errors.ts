@@ -1,0 +1,59 @@
+import type { Document } from "bson";
+
+/** MongoDB error codes the engine reports, with their code names. */
+export const CODES = {
+  InternalError: 1,
+  BadValue: 2,
+  FailedToParse: 9,
+  TypeMismatch: 14,
+  IllegalOperation: 20,
+  NamespaceNotFound: 26,
+  IndexNotFound: 27,
+  CursorNotFound: 43,
+  NamespaceExists: 48,
+  CommandNotFound: 59,
+  ImmutableField: 66,
+  CannotCreateIndex: 67,
+  InvalidOptions: 72,
+  InvalidNamespace: 73,
+  IndexOptionsConflict: 85,
+  IndexKeySpecsConflict: 86,
+  NotImplemented: 238,
+  DuplicateKey: 11000,
+  BSONObjectTooLarge: 10334,
+} as const;
+
+/** A MongoDB error code name known to the engine. */
+export type CodeName = keyof typeof CODES;
+
+/** An error a command reports to the client as `{ ok: 0, errmsg, code, codeName }`. */
+export class CommandError extends Error {
+  /** Numeric MongoDB error code. */
+  readonly code: number;
+
+  /** `extra` carries additional reply fields such as keyPattern/keyValue. */
+  constructor(
+    readonly codeName: CodeName,
+    message: string,
+    readonly extra: Document = {},
+  ) {
+    super(message);
+    this.code = CODES[codeName];
+  }
+
+  /** The reply document. */
+  toReply(): Document {
+    return { ok: 0, errmsg: this.message, code: this.code, codeName: this.codeName, ...this.extra };
+  }
+}
+
+/** Turns anything thrown while running a command into a reply; mingo errors are bad input. */
+export function errorReply(error: unknown): Document {
+  if (error instanceof CommandError) return error.toReply();
+  const message = error instanceof Error ? error.message : String(error);
+  const isInputError = error instanceof Error && /mingo|operator|invalid|must|unknown|expression/i.test(
+    error.constructor.name + " " + message,
+  );
+  const code = isInputError ? CODES.BadValue : CODES.InternalError;
+  return { ok: 0, errmsg: message, code, codeName: isInputError ? "BadValue" : "InternalError" };
+}

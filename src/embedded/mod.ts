@@ -1,0 +1,87 @@
+/**
+ * The embedded engine: a MongoDB-wire-compatible server running in this process, so the
+ * framework can use the official driver without a MongoDB installation.
+ */
+import { memorySink, type Change, type ChangeSink } from "./changes.ts";
+import type { EngineState } from "./commands/context.ts";
+import { CursorRegistry } from "./cursors.ts";
+import { Catalog } from "./store/catalog.ts";
+import { listen } from "./wire/server.ts";
+
+/** Options of {@link startEmbeddedEngine}. */
+export interface EmbeddedEngineOptions {
+  /** Folder for durable data; without it the engine is in memory. */
+  dataDir?: string;
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** TCP port (default 0: a free port). */
+  port?: number;
+  /** Largest document accepted and announced (default 16 MiB). */
+  maxBsonObjectSize?: number;
+  /** Largest wire message accepted and announced (default 48 MB). */
+  maxMessageSizeBytes?: number;
+}
+
+/** A running engine. */
+export interface EmbeddedEngine {
+  /** Connection string for the driver. */
+  uri: string;
+  port: number;
+  /** Closes the server, every connection, and the durable store. */
+  close(): Promise<void>;
+}
+
+/** The durability module's contract (src/embedded/durability/mod.ts, built separately). */
+interface DurableStore extends ChangeSink {
+  recover(apply: (change: Change) => void): Promise<void>;
+}
+interface DurabilityModule {
+  openDurableStore(dataDir: string, dump: () => Iterable<Change>): Promise<DurableStore>;
+}
+
+async function openSink(catalog: Catalog, dataDir: string | undefined): Promise<ChangeSink> {
+  if (!dataDir) return memorySink;
+  // Loaded only when needed, so the in-memory engine does not depend on the durability code.
+  const specifier = "./durability/mod.ts";
+  const durability = (await import(specifier)) as DurabilityModule;
+  const store = await durability.openDurableStore(dataDir, () => catalog.dump());
+  try {
+    await store.recover((change) => catalog.applyChange(change));
+    catalog.finishRecovery();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
+/** Starts an engine listening on a loopback port; resolves once it accepts connections. */
+export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): Promise<EmbeddedEngine> {
+  const limits = {
+    maxBsonObjectSize: options.maxBsonObjectSize ?? 16 * 1024 * 1024,
+    maxMessageSizeBytes: options.maxMessageSizeBytes ?? 48_000_000,
+  };
+  const catalog = new Catalog();
+  const sink = await openSink(catalog, options.dataDir);
+  const cursors = new CursorRegistry(limits.maxBsonObjectSize);
+  const engine: EngineState = { catalog, cursors, sink, limits };
+  const host = options.host ?? "127.0.0.1";
+  let server;
+  try {
+    server = await listen(engine, host, options.port ?? 0);
+  } catch (error) {
+    await sink.close();
+    throw error;
+  }
+  cursors.startSweeper();
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  return {
+    uri: `mongodb://${hostPart}:${server.port}/?directConnection=true`,
+    port: server.port,
+    async close() {
+      cursors.close();
+      await server.close();
+      await sink.close();
+    },
+  };
+}

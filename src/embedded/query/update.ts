@@ -1,0 +1,125 @@
+import { ObjectId, type Document } from "bson";
+import { Aggregator, ProcessingMode, update as mingoUpdate } from "mingo";
+import { cloneDeep } from "mingo/util";
+import { isPlainObject } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+import { compareValues, keyOf } from "../store/values.ts";
+import { equalityValue } from "./filter.ts";
+
+/** An update as sent by the client: operators, a replacement document, or a pipeline. */
+export type UpdateSpec = Document | Document[];
+
+/** Options of one update statement. */
+export interface UpdateOptions {
+  filter?: unknown;
+  arrayFilters?: Document[];
+}
+
+function firstKey(doc: Document): string | undefined {
+  for (const k in doc) return k;
+  return undefined;
+}
+
+/** True when the update is made of `$` operators (as opposed to a replacement document). */
+export function isOperatorUpdate(spec: UpdateSpec): boolean {
+  return !Array.isArray(spec) && (firstKey(spec)?.startsWith("$") ?? false);
+}
+
+function immutableId(): CommandError {
+  return new CommandError(
+    "ImmutableField",
+    "Performing an update on the path '_id' would modify the immutable field '_id'",
+  );
+}
+
+function withIdFirst(id: unknown, doc: Document): Document {
+  const { _id: _ignored, ...rest } = doc;
+  return { _id: id, ...rest };
+}
+
+function replace(doc: Document, replacement: Document): Document {
+  for (const k of Object.keys(replacement)) {
+    if (k.startsWith("$")) throw new CommandError("BadValue", `The dollar ($) prefixed field '${k}' is not allowed here`);
+  }
+  if ("_id" in replacement && compareValues(replacement._id, doc._id) !== 0) throw immutableId();
+  return withIdFirst(doc._id, replacement);
+}
+
+function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
+  const modifier: Document = { ...spec };
+  const onInsert = modifier.$setOnInsert;
+  delete modifier.$setOnInsert;
+  if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
+  const next = cloneDeep(doc) as Document;
+  if (Object.keys(modifier).length > 0) {
+    mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined);
+  }
+  if ("_id" in doc && compareValues(next._id, doc._id) !== 0) throw immutableId();
+  return next;
+}
+
+function applyPipeline(doc: Document, pipeline: Document[]): Document {
+  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT }).run<Document>([doc]);
+  const next = out[0];
+  if (!next) throw new CommandError("BadValue", "update pipeline produced no document");
+  if (doc._id === undefined) return next;
+  if ("_id" in next && compareValues(next._id, doc._id) !== 0) throw immutableId();
+  return withIdFirst(doc._id, next);
+}
+
+/**
+ * Computes the post-image of `doc` under an update without touching `doc` (stored documents
+ * are immutable). `inserting` is true for the document an upsert creates ($setOnInsert applies).
+ * Returns the new document and whether it differs.
+ */
+export function applyUpdate(
+  doc: Document,
+  spec: UpdateSpec,
+  options: UpdateOptions,
+  inserting = false,
+): { doc: Document; changed: boolean } {
+  let next: Document;
+  if (Array.isArray(spec)) next = applyPipeline(doc, spec);
+  else if (isOperatorUpdate(spec)) next = applyOperators(doc, spec, options, inserting);
+  else next = replace(doc, spec);
+  return { doc: next, changed: keyOf(next) !== keyOf(doc) };
+}
+
+function setPath(doc: Document, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let target = doc;
+  for (const part of parts.slice(0, -1)) {
+    if (!isPlainObject(target[part])) target[part] = {};
+    target = target[part] as Document;
+  }
+  target[parts[parts.length - 1]] = value;
+}
+
+function collectEqualities(filter: unknown, into: Document): void {
+  if (!isPlainObject(filter)) return;
+  for (const [field, cond] of Object.entries(filter)) {
+    if (field === "$and" && Array.isArray(cond)) {
+      for (const part of cond) collectEqualities(part, into);
+      continue;
+    }
+    if (field.startsWith("$")) continue;
+    const eq = equalityValue(cond);
+    if (eq) setPath(into, field, cloneDeep(eq.value));
+  }
+}
+
+/**
+ * The document an upsert inserts: the filter's equality fields (only `_id` for a
+ * replacement), then the update applied; an ObjectId `_id` is generated when none is given.
+ */
+export function upsertDocument(filter: unknown, spec: UpdateSpec, options: UpdateOptions): Document {
+  const seed: Document = {};
+  collectEqualities(filter, seed);
+  const id = "_id" in seed ? seed._id : new ObjectId();
+  if (!Array.isArray(spec) && !isOperatorUpdate(spec)) {
+    if ("_id" in spec && "_id" in seed && compareValues(spec._id, seed._id) !== 0) throw immutableId();
+    return withIdFirst("_id" in spec ? spec._id : id, spec);
+  }
+  const inserted = applyUpdate(seed, spec, options, true).doc;
+  return withIdFirst(inserted._id !== undefined ? inserted._id : id, inserted);
+}

@@ -1,0 +1,152 @@
+import type { Document } from "bson";
+import { compareValues, keyOf, type ValueKey } from "./values.ts";
+
+/**
+ * The documents of one collection, kept twice: a Map from the canonical `_id` key (so a
+ * lookup never scans) and an array sorted by `_id` (so the default page order needs no sort
+ * and skip/limit is an index into the array). Ascending ids, the common case, append in O(1).
+ * Stored documents are never mutated: an update stores a new object, so readers may hold them.
+ */
+export class OrderedDocs {
+  readonly #byKey = new Map<ValueKey, Document>();
+  readonly #list: Document[] = [];
+  /** Bumped whenever positions shift (insert before the end, delete), so iterators re-seek. */
+  #epoch = 0;
+
+  /** Number of documents. */
+  get size(): number {
+    return this.#list.length;
+  }
+
+  /** Positional-shift counter, see {@link DocIterator}. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** The document at position `i` of the `_id` order. */
+  at(i: number): Document | undefined {
+    return this.#list[i];
+  }
+
+  /**
+   * The documents in `_id` order, without copying. Read-only by contract: for consumers such as
+   * mingo's $lookup that need an array.
+   */
+  view(): readonly Document[] {
+    return this.#list;
+  }
+
+  /** The document with this `_id`, if any. */
+  get(id: unknown): Document | undefined {
+    return this.#byKey.get(keyOf(id));
+  }
+
+  /** The document whose canonical `_id` key is `key` (see {@link keyOf}). */
+  getByKey(key: ValueKey): Document | undefined {
+    return this.#byKey.get(key);
+  }
+
+  /** Inserts or replaces (same `_id`) a document; returns the one it replaced. */
+  put(doc: Document): Document | undefined {
+    const key = keyOf(doc._id);
+    const old = this.#byKey.get(key);
+    this.#byKey.set(key, doc);
+    const list = this.#list;
+    if (old !== undefined) {
+      list[this.#positionOf(doc._id)] = doc;
+    } else if (list.length === 0 || compareValues(list[list.length - 1]._id, doc._id) < 0) {
+      list.push(doc);
+    } else {
+      list.splice(this.seekAfter(doc._id, true), 0, doc);
+      this.#epoch++;
+    }
+    return old;
+  }
+
+  /** Removes the document with this `_id`; returns it, or undefined when absent. */
+  delete(id: unknown): Document | undefined {
+    const key = keyOf(id);
+    const old = this.#byKey.get(key);
+    if (old === undefined) return undefined;
+    this.#byKey.delete(key);
+    this.#list.splice(this.#positionOf(id), 1);
+    this.#epoch++;
+    return old;
+  }
+
+  /** Removes everything. */
+  clear(): void {
+    this.#byKey.clear();
+    this.#list.length = 0;
+    this.#epoch++;
+  }
+
+  /**
+   * Position of the first document whose `_id` is greater than `id` (or, with `inclusive`,
+   * greater or equal). Binary search, O(log n).
+   */
+  seekAfter(id: unknown, inclusive = false): number {
+    const list = this.#list;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareValues(list[mid]._id, id);
+      if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  #positionOf(id: unknown): number {
+    return this.seekAfter(id, true);
+  }
+
+  /** Iterates in `_id` order (or reverse), tolerating writes between steps. */
+  iterate(reverse = false, start = 0): DocIterator {
+    return new DocIterator(this, reverse, start);
+  }
+}
+
+/**
+ * A position in an {@link OrderedDocs} that survives concurrent writes: it remembers the last
+ * `_id` it returned and, when positions have shifted since, finds its place again by binary
+ * search. A document present for the whole iteration is returned exactly once.
+ */
+export class DocIterator implements IterableIterator<Document> {
+  #pos: number;
+  #epoch: number;
+  #lastId: unknown = undefined;
+  #started = false;
+
+  /** Starts at position `start` counted from the front (or from the back when `reverse`). */
+  constructor(
+    private readonly docs: OrderedDocs,
+    private readonly reverse: boolean,
+    start: number,
+  ) {
+    this.#pos = reverse ? docs.size - 1 - start : start;
+    this.#epoch = docs.epoch;
+  }
+
+  /** Returns the next document in order. */
+  next(): IteratorResult<Document> {
+    const docs = this.docs;
+    if (this.#started && this.#epoch !== docs.epoch) {
+      const after = docs.seekAfter(this.#lastId);
+      this.#pos = this.reverse ? docs.seekAfter(this.#lastId, true) - 1 : after;
+      this.#epoch = docs.epoch;
+    }
+    const doc = this.#pos >= 0 ? docs.at(this.#pos) : undefined;
+    if (doc === undefined) return { done: true, value: undefined };
+    this.#pos += this.reverse ? -1 : 1;
+    this.#lastId = doc._id;
+    this.#started = true;
+    return { done: false, value: doc };
+  }
+
+  /** Iterable protocol. */
+  [Symbol.iterator](): this {
+    return this;
+  }
+}

@@ -1,0 +1,28 @@
+import { isPlainObject } from "../bson.ts";
+
+/**
+ * Reads a dotted path, collecting every value reached through arrays (the multikey semantics
+ * of indexes and sorts). Never empty: a missing path yields `[undefined]`.
+ */
+export function valuesAt(doc: unknown, path: string): unknown[] {
+  const parts = path.split(".");
+  let current: unknown[] = [doc];
+  for (const part of parts) {
+    const next: unknown[] = [];
+    for (const v of current) {
+      if (Array.isArray(v)) {
+        const i = Number(part);
+        if (Number.isInteger(i) && String(i) === part) next.push(v[i]);
+        else for (const e of v) if (isPlainObject(e)) next.push(e[part]);
+      } else if (isPlainObject(v)) next.push(v[part]);
+    }
+    current = next;
+  }
+  const out: unknown[] = [];
+  for (const v of current) {
+    if (Array.isArray(v)) out.push(...(v.length ? v : [undefined]));
+    else out.push(v);
+  }
+  return out.length ? out : [undefined];
+}
+

@@ -1,0 +1,164 @@
+import type { Binary, Long, ObjectId, Timestamp } from "bson";
+import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
+
+/** Rank of each BSON type in MongoDB's cross-type comparison order. */
+function typeRank(v: unknown): number {
+  if (v === undefined || v === null) return 2;
+  switch (typeof v) {
+    case "number":
+    case "bigint":
+      return 3;
+    case "string":
+      return 4;
+    case "boolean":
+      return 9;
+  }
+  if (Array.isArray(v)) return 6;
+  if (v instanceof Date) return 10;
+  if (v instanceof RegExp) return 12;
+  switch (bsonTag(v)) {
+    case "MinKey":
+      return 1;
+    case "Long":
+    case "Int32":
+    case "Double":
+    case "Decimal128":
+      return 3;
+    case "BSONSymbol":
+      return 4;
+    case "Binary":
+      return 7;
+    case "ObjectId":
+      return 8;
+    case "Timestamp":
+      return 11;
+    case "BSONRegExp":
+      return 12;
+    case "MaxKey":
+      return 13;
+    case "Code":
+      return 14;
+  }
+  return 5;
+}
+
+function cmp<T>(a: T, b: T): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+function compareNumbers(a: unknown, b: unknown): number {
+  if (bsonTag(a) === "Long" && bsonTag(b) === "Long") return (a as Long).compare(b as Long);
+  return cmp(toNumber(a), toNumber(b));
+}
+
+function compareDocuments(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
+    const byType = typeRank(a[ka[i]]) - typeRank(b[kb[i]]);
+    if (byType !== 0) return byType;
+    const byName = cmp(ka[i], kb[i]);
+    if (byName !== 0) return byName;
+    const byValue = compareValues(a[ka[i]], b[kb[i]]);
+    if (byValue !== 0) return byValue;
+  }
+  return ka.length - kb.length;
+}
+
+function compareArrays(a: unknown[], b: unknown[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = compareValues(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+function compareSameRank(rank: number, a: unknown, b: unknown): number {
+  switch (rank) {
+    case 3:
+      return compareNumbers(a, b);
+    case 4:
+      return cmp(String(a), String(b));
+    case 5:
+      return compareDocuments(a as Record<string, unknown>, b as Record<string, unknown>);
+    case 6:
+      return compareArrays(a as unknown[], b as unknown[]);
+    case 7: {
+      const [x, y] = [a as Binary, b as Binary];
+      return x.length() - y.length() || x.sub_type - y.sub_type || compareBytes(x.buffer, y.buffer);
+    }
+    case 8:
+      return compareBytes((a as ObjectId).id, (b as ObjectId).id);
+    case 9:
+      return cmp(a as boolean, b as boolean);
+    case 10:
+      return cmp((a as Date).getTime(), (b as Date).getTime());
+    case 11:
+      return (a as Timestamp).compare(b as Timestamp);
+  }
+  return cmp(String(a), String(b));
+}
+
+/**
+ * Compares two values in MongoDB's BSON order (numbers of any width compare by value, then
+ * strings, documents, arrays, binaries, ObjectIds, booleans, dates...). Used for `_id` order,
+ * sorting and index keys; mingo's own comparison orders Longs as strings, hence this one.
+ */
+export function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  const ra = typeRank(a);
+  const rb = typeRank(b);
+  return ra !== rb ? ra - rb : compareSameRank(ra, a, b);
+}
+
+/** A Map key for a value: JS numbers (and int64/decimal equal to one) map to themselves. */
+export type ValueKey = number | string;
+
+function numericKey(v: unknown): ValueKey {
+  const n = toNumber(v);
+  if (bsonTag(v) === "Long" && !Number.isSafeInteger(n)) return "l" + String(v);
+  if (bsonTag(v) === "Decimal128" && String(n) !== String(v) && !Number.isInteger(n)) return "m" + String(v);
+  return n === 0 ? 0 : n;
+}
+
+function encode(v: unknown): string {
+  const k = keyOf(v);
+  return typeof k === "number" ? "d" + String(k) : typeof v === "string" ? JSON.stringify(v) : k;
+}
+
+/**
+ * A canonical key for a value, equal for values MongoDB treats as equal in an index
+ * (1, 1.0 and Long(1) agree; null and missing agree). Used by the `_id` map and unique indexes.
+ */
+export function keyOf(v: unknown): ValueKey {
+  if (typeof v === "number") return v === 0 ? 0 : v;
+  if (typeof v === "string") return "s" + v;
+  if (v === undefined || v === null) return "n";
+  if (typeof v === "boolean") return v ? "b1" : "b0";
+  if (v instanceof Date) return "t" + v.getTime();
+  if (v instanceof RegExp) return "r/" + v.source + "/" + v.flags;
+  if (Array.isArray(v)) return "[" + v.map(encode).join(",") + "]";
+  if (isPlainObject(v)) {
+    return "{" + Object.keys(v).map((k) => JSON.stringify(k) + ":" + encode(v[k])).join(",") + "}";
+  }
+  const tag = bsonTag(v);
+  switch (tag) {
+    case "ObjectId":
+      return "o" + (v as ObjectId).toHexString();
+    case "Long":
+    case "Int32":
+    case "Double":
+    case "Decimal128":
+      return numericKey(v);
+    case "Binary":
+      return "x" + (v as Binary).sub_type + ":" + (v as Binary).toString("base64");
+  }
+  return "?" + String(tag) + ":" + JSON.stringify(v);
+}
