@@ -2,7 +2,7 @@
  * The embedded engine: a MongoDB-wire-compatible server running in this process, so the
  * framework can use the official driver without a MongoDB installation.
  */
-import { memorySink, type Change, type ChangeSink } from "./changes.ts";
+import { memorySink, type ChangeSink } from "./changes.ts";
 import type { EngineState } from "./commands/context.ts";
 import { CursorRegistry } from "./cursors.ts";
 import { Catalog } from "./store/catalog.ts";
@@ -31,19 +31,10 @@ export interface EmbeddedEngine {
   close(): Promise<void>;
 }
 
-/** The durability module's contract (src/embedded/durability/mod.ts, built separately). */
-interface DurableStore extends ChangeSink {
-  recover(apply: (change: Change) => void): Promise<void>;
-}
-interface DurabilityModule {
-  openDurableStore(dataDir: string, dump: () => Iterable<Change>): Promise<DurableStore>;
-}
-
 async function openSink(catalog: Catalog, dataDir: string | undefined): Promise<ChangeSink> {
   if (!dataDir) return memorySink;
   // Loaded only when needed, so the in-memory engine does not depend on the durability code.
-  const specifier = "./durability/mod.ts";
-  const durability = (await import(specifier)) as DurabilityModule;
+  const durability = await import("./durability/mod.ts");
   const store = await durability.openDurableStore(dataDir, () => catalog.dump());
   try {
     await store.recover((change) => catalog.applyChange(change));
