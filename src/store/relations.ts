@@ -52,22 +52,46 @@ async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Doc
   return new Map(docs.map((doc) => [joinKey(doc._id), [doc]]));
 }
 
+/** Window output field holding a child's position among its siblings; projected away again. */
+const RANK = "__rank";
+
+/** Groups children by their foreign key, keeping the order the query returned them in. */
+function groupBy(docs: readonly Document[], fk: string): Groups {
+  const groups: Groups = new Map();
+  for (const doc of docs) {
+    const key = joinKey(doc[fk]);
+    if (key === undefined) continue;
+    const siblings = groups.get(key);
+    if (siblings) siblings.push(doc);
+    else groups.set(key, [doc]);
+  }
+  return groups;
+}
+
 /**
- * hasMany / hasOne: one aggregate for the whole level. Sorting by `_id` before `$group`
- * makes each `$push` list come out in id order, and `$slice` keeps the first `cap` per
- * parent, so no parent can pull an unbounded number of children into the response.
+ * hasMany / hasOne: one aggregate for the whole level. `$setWindowFields` numbers the
+ * children of each parent in id order and `$match` keeps the first `cap`, so the cap is
+ * applied by the database and no parent can pull an unbounded number of children into the
+ * response. Children stay separate documents (a `$group`/`$push` would build one document
+ * per parent, which can outgrow the 16 MB BSON limit). Needs MongoDB 5.0 or later.
  */
 async function fetchChildren(db: Db, node: WithNode, values: unknown[], cap: number, scope: Document): Promise<Groups> {
   const fk = node.relation.foreignKey;
   const pipeline = [
     { $match: scoped({ [fk]: { $in: values } }, scope) },
-    { $sort: { _id: 1 } },
     { $project: childProjection(node) },
-    { $group: { _id: `$${fk}`, docs: { $push: "$$ROOT" } } },
-    { $project: { docs: { $slice: ["$docs", cap] } } },
+    { $setWindowFields: { partitionBy: `$${fk}`, sortBy: { _id: 1 }, output: { [RANK]: { $documentNumber: {} } } } },
+    { $match: { [RANK]: { $lte: cap } } },
+    { $project: { [RANK]: 0 } },
+    // The window's output order is not documented; this sort (of at most cap × parents
+    // documents) is what guarantees id order within each parent.
+    { $sort: { _id: 1 } },
   ];
-  const groups = await db.collection(node.model.collection).aggregate(pipeline, { batchSize: values.length + 1 }).toArray();
-  return new Map(groups.map((group) => [joinKey(group._id), group.docs as Document[]]));
+  // Sized so the first batch always drains the cursor: no getMore, one command per level
+  // (unless the result is over 16 MB, when the driver fetches the rest as it must).
+  const batchSize = Math.min(values.length * cap + 1, 100_000);
+  const docs = await db.collection(node.model.collection).aggregate(pipeline, { batchSize }).toArray();
+  return groupBy(docs, fk);
 }
 
 function fetchLevel(db: Db, node: WithNode, values: unknown[], limits: QueryLimits, scope: Document): Promise<Groups> {
