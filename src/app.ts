@@ -76,15 +76,14 @@ async function prepareCollections(db: Db, models: readonly Model[]): Promise<voi
   }
 }
 
-function headResponse(response: Response): Response {
+/** HEAD is answered as GET with the body dropped, so headers (ETag, length) stay identical. */
+function withoutBody(response: Response): Response {
   return new Response(null, { status: response.status, headers: response.headers });
 }
 
 async function dispatch(router: GeneratedRoutes, request: Request, language: string): Promise<Response> {
-  const head = request.method === "HEAD";
-  const routed = head ? new Request(request.url, { headers: request.headers }) : request;
-  const response = await router.fetch(routed);
-  if (response) return head ? headResponse(response) : response;
+  const response = await router.fetch(request);
+  if (response) return response;
   const pathname = new URL(request.url).pathname;
   const allowed = router.allowedFor(request.method, pathname);
   if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
@@ -123,6 +122,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   let errorHandler: ErrorHandler | null = null;
   const app: App = {
     fetch: async (request) => {
+      if (request.method === "HEAD") return withoutBody(await app.fetch(new Request(request.url, { headers: request.headers })));
       try {
         return await dispatch(router, request, language);
       } catch (error) {

@@ -64,7 +64,12 @@ describe("belongsTo integrity", () => {
 
 describe("soft delete", () => {
   const Author = defineModel({ name: "Author", fields: { name: string() }, softDelete: true, relations: { books: { type: "hasMany", model: "Book", foreignKey: "author_id" } } });
-  const Book = defineModel({ name: "Book", fields: { author_id: id(), title: string(), isbn: optional(string()) }, softDelete: true });
+  const Book = defineModel({
+    name: "Book",
+    fields: { author_id: id(), title: string(), isbn: optional(string()) },
+    softDelete: true,
+    relations: { author: { type: "belongsTo", model: "Author", foreignKey: "author_id" } },
+  });
   let app: App;
   before(async () => {
     app = await createApp({ models: [Author, Book] });

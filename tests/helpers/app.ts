@@ -30,10 +30,11 @@ export async function jsonOf(response: Response): Promise<{ status: number; body
   return { status: response.status, body: await response.json() };
 }
 
-/** Inserts users directly through the API and returns their ids. */
+/** Inserts users through the API (u<n>@example.com, continuing the numbering) and returns their ids. */
 export async function seedUsers(app: App, count: number): Promise<number[]> {
   const ids: number[] = [];
-  for (let i = 1; i <= count; i++) {
+  const start = (await app.db.collection("users").countDocuments()) + 1;
+  for (let i = start; i < start + count; i++) {
     const res = await call(app, "POST", "/api/v1/users", { email: `u${i}@example.com`, name: `Name${i}`, surname: `Surname${i}`, password: "secret" });
     if (res.status !== 201) throw new Error(`seed failed: ${res.status} ${await res.text()}`);
     ids.push((await res.json()).id);
