@@ -62,7 +62,7 @@ const noScope = () => ({});
 
 /** Loads `with` for the given parents the way the handlers do, counting driver commands. */
 async function load(model: Model, collection: string, ids: number[], raw: string, opts: { limits?: QueryLimits; scope?: (m: Model) => Document } = {}) {
-  const docs = await db.collection(collection).find({ _id: { $in: ids } }).sort({ _id: 1 }).toArray();
+  const docs = await db.collection(collection).find({ _id: { $in: ids } } as Document).sort({ _id: 1 }).toArray();
   const records: ApiRecord[] = docs.map((doc) => toRecord(model, doc, ["id"]));
   const lim = opts.limits ?? limits;
   commands.length = 0;
