@@ -52,7 +52,13 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
   const next = cloneDeep(doc) as Document;
   if (Object.keys(modifier).length > 0) {
-    mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined);
+    try {
+      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined);
+    } catch (error) {
+      // mingo detects some _id changes itself; report them with MongoDB's code.
+      if (error instanceof Error && error.message.includes("immutable field '_id'")) throw immutableId();
+      throw error;
+    }
   }
   if ("_id" in doc && compareValues(next._id, doc._id) !== 0) throw immutableId();
   return next;

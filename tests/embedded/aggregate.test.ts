@@ -1,0 +1,97 @@
+import { describe, test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { MongoServerError, type Document } from "mongodb";
+import { connectTarget, type Connected } from "./helpers.ts";
+
+/** aggregate runs its stages with mingo and returns a cursor. */
+describe("embedded engine: aggregate", () => {
+  let conn: Connected;
+
+  before(async () => {
+    conn = await connectTarget("aggregate");
+    await conn.db.collection("orders").insertMany([
+      { _id: 1, customer: "ann", total: 10, items: [{ sku: "a", n: 1 }] },
+      { _id: 2, customer: "bob", total: 20, items: [{ sku: "b", n: 2 }] },
+      { _id: 3, customer: "ann", total: 30, items: [] },
+      { _id: 4, customer: "cid", total: 40, items: [{ sku: "a", n: 3 }] },
+    ] as Document[]);
+    await conn.db.collection("customers").insertMany([
+      { _id: "ann", city: "Oslo" },
+      { _id: "bob", city: "Rome" },
+    ] as Document[]);
+  });
+  after(async () => {
+    await conn.close();
+  });
+
+  test("$match, $sort, $skip, $limit and $project", async () => {
+    const docs = await conn.db
+      .collection("orders")
+      .aggregate([{ $match: { total: { $gte: 20 } } }, { $sort: { total: -1 } }, { $skip: 1 }, { $limit: 2 }, { $project: { _id: 0, customer: 1 } }])
+      .toArray();
+    assert.deepEqual(docs, [{ customer: "ann" }, { customer: "bob" }]);
+  });
+
+  test("$group with accumulators, then $sort", async () => {
+    const docs = await conn.db
+      .collection("orders")
+      .aggregate([{ $group: { _id: "$customer", sum: { $sum: "$total" }, n: { $sum: 1 } } }, { $sort: { _id: 1 } }])
+      .toArray();
+    assert.deepEqual(docs, [
+      { _id: "ann", sum: 40, n: 2 },
+      { _id: "bob", sum: 20, n: 1 },
+      { _id: "cid", sum: 40, n: 1 },
+    ]);
+  });
+
+  test("$count", async () => {
+    const docs = await conn.db.collection("orders").aggregate([{ $match: { customer: "ann" } }, { $count: "howMany" }]).toArray();
+    assert.deepEqual(docs, [{ howMany: 2 }]);
+  });
+
+  test("$lookup joins another collection without changing it", async () => {
+    const docs = await conn.db
+      .collection("orders")
+      .aggregate([
+        { $match: { _id: { $lte: 2 } } },
+        { $lookup: { from: "customers", localField: "customer", foreignField: "_id", as: "who" } },
+        { $project: { customer: 1, city: { $first: "$who.city" } } },
+      ])
+      .toArray();
+    assert.deepEqual(docs, [
+      { _id: 1, customer: "ann", city: "Oslo" },
+      { _id: 2, customer: "bob", city: "Rome" },
+    ]);
+    assert.deepEqual(await conn.db.collection("customers").findOne({ _id: "ann" } as Document), { _id: "ann", city: "Oslo" });
+  });
+
+  test("stages that reshape documents never alter the stored ones", async () => {
+    await conn.db
+      .collection("orders")
+      .aggregate([{ $unwind: { path: "$items", includeArrayIndex: "i" } }, { $set: { "items.n": 0, extra: 1 } }, { $unset: "total" }])
+      .toArray();
+    assert.deepEqual(await conn.db.collection("orders").findOne({ _id: 1 } as Document), { _id: 1, customer: "ann", total: 10, items: [{ sku: "a", n: 1 }] });
+  });
+
+  test("countDocuments' pipeline, with and without skip/limit", async () => {
+    const orders = conn.db.collection("orders");
+    assert.equal(await orders.countDocuments(), 4);
+    assert.equal(await orders.countDocuments({ customer: "ann" }), 2);
+    assert.equal(await orders.countDocuments({}, { skip: 3, limit: 5 }), 1);
+    assert.equal(await orders.countDocuments({ customer: "zed" }), 0);
+  });
+
+  test("results larger than a batch come back through getMore", async () => {
+    const c = conn.db.collection("many");
+    await c.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, g: i % 3 })) as Document[]);
+    const docs = await c.aggregate([{ $match: { g: 1 } }, { $project: { _id: 1 } }], { batchSize: 10 }).toArray();
+    assert.equal(docs.length, 100);
+    assert.equal(docs[99]._id, 298);
+  });
+
+  test("$out and $merge are refused", async (t) => {
+    if (!conn.target.embedded) return t.skip("supported by MongoDB");
+    await assert.rejects(conn.db.collection("orders").aggregate([{ $out: "copy" }]).toArray(), (e: unknown) => e instanceof MongoServerError);
+    assert.deepEqual(await conn.db.listCollections({ name: "copy" }).toArray(), []);
+  });
+});

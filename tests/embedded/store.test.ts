@@ -1,0 +1,92 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Long, ObjectId } from "bson";
+import type { Change } from "../../src/embedded/changes.ts";
+import { Catalog } from "../../src/embedded/store/catalog.ts";
+import { OrderedDocs } from "../../src/embedded/store/ordered.ts";
+import { compareValues, keyOf } from "../../src/embedded/store/values.ts";
+
+/** The in-memory structures under the commands (no driver involved). */
+describe("embedded engine: document store", () => {
+  test("documents stay in BSON _id order whatever the insertion order and type", () => {
+    const docs = new OrderedDocs();
+    const oid = new ObjectId("0000000000000000000000aa");
+    const ids: unknown[] = [oid, "b", 3, true, { x: 1 }, 1.5, "a", new Date(0), -2, null];
+    for (const _id of ids) docs.put({ _id });
+    const order = [...docs.iterate()].map((d) => d._id);
+    assert.deepEqual(order, [null, -2, 1.5, 3, "a", "b", { x: 1 }, oid, true, new Date(0)]);
+    assert.deepEqual([...docs.iterate(true)].map((d) => d._id), [...order].reverse());
+  });
+
+  test("1, 1.0 and Long(1) are the same _id", () => {
+    const docs = new OrderedDocs();
+    docs.put({ _id: 1, v: "int" });
+    assert.equal(docs.get(Long.fromNumber(1))?.v, "int");
+    docs.put({ _id: Long.fromNumber(1), v: "long" });
+    assert.equal(docs.size, 1);
+    assert.equal(keyOf(Long.fromString("9007199254740993")) === keyOf(9007199254740992), false);
+    assert.equal(compareValues(Long.fromNumber(2), 1.5), 1);
+  });
+
+  test("an iterator returns each surviving document exactly once across concurrent writes", () => {
+    const docs = new OrderedDocs();
+    for (let i = 0; i < 100; i++) docs.put({ _id: i * 2 });
+    const it = docs.iterate();
+    const seen: number[] = [];
+    for (let step = it.next(); !step.done; step = it.next()) {
+      const id = step.value._id as number;
+      seen.push(id);
+      if (id === 20) for (let j = 0; j < 10; j++) docs.delete(j * 2);
+      if (id === 40) docs.put({ _id: 41 });
+      if (id === 60) docs.put({ _id: 1 });
+    }
+    const expected = Array.from({ length: 100 }, (_, i) => i * 2).concat(41).sort((a, b) => a - b);
+    assert.deepEqual(seen, expected);
+  });
+
+  test("skip is a position, not a scan", () => {
+    const docs = new OrderedDocs();
+    for (let i = 0; i < 1000; i++) docs.put({ _id: i });
+    assert.equal(docs.iterate(false, 990).next().value?._id, 990);
+    assert.equal(docs.iterate(true, 5).next().value?._id, 994);
+  });
+
+  test("applyChange replays idempotently and dump reproduces the state", () => {
+    const source = new Catalog();
+    const changes: Change[] = [
+      { op: "createCollection", db: "d", coll: "c" },
+      { op: "createIndex", db: "d", coll: "c", spec: { name: "k_1", key: { k: 1 }, unique: true } },
+      { op: "put", db: "d", coll: "c", doc: { _id: 1, k: "a" } },
+      { op: "put", db: "d", coll: "c", doc: { _id: 2, k: "a" } },
+      { op: "put", db: "d", coll: "c", doc: { _id: 1, k: "b" } },
+      { op: "delete", db: "d", coll: "c", id: 3 },
+      { op: "createCollection", db: "d", coll: "c" },
+      { op: "put", db: "d", coll: "gone", doc: { _id: 1 } },
+      { op: "dropCollection", db: "d", coll: "gone" },
+    ];
+    for (const change of [...changes, ...changes]) source.applyChange(change);
+    source.finishRecovery();
+    const coll = source.get("d", "c")!;
+    assert.deepEqual([...coll.docs.iterate()], [{ _id: 1, k: "b" }, { _id: 2, k: "a" }]);
+    assert.equal(coll.findDuplicate({ _id: 9, k: "a" }, true)?.index.name, "k_1");
+    assert.equal(source.get("d", "gone"), undefined);
+    const copy = new Catalog();
+    for (const change of source.dump()) copy.applyChange(change);
+    copy.finishRecovery();
+    assert.deepEqual([...copy.get("d", "c")!.docs.iterate()], [...coll.docs.iterate()]);
+    assert.deepEqual([...copy.get("d", "c")!.indexes.keys()], ["k_1"]);
+  });
+
+  test("dump tolerates writes between steps and yields every document that existed throughout", () => {
+    const catalog = new Catalog();
+    for (let i = 0; i < 50; i++) catalog.applyChange({ op: "put", db: "d", coll: "c", doc: { _id: i } });
+    const coll = catalog.get("d", "c")!;
+    const put: number[] = [];
+    for (const change of catalog.dump()) {
+      if (change.op !== "put") continue;
+      put.push(change.doc._id as number);
+      if (change.doc._id === 10) for (let j = 0; j < 10; j++) coll.delete(j);
+    }
+    assert.deepEqual(put, Array.from({ length: 50 }, (_, i) => i));
+  });
+});
