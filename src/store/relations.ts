@@ -114,23 +114,23 @@ function serialise(model: Model, groups: Groups, fields: readonly string[] | nul
   return records;
 }
 
+/** Fetches one node's children (and theirs) and returns each parent's value, in parent order. */
 async function loadNode(
   db: Db,
   docs: readonly Document[],
-  records: ApiRecord[],
   node: WithNode,
   limits: QueryLimits,
   scope: (model: Model) => Document,
-): Promise<void> {
+): Promise<unknown[]> {
   const parentPath = node.relation.type === "belongsTo" ? node.relation.foreignKey : "_id";
   const values = parentValues(docs, parentPath);
   const groups = values.length === 0 ? new Map() : await fetchLevel(db, node, values, limits, scope(node.model));
   const children = serialise(node.model, groups, node.fields);
   await loadRelations(db, [...children.keys()], [...children.values()], node.children, limits, scope);
-  docs.forEach((doc, i) => {
+  return docs.map((doc) => {
     const found: Document[] = groups.get(joinKey(doc[parentPath])) ?? [];
     const attached = found.map((child) => children.get(child) as ApiRecord);
-    records[i][node.relation.name] = node.relation.type === "hasMany" ? attached : (attached[0] ?? null);
+    return node.relation.type === "hasMany" ? attached : (attached[0] ?? null);
   });
 }
 
@@ -156,5 +156,8 @@ export async function loadRelations(
   scope: (model: Model) => Document,
 ): Promise<void> {
   if (docs.length === 0 || nodes.length === 0) return;
-  await Promise.all(nodes.map((node) => loadNode(db, docs, records, node, limits, scope)));
+  const loaded = await Promise.all(nodes.map((node) => loadNode(db, docs, node, limits, scope)));
+  // Attached only once all are loaded, in the order of `with`, so the output's key order
+  // does not depend on which query happened to answer first.
+  nodes.forEach((node, n) => records.forEach((record, i) => (record[node.relation.name] = loaded[n][i])));
 }

@@ -48,6 +48,7 @@ export const Like = defineModel({
   name: "Like",
   fields: { comment_id: integer(), stars: integer() },
   relations: { comment: { type: "belongsTo", model: "Comment", foreignKey: "comment_id" } },
+  softDelete: true,
 });
 
 export const Profile = defineModel({ name: "Profile", fields: { user_id: integer(), bio: string() } });
