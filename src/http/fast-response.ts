@@ -1,10 +1,123 @@
 /** Headers as a plain object: cheap to build and to hand to node:http unchanged. */
 export type HeaderRecord = Record<string, string>;
 
+/** A body the framework already holds in full. */
+export type FullBody = string | Uint8Array | null;
+
+/**
+ * What an adapter needs to write a response made by createResponse straight to a socket.
+ * `headers` is the plain record while nobody has looked at the response's headers, and the
+ * live Headers once someone has (they may have been changed since).
+ */
+export interface DirectResponse {
+  status: number;
+  headers: HeaderRecord | Headers;
+  body: FullBody;
+}
+
+// Deno.serve reads its own internal slots off every Response, so it needs a real one there.
+const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+
+// Statuses whose responses never carry a body: a real Response refuses a body with them.
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * A Response in all but construction: on Node `new Response()` costs tens of microseconds
+ * (it builds Headers and a ReadableStream), more than the rest of a request put together.
+ * This keeps the three parts as given and makes the real Response only when something asks
+ * for more than the status, so an adapter that knows it can skip the Response altogether.
+ */
+class LightResponse {
+  readonly #body: FullBody;
+  readonly #status: number;
+  readonly #headers: HeaderRecord;
+  #real: Response | undefined;
+
+  constructor(body: FullBody, status: number, headers: HeaderRecord) {
+    this.#body = body;
+    this.#status = status;
+    this.#headers = headers;
+  }
+
+  get status(): number {
+    return this.#status;
+  }
+
+  get ok(): boolean {
+    return this.#status >= 200 && this.#status < 300;
+  }
+
+  /** The real Response, made once, the first time anything beyond the status is needed. */
+  #materialise(): Response {
+    this.#real ??= new Response(this.#body as BodyInit | null, { status: this.#status, headers: this.#headers });
+    return this.#real;
+  }
+
+  /** The parts of a LightResponse that can still be written directly, or undefined. */
+  static direct(response: Response): DirectResponse | undefined {
+    if (!(#body in response)) return undefined;
+    const light = response as unknown as LightResponse;
+    const real = light.#real;
+    if (real === undefined) return { status: light.#status, headers: light.#headers, body: light.#body };
+    // Someone took the body: let the caller treat it like any used Response.
+    if (real.bodyUsed || real.body?.locked) return undefined;
+    return { status: real.status, headers: real.headers, body: light.#body };
+  }
+
+  static {
+    // Everything else a Response has, served by the real one: whatever this runtime's
+    // Response offers (bytes(), textStream()...) keeps working without being listed here.
+    Object.setPrototypeOf(LightResponse.prototype, Response.prototype);
+    const own = new Set(Object.getOwnPropertyNames(LightResponse.prototype));
+    for (const name of Object.getOwnPropertyNames(Response.prototype)) {
+      if (own.has(name)) continue;
+      const descriptor = Object.getOwnPropertyDescriptor(Response.prototype, name)!;
+      if (descriptor.get) {
+        Object.defineProperty(LightResponse.prototype, name, {
+          configurable: true,
+          get(this: LightResponse) {
+            return Reflect.get(Response.prototype, name, this.#materialise());
+          },
+        });
+      } else if (typeof descriptor.value === "function") {
+        const method = descriptor.value as (...args: unknown[]) => unknown;
+        Object.defineProperty(LightResponse.prototype, name, {
+          configurable: true,
+          writable: true,
+          value(this: LightResponse, ...args: unknown[]) {
+            return method.apply(this.#materialise(), args);
+          },
+        });
+      }
+    }
+  }
+}
+
+/** Throws what `new Response()` would throw for these arguments, so a lazy one fails as early. */
+function checkInit(body: FullBody, status: number): void {
+  if (!Number.isInteger(status) || status < 200 || status > 599) {
+    throw new RangeError(`The status provided (${status}) is outside the range [200, 599].`);
+  }
+  if (body !== null && NULL_BODY_STATUSES.has(status)) {
+    throw new TypeError(`A response with status ${status} cannot have a body.`);
+  }
+}
+
 /**
  * Builds a Response for a body the framework already holds in full. Adapters may recognise
- * responses made here and write the body directly instead of reading it as a stream.
+ * responses made here (see {@link directResponse}) and write the body directly instead of
+ * reading it as a stream; everywhere else the result behaves as a real Response.
  */
-export function createResponse(body: string | Uint8Array | null, status: number, headers: HeaderRecord): Response {
-  return new Response(body, { status, headers });
+export function createResponse(body: FullBody, status: number, headers: HeaderRecord): Response {
+  if (isDeno) return new Response(body as BodyInit | null, { status, headers });
+  checkInit(body, status);
+  return new LightResponse(body, status, headers) as unknown as Response;
+}
+
+/**
+ * The status, headers and full body of a response made by createResponse, for an adapter to
+ * write directly; undefined for any other Response, or one whose body someone already took.
+ */
+export function directResponse(response: Response): DirectResponse | undefined {
+  return LightResponse.direct(response);
 }

@@ -1,0 +1,101 @@
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { directResponse, type DirectResponse, type HeaderRecord } from "./fast-response.ts";
+
+/** Statuses whose responses never carry a body, nor a Content-Length that would promise one. */
+function isBodiless(status: number): boolean {
+  return status === 204 || status === 304 || (status >= 100 && status < 200);
+}
+
+/**
+ * Writes a Response to node's ServerResponse. A response made by createResponse goes out in
+ * one write with its Content-Length; any other is streamed. Resolves once the body is written,
+ * or the client is gone; rejects if the body stream fails (the socket is destroyed by then
+ * whenever headers were already sent, so the client cannot take a cut body for a whole one).
+ */
+export function writeResponse(res: ServerResponse, response: Response, isHead: boolean): Promise<void> | void {
+  const direct = directResponse(response);
+  if (direct !== undefined) return writeDirect(res, direct, isHead);
+  return writeStreamed(res, response, isHead);
+}
+
+/** A body held in full: status line, headers and body handed to node at once. */
+function writeDirect(res: ServerResponse, { status, headers, body }: DirectResponse, isHead: boolean): void {
+  const out: OutgoingHttpHeaders = headers instanceof Headers ? nodeHeaders(headers) : { ...headers };
+  if (isBodiless(status)) {
+    res.writeHead(status, out).end();
+    return;
+  }
+  const length = body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+  out["content-length"] = length;
+  res.writeHead(status, out);
+  if (isHead || body === null) res.end();
+  else res.end(body);
+}
+
+/** Any other Response: headers first, then the body chunk by chunk as the socket drains. */
+async function writeStreamed(res: ServerResponse, response: Response, isHead: boolean): Promise<void> {
+  const { status, body } = response;
+  res.writeHead(status, response.statusText || undefined, nodeHeaders(response.headers));
+  if (body === null || isHead || isBodiless(status)) {
+    res.end();
+    await body?.cancel().catch(() => {});
+    return;
+  }
+  const reader = body.getReader();
+  // The client left: stop the producer (its pending read resolves as done).
+  const onClose = (): void => void reader.cancel().catch(() => {});
+  res.once("close", onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await drained(res);
+    }
+    if (!res.destroyed) res.end();
+  } catch (error) {
+    res.destroy();
+    throw error;
+  } finally {
+    res.off("close", onClose);
+  }
+}
+
+/** Resolves when the socket can take more, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/** Web Headers as node wants them: Set-Cookie as separate lines, never joined by commas. */
+function nodeHeaders(headers: Headers): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of headers) {
+    if (name !== "set-cookie") out[name] = value;
+  }
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) out["set-cookie"] = cookies;
+  return out;
+}
+
+const JSON_HEADERS: HeaderRecord = {
+  "content-type": "application/json; charset=utf-8",
+  "content-language": "en",
+};
+
+/**
+ * Answers with a small JSON document, for the errors the adapter itself raises. `close` asks
+ * node to end the connection afterwards (when the request body was left unread).
+ */
+export function writeJson(res: ServerResponse, status: number, payload: unknown, close = false): void {
+  const body = JSON.stringify(payload);
+  const headers: OutgoingHttpHeaders = { ...JSON_HEADERS, "content-length": Buffer.byteLength(body) };
+  if (close) headers.connection = "close";
+  res.writeHead(status, headers).end(body);
+}

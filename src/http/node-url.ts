@@ -1,0 +1,64 @@
+import type { IncomingMessage } from "node:http";
+
+// A path the WHATWG URL parser leaves exactly as it is: no characters it would percent-encode
+// or rewrite (quote, backslash, space...), so `origin + path` is already what `new URL()`
+// and `new Request()` would print, and no parse is needed.
+const PLAIN_PATH = /^\/[\w\-.~!$&()*+,;=:@/?%]*$/;
+// Dot segments, possibly percent-encoded, are resolved by the parser: leave those to it.
+const DOT_SEGMENT = /\/\.|%2e/i;
+// Host header characters that can only name a host (and port): no path, user info or query.
+const HOST_CHARS = /^[\w\-.:[\]]+$/;
+
+const MAX_CACHED_ORIGINS = 64;
+const origins = new Map<string, string | null>();
+
+/**
+ * The origin (`http://host:port`, as the URL parser prints it) that a Host header names, or
+ * null when the header cannot name one. Clients send the same few hosts again and again, so
+ * each is parsed once.
+ */
+function originOf(host: string): string | null {
+  let origin = origins.get(host);
+  if (origin !== undefined) return origin;
+  origin = null;
+  if (HOST_CHARS.test(host)) {
+    try {
+      origin = new URL(`http://${host}`).origin;
+    } catch {
+      // Not a valid host: answered as a bad request.
+    }
+  }
+  if (origins.size >= MAX_CACHED_ORIGINS) origins.clear();
+  origins.set(host, origin);
+  return origin;
+}
+
+/**
+ * The absolute URL of a request, serialised exactly as `new Request(url).url` would, or
+ * undefined when the request target or the Host header is malformed. `fallbackOrigin` serves
+ * requests that carry no Host header (HTTP/1.0).
+ */
+export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string | undefined {
+  const target = req.url ?? "/";
+  if (target.charCodeAt(0) !== 47 /* "/" */) return absoluteUrl(target);
+  const host = req.headers.host;
+  const origin = host === undefined ? fallbackOrigin : originOf(host);
+  if (origin === null) return undefined;
+  if (PLAIN_PATH.test(target) && !DOT_SEGMENT.test(target)) return origin + target;
+  try {
+    // Concatenated rather than resolved against the origin: "//evil.example/x" is a path here.
+    return new URL(origin + target).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An absolute-form request target ("GET http://host/path"), as proxies send it. */
+function absoluteUrl(target: string): string | undefined {
+  try {
+    const url = new URL(target);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
