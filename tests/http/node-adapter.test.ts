@@ -1,0 +1,481 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { Readable } from "node:stream";
+import { Agent, request } from "undici";
+import { createResponse, directResponse } from "../../src/http/fast-response.ts";
+import { serveNode, type FetchHandler, type NodeServer } from "../../src/http/node-adapter.ts";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+
+/** A handler that a test can swap, so one server serves a whole describe block. */
+function switchable(): { handler: FetchHandler; use(next: FetchHandler): void } {
+  let current: FetchHandler = () => createResponse(null, 404, {});
+  return { handler: (request) => current(request), use: (next) => (current = next) };
+}
+
+/** Settles from outside: for handlers that must wait on the test. */
+function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Sends raw bytes on a fresh connection and returns everything the server sends back until it closes. */
+function rawExchange(port: number, ...parts: (string | Buffer)[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      for (const part of parts) socket.write(part);
+    });
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+  });
+}
+
+/** Splits a raw HTTP/1.1 response into status, lower-cased headers and body. */
+function parseRaw(raw: string): { status: number; headers: Map<string, string>; body: string } {
+  const end = raw.indexOf("\r\n\r\n");
+  const [statusLine, ...lines] = raw.slice(0, end).split("\r\n");
+  const headers = new Map(lines.map((line) => {
+    const colon = line.indexOf(":");
+    return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()] as [string, string];
+  }));
+  return { status: Number(statusLine!.split(" ")[1]), headers, body: raw.slice(end + 4) };
+}
+
+/** Silences console.error for the duration of `run`, returning what was logged. */
+async function capturingErrors(run: () => Promise<void>): Promise<unknown[][]> {
+  const logged: unknown[][] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args);
+  try {
+    await run();
+  } finally {
+    console.error = original;
+  }
+  return logged;
+}
+
+describe("serveNode", () => {
+  const app = switchable();
+  let server: NodeServer;
+  let base: string;
+  const agent = new Agent();
+
+  before(async () => {
+    server = await serveNode(app.handler, { port: 0, host: "127.0.0.1", bodyLimit: 64 * 1024 });
+    base = server.url;
+  });
+
+  after(async () => {
+    await agent.close();
+    await server.close();
+  });
+
+  test("hands the handler a Request with method, URL with query string, and headers", async () => {
+    let seen: { isRequest: boolean; method: string; url: string; custom: string | null; accept: string | null; body: unknown } | undefined;
+    app.use((request) => {
+      seen = {
+        isRequest: request instanceof Request,
+        method: request.method,
+        url: request.url,
+        custom: request.headers.get("x-custom"),
+        accept: request.headers.get("Accept"),
+        body: request.body,
+      };
+      return createResponse('{"ok":true}', 200, { "content-type": JSON_TYPE });
+    });
+    const response = await request(`${base}/items/42?sort=name&filter=a%20b`, {
+      dispatcher: agent,
+      headers: { "x-custom": "hello", accept: "application/json" },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers["content-type"], JSON_TYPE);
+    assert.deepEqual(await response.body.json(), { ok: true });
+    assert.deepEqual(seen, {
+      isRequest: true,
+      method: "GET",
+      url: `${base}/items/42?sort=name&filter=a%20b`,
+      custom: "hello",
+      accept: "application/json",
+      body: null,
+    });
+  });
+
+  test("serialises the URL as the URL parser would (dot segments, odd characters)", async () => {
+    const seen: string[] = [];
+    app.use((request) => {
+      seen.push(request.url);
+      return createResponse(null, 204, {});
+    });
+    for (const path of ["/a/./b/../c?x=1", "/quote'd/%2E/x?q='1'", "//other.example/p"]) {
+      const raw = await rawExchange(server.port, `GET ${path} HTTP/1.1\r\nHost: LOCALHOST:${server.port}\r\nConnection: close\r\n\r\n`);
+      assert.equal(parseRaw(raw).status, 204);
+    }
+    const origin = `http://localhost:${server.port}`;
+    assert.deepEqual(seen, [
+      `${origin}/a/c?x=1`,
+      `${origin}/quote'd/x?q=%271%27`,
+      `${origin}//other.example/p`,
+    ]);
+  });
+
+  test("the lazy Request materialises into a full Request when needed", async () => {
+    app.use(async (request) => {
+      assert.ok(request.signal instanceof AbortSignal);
+      assert.equal(request.signal.aborted, false);
+      const clone = request.clone();
+      // Runtime code that reads a Request's internals (fetch(), new Request()) accepts it too.
+      const copy = new Request(request);
+      assert.equal(copy.url, request.url);
+      assert.equal(copy.method, "PUT");
+      assert.equal(copy.headers.get("x-custom"), "1");
+      assert.equal(request.bodyUsed, true, "new Request(request) takes the body over");
+      const [copied, cloned] = await Promise.all([copy.text(), clone.text()]);
+      return createResponse(JSON.stringify({ copied, cloned }), 200, { "content-type": JSON_TYPE });
+    });
+    const response = await request(`${base}/put`, { dispatcher: agent, method: "PUT", body: "payload", headers: { "x-custom": "1" } });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(await response.body.json(), { copied: "payload", cloned: "payload" });
+  });
+
+  test("streams a POSTed JSON body to the handler", async () => {
+    const document = { name: "widget", tags: Array.from({ length: 2000 }, (_, i) => `tag-${i}`) };
+    const text = JSON.stringify(document);
+    assert.ok(text.length > 16 * 1024 && text.length < 64 * 1024);
+    let chunks = 0;
+    app.use(async (request) => {
+      assert.equal(request.headers.get("content-type"), "application/json");
+      const reader = request.body!.getReader();
+      const decoder = new TextDecoder();
+      let received = "";
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        chunks++;
+        received += decoder.decode(next.value, { stream: true });
+      }
+      const parsed = JSON.parse(received) as typeof document;
+      return createResponse(JSON.stringify({ name: parsed.name, tags: parsed.tags.length }), 201, { "content-type": JSON_TYPE });
+    });
+    const response = await request(`${base}/widgets`, {
+      dispatcher: agent,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: text,
+    });
+    assert.equal(response.statusCode, 201);
+    assert.deepEqual(await response.body.json(), { name: "widget", tags: 2000 });
+    assert.ok(chunks >= 1);
+  });
+
+  test("json() reads a small body", async () => {
+    app.use(async (request) => createResponse(JSON.stringify(await request.json()), 200, { "content-type": JSON_TYPE }));
+    const response = await request(`${base}/echo`, { dispatcher: agent, method: "POST", body: '{"a":[1,2,3]}' });
+    assert.deepEqual(await response.body.json(), { a: [1, 2, 3] });
+  });
+
+  test("HEAD answers headers and Content-Length but no body", async () => {
+    const body = JSON.stringify({ hello: "world" });
+    app.use(() => createResponse(body, 200, { "content-type": JSON_TYPE }));
+    const raw = await rawExchange(server.port, `HEAD /thing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    const { status, headers, body: sent } = parseRaw(raw);
+    assert.equal(status, 200);
+    assert.equal(headers.get("content-type"), JSON_TYPE);
+    // On Deno createResponse makes a real Response, whose length nobody knows without reading it.
+    if (!isDeno) assert.equal(headers.get("content-length"), String(body.length));
+    assert.equal(sent, "");
+  });
+
+  test("HEAD on a streamed Response sends no body either", async () => {
+    app.use(() => new Response(new Blob(["streamed"]).stream(), { headers: { "x-kind": "stream" } }));
+    const raw = await rawExchange(server.port, `HEAD / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    const { status, headers, body } = parseRaw(raw);
+    assert.equal(status, 200);
+    assert.equal(headers.get("x-kind"), "stream");
+    assert.equal(body, "");
+  });
+
+  test("204 carries no body and no Content-Length", async () => {
+    for (const make of [() => createResponse(null, 204, { "x-done": "yes" }), () => new Response(null, { status: 204, headers: { "x-done": "yes" } })]) {
+      app.use(make);
+      const raw = await rawExchange(server.port, `DELETE /thing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      const { status, headers, body } = parseRaw(raw);
+      assert.equal(status, 204);
+      assert.equal(headers.get("x-done"), "yes");
+      assert.equal(headers.has("content-length"), false);
+      assert.equal(headers.has("transfer-encoding"), false);
+      assert.equal(body, "");
+    }
+  });
+
+  test("a Response the handler changed after createResponse goes out as changed", async () => {
+    app.use(() => {
+      const response = createResponse("changed", 200, { "content-type": "text/plain" });
+      response.headers.set("x-added", "later");
+      return response;
+    });
+    const response = await request(`${base}/`, { dispatcher: agent });
+    assert.equal(response.headers["x-added"], "later");
+    assert.equal(response.headers["content-type"], "text/plain");
+    assert.equal(await response.body.text(), "changed");
+  });
+
+  test("streams a Response with a ReadableStream body, with Set-Cookie lines kept apart", async () => {
+    const parts = ["first,", "second,", "third"];
+    app.use(() => {
+      let next = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (next < parts.length) controller.enqueue(new TextEncoder().encode(parts[next++]));
+          else controller.close();
+        },
+      });
+      const headers = new Headers({ "content-type": "text/plain" });
+      headers.append("set-cookie", "a=1; Path=/");
+      headers.append("set-cookie", "b=2; Path=/");
+      return new Response(body, { status: 201, headers });
+    });
+    const response = await request(`${base}/stream`, { dispatcher: agent });
+    assert.equal(response.statusCode, 201);
+    assert.equal(response.headers["transfer-encoding"], "chunked");
+    assert.deepEqual(response.headers["set-cookie"], ["a=1; Path=/", "b=2; Path=/"]);
+    assert.equal(await response.body.text(), parts.join(""));
+  });
+
+  test("a large streamed body arrives whole", async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    const count = 64;
+    app.use(() => {
+      let sent = 0;
+      return new Response(new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent++ < count) controller.enqueue(chunk);
+          else controller.close();
+        },
+      }));
+    });
+    const response = await request(`${base}/big`, { dispatcher: agent });
+    let received = 0;
+    for await (const piece of response.body) received += (piece as Buffer).length;
+    assert.equal(received, chunk.length * count);
+  });
+
+  test("a client that goes away mid-response cancels the stream and aborts the request signal", async () => {
+    const cancelled = deferred<unknown>();
+    const aborted = deferred();
+    app.use((request) => {
+      request.signal.addEventListener("abort", () => aborted.resolve());
+      return new Response(new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(16 * 1024));
+        },
+        cancel(reason) {
+          cancelled.resolve(reason);
+        },
+      }));
+    });
+    const socket = connect(server.port, "127.0.0.1", () => socket.write("GET /endless HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+    socket.once("data", () => socket.destroy());
+    await Promise.all([cancelled.promise, aborted.promise]);
+    app.use(() => createResponse("fine", 200, {}));
+    const response = await request(`${base}/`, { dispatcher: agent });
+    assert.equal(await response.body.text(), "fine");
+  });
+
+  test("a handler that throws or rejects gets a 500 without details, and the server keeps serving", async () => {
+    const failures: FetchHandler[] = [
+      () => {
+        throw new Error("secret detail");
+      },
+      () => Promise.reject(new Error("secret detail")),
+    ];
+    const logged = await capturingErrors(async () => {
+      for (const failure of failures) {
+        app.use(failure);
+        const response = await request(`${base}/boom`, { dispatcher: agent });
+        assert.equal(response.statusCode, 500);
+        assert.equal(response.headers["content-type"], JSON_TYPE);
+        assert.equal(response.headers["content-language"], "en");
+        assert.equal(await response.body.text(), '{"message":"An error occurred!"}');
+      }
+    });
+    assert.equal(logged.length, 2);
+    assert.ok(logged.every(([error]) => error instanceof Error && error.message === "secret detail"));
+    app.use(() => createResponse("still here", 200, {}));
+    const response = await request(`${base}/`, { dispatcher: agent });
+    assert.equal(await response.body.text(), "still here");
+  });
+
+  test("a client that goes away mid-request aborts the request signal", async () => {
+    const aborted = deferred<unknown>();
+    const entered = deferred();
+    app.use((request) => {
+      request.signal.addEventListener("abort", () => aborted.resolve(request.signal.reason));
+      entered.resolve();
+      return new Promise<Response>(() => {});
+    });
+    const socket = connect(server.port, "127.0.0.1", () => socket.write("GET /hang HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+    await entered.promise;
+    socket.destroy();
+    assert.ok((await aborted.promise) instanceof Error);
+  });
+});
+
+describe("serveNode body limit", () => {
+  const limit = 1024;
+  let server: NodeServer;
+  let calls = 0;
+  let lastError: unknown;
+
+  before(async () => {
+    server = await serveNode(async (request) => {
+      calls++;
+      try {
+        const text = await request.text();
+        return createResponse(JSON.stringify({ length: text.length }), 200, { "content-type": JSON_TYPE });
+      } catch (error) {
+        lastError = error;
+        throw error;
+      }
+    }, { port: 0, host: "127.0.0.1", bodyLimit: limit });
+  });
+
+  after(() => server.close());
+
+  const expected = `{"error":"The request body is larger than the limit of ${limit} bytes."}`;
+
+  test("a declared Content-Length over the limit gets 413 before the body is sent", async () => {
+    calls = 0;
+    // The body is never sent: the answer cannot depend on reading it.
+    const raw = await rawExchange(server.port, `POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${limit + 1}\r\n\r\n`);
+    const { status, headers, body } = parseRaw(raw);
+    assert.equal(status, 413);
+    assert.equal(headers.get("content-type"), JSON_TYPE);
+    assert.equal(headers.get("content-language"), "en");
+    assert.equal(headers.get("connection"), "close");
+    assert.equal(body, expected);
+    assert.equal(calls, 0);
+  });
+
+  test("Expect: 100-continue over the limit gets 413 instead of 100 Continue", async () => {
+    const raw = await rawExchange(server.port, `PUT /upload HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: ${limit * 10}\r\n\r\n`);
+    assert.ok(raw.startsWith("HTTP/1.1 413"), raw);
+    assert.equal(parseRaw(raw).body, expected);
+  });
+
+  test("a body exactly at the limit is accepted", async () => {
+    const response = await request(`${server.url}/upload`, { method: "POST", body: "x".repeat(limit) });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(await response.body.json(), { length: limit });
+  });
+
+  test("a chunked body growing past the limit is cut off with 413, and the server stays healthy", async () => {
+    calls = 0;
+    lastError = undefined;
+    async function* chunks(): AsyncGenerator<Buffer> {
+      for (let i = 0; i < 10; i++) yield Buffer.alloc(512, 97);
+    }
+    const logged = await capturingErrors(async () => {
+      const response = await request(`${server.url}/upload`, { method: "POST", body: Readable.from(chunks()) });
+      assert.equal(response.statusCode, 413);
+      assert.equal(response.headers["content-type"], JSON_TYPE);
+      assert.equal(response.headers["content-language"], "en");
+      assert.equal(await response.body.text(), expected);
+    });
+    assert.equal(calls, 1);
+    assert.ok(lastError instanceof Error, "the handler's read failed");
+    assert.deepEqual(logged, [], "a cut-off body is not logged as a handler failure");
+    const healthy = await request(`${server.url}/upload`, { method: "POST", body: "small" });
+    assert.equal(healthy.statusCode, 200);
+    assert.deepEqual(await healthy.body.json(), { length: 5 });
+  });
+
+  test("the default limit is 1 MiB", async () => {
+    const defaults = await serveNode(() => createResponse(null, 204, {}), { port: 0, host: "127.0.0.1" });
+    try {
+      const raw = await rawExchange(defaults.port, `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${1024 * 1024 + 1}\r\n\r\n`);
+      assert.equal(parseRaw(raw).status, 413);
+      assert.equal(parseRaw(raw).body, '{"error":"The request body is larger than the limit of 1048576 bytes."}');
+    } finally {
+      await defaults.close();
+    }
+  });
+});
+
+describe("serveNode close()", () => {
+  test("waits for an in-flight request to finish, having stopped accepting new connections", async () => {
+    const entered = deferred();
+    const release = deferred();
+    const events: string[] = [];
+    const server = await serveNode(async () => {
+      entered.resolve();
+      await release.promise;
+      events.push("handler done");
+      return createResponse("slow but complete", 200, {});
+    }, { port: 0, host: "127.0.0.1" });
+    const agent = new Agent();
+    const pending = request(`${server.url}/slow`, { dispatcher: agent });
+    await entered.promise;
+    const closed = server.close().then(() => events.push("closed"));
+    await assert.rejects(request(`${server.url}/new`, { dispatcher: new Agent() }), { code: "ECONNREFUSED" });
+    events.push("refused");
+    release.resolve();
+    const response = await pending;
+    assert.equal(response.statusCode, 200);
+    assert.equal(await response.body.text(), "slow but complete");
+    await closed;
+    assert.deepEqual(events, ["refused", "handler done", "closed"]);
+    await agent.close();
+  });
+});
+
+describe("createResponse outside the adapter", () => {
+  test("behaves as a real Response", async () => {
+    const response = createResponse('{"a":1}', 201, { "content-type": JSON_TYPE, "x-one": "1" });
+    assert.ok(response instanceof Response);
+    assert.equal(Object.prototype.toString.call(response), "[object Response]");
+    assert.equal(response.status, 201);
+    assert.equal(response.ok, true);
+    assert.equal(response.statusText, "");
+    assert.equal(response.headers.get("content-type"), JSON_TYPE);
+    assert.equal(response.headers.get("X-One"), "1");
+    assert.equal(response.bodyUsed, false);
+    assert.deepEqual(await response.clone().json(), { a: 1 });
+    assert.equal(await response.text(), '{"a":1}');
+    assert.equal(response.bodyUsed, true);
+    await assert.rejects(response.text(), TypeError);
+  });
+
+  test("gives its body as a stream and as bytes", async () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    const fromBytes = createResponse(bytes, 200, {});
+    assert.deepEqual(new Uint8Array(await fromBytes.arrayBuffer()), bytes);
+    const streamed = createResponse("streamed", 200, {});
+    assert.ok(streamed.body instanceof ReadableStream);
+    assert.equal(await new Response(streamed.body).text(), "streamed");
+    const empty = createResponse(null, 404, {});
+    assert.equal(empty.body, null);
+    assert.equal(empty.ok, false);
+  });
+
+  test("refuses what new Response() refuses", () => {
+    assert.throws(() => createResponse("body", 204, {}), TypeError);
+    assert.throws(() => createResponse(null, 99, {}), RangeError);
+  });
+
+  test("is written directly only while its body is untouched", async () => {
+    const response = createResponse("direct", 200, { "x-a": "1" });
+    if (isDeno) {
+      // Deno gets a real Response, which Deno.serve needs.
+      assert.equal(directResponse(response), undefined);
+      return;
+    }
+    assert.deepEqual(directResponse(response), { status: 200, headers: { "x-a": "1" }, body: "direct" });
+    response.headers.set("x-b", "2");
+    assert.equal((directResponse(response)?.headers as Headers).get("x-b"), "2");
+    await response.text();
+    assert.equal(directResponse(response), undefined);
+  });
+});
