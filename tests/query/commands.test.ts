@@ -1,0 +1,84 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { CommandStartedEvent, Document } from "mongodb";
+import { createApp, type App } from "../../src/mod.ts";
+import { Comment, Like, Post, Profile, Team, Trashable, User } from "./models.ts";
+
+// Proves the relation loader's cost: one query per relation level for the whole page,
+// counted from the commands the driver actually sends (command monitoring).
+let app: App;
+const sent: { name: string; collection: unknown }[] = [];
+const at = new Date("2024-01-01T00:00:00Z");
+
+before(async () => {
+  app = await createApp({ models: [User, Post, Comment, Like, Profile, Team, Trashable], clientOptions: { monitorCommands: true } });
+  app.client.on("commandStarted", (event: CommandStartedEvent) => {
+    sent.push({ name: event.commandName, collection: event.command[event.commandName] });
+  });
+  const users: Document[] = [];
+  const posts: Document[] = [];
+  const comments: Document[] = [];
+  for (let u = 1; u <= 30; u++) {
+    users.push({ _id: u, name: `user${u}`, created_at: at, updated_at: at });
+    for (let p = 1; p <= 3; p++) {
+      const postId = u * 10 + p;
+      posts.push({ _id: postId, user_id: u, title: `post${postId}`, created_at: at, updated_at: at });
+      for (let c = 1; c <= 2; c++) comments.push({ _id: postId * 10 + c, post_id: postId, content: `c${c}`, created_at: at, updated_at: at });
+    }
+  }
+  await app.db.collection(User.collection).insertMany(users);
+  await app.db.collection(Post.collection).insertMany(posts);
+  await app.db.collection(Comment.collection).insertMany(comments);
+});
+after(() => app?.close());
+
+async function commandsFor(path: string): Promise<{ body: any; commands: typeof sent }> {
+  sent.length = 0;
+  const response = await app.fetch(new Request(`http://localhost/api/v1/${path}`));
+  assert.equal(response.status, 200, await response.clone().text());
+  return { body: await response.json(), commands: [...sent] };
+}
+
+describe("relation loading sends one query per level, never one per record", () => {
+  test("a page of 10 users with=posts{comments}: data, count, posts, comments = 4 commands", async () => {
+    const { body, commands } = await commandsFor("users?per_page=10&with=posts{comments}");
+    assert.equal(body.data.length, 10);
+    assert.equal(body.data[0].posts.length, 3);
+    assert.equal(body.data[0].posts[0].comments.length, 2);
+    assert.equal(commands.length, 4, JSON.stringify(commands));
+    assert.deepEqual(commands.filter((c) => c.collection === Post.collection).length, 1);
+    assert.deepEqual(commands.filter((c) => c.collection === Comment.collection).length, 1);
+  });
+
+  test("the count does not grow with the page size", async () => {
+    const { body, commands } = await commandsFor("users?per_page=30&with=posts{comments}");
+    assert.equal(body.data.length, 30);
+    assert.equal(commands.length, 4, JSON.stringify(commands));
+  });
+
+  test("without with, the same page costs 2 commands", async () => {
+    assert.equal((await commandsFor("users?per_page=10")).commands.length, 2);
+  });
+
+  test("sibling and nested relations add one command each", async () => {
+    const { commands } = await commandsFor("users?per_page=10&with=posts{comments{post},user},profile");
+    // data, count, posts, comments, comments.post, posts.user, profile
+    assert.equal(commands.length, 7, JSON.stringify(commands));
+  });
+
+  test("SHOW with=posts{comments} costs 3 commands", async () => {
+    const { body, commands } = await commandsFor("users/7?with=posts{comments}");
+    assert.equal(body.posts.length, 3);
+    assert.equal(commands.length, 3, JSON.stringify(commands));
+  });
+
+  test("hasMany then belongsTo from the child side: data, count, comments, comments.post", async () => {
+    const { commands } = await commandsFor("posts?per_page=10&with=comments{post}");
+    assert.equal(commands.length, 4, JSON.stringify(commands));
+  });
+
+  test("an empty page sends no relation query", async () => {
+    const empty = await commandsFor(`users?q=${encodeURIComponent('{"id":999}')}&with=posts{comments}`);
+    assert.equal(empty.commands.length, 2, JSON.stringify(empty.commands));
+  });
+});
