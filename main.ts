@@ -27,6 +27,7 @@ async function shutdown(signal: string): Promise<void> {
   console.log(`${signal}: finishing in-flight requests, then closing the database`);
   await server.close();
   await app.close();
+  console.log("Closed.");
   process.exit(0);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -14,9 +14,10 @@ export async function freePort(): Promise<number> {
 export interface ServerProcess {
   child: ChildProcess;
   output(): string;
-  /** Sends a signal to the whole process group (npm and deno start children). */
+  /** Sends a signal to the whole process group: npm does not forward signals to its script. */
   signal(name: NodeJS.Signals): void;
-  exited: Promise<number | null>;
+  /** Resolves when the process has exited and every process holding its output has too. */
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Spawns a server command in its own process group and waits until it prints `ready`. */
@@ -25,12 +26,14 @@ export async function startServer(command: string, args: string[], env: Record<s
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal })),
+  );
   const server: ServerProcess = {
     child,
     output: () => output,
     signal: (name) => process.kill(-child.pid!, name),
-    exited,
+    closed,
   };
   const deadline = Date.now() + 120_000;
   while (!ready.test(output)) {
