@@ -4,7 +4,8 @@ import { readdir } from "node:fs/promises";
 // The driver's own bson classes, so documents read back compare equal to those written.
 import { Binary, Decimal128, Long, MongoClient, ObjectId, type Db, type Document } from "mongodb";
 import { tempFolder } from "../fixtures/engine-model.ts";
-import { spawnEngine, type EngineProcess } from "../fixtures/engine-spawn.ts";
+import { spawnEngine, spawnFixture, type EngineProcess, type FixtureProcess } from "../fixtures/engine-spawn.ts";
+import { openModel } from "../fixtures/engine-store.ts";
 
 /**
  * Acceptance test of durability: several clients write to an engine process, which is killed
@@ -167,8 +168,56 @@ describe("crash recovery of an engine process", () => {
     const stopping = engine;
     engine = undefined;
     await stopping.stop("SIGTERM");
-    assert.match(stopping.stdout(), /stopped/, `clean stop failed: ${stopping.stderr()}`);
+    assert.ok(stopping.lines().includes("stopped"), `clean stop failed: ${stopping.stderr()}`);
     assert.ok(!(await readdir(dir)).includes("engine.lock"), "a clean stop releases the lock");
     assert.ok(ledger.docs.size > ROUNDS * 20);
+  });
+});
+
+describe("crash recovery of the durable store in the middle of compactions", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let child: FixtureProcess | undefined;
+
+  before(async () => ({ dir, cleanup } = await tempFolder("crash-store")));
+  after(async () => {
+    await child?.stop("SIGKILL");
+    await cleanup();
+  });
+
+  test("keeps every acknowledged write and delete across SIGKILLs", { timeout: 180_000 }, async () => {
+    // Entries that are never deleted, and acknowledged deletes.
+    const kept = new Set<string>();
+    const deleted = new Set<string>();
+    for (let round = 1; round <= ROUNDS; round++) {
+      // A 16 KiB threshold: a compaction every few dozen writes, so kills often hit one.
+      const running = await spawnFixture("engine-store-process.ts", [dir, String(16 << 10)]);
+      child = running;
+      const killAfter = 100 + Math.floor(Math.random() * 600);
+      let acks = 0;
+      const killed = new Promise<void>((resolve) => {
+        running.onLine((line) => {
+          const [kind, id] = line.split(" ");
+          if (kind === "put") kept.add(id);
+          if (kind === "del") deleted.add(id);
+          if (++acks === killAfter) resolve();
+        });
+      });
+      let killing = false;
+      const early = running.exited.then((exit) => {
+        if (killing) return;
+        throw new Error(`store process died on its own (${JSON.stringify(exit)}): ${running.stderr()}`);
+      });
+      await Promise.race([killed, early]);
+      killing = true;
+      await running.stop("SIGKILL");
+      child = undefined;
+
+      const { model, store } = await openModel(dir);
+      await store.close();
+      for (const id of kept) assert.ok(model.has("t", "log", id), `round ${round}: acknowledged ${id} is missing`);
+      for (const id of deleted) assert.ok(!model.has("t", "log", id), `round ${round}: deleted ${id} is back`);
+    }
+    assert.ok(kept.size >= ROUNDS * 50 && deleted.size > 0);
   });
 });
