@@ -52,7 +52,7 @@ async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Doc
   return new Map(docs.map((doc) => [joinKey(doc._id), [doc]]));
 }
 
-/** Window output field holding a child's position among its siblings; projected away again. */
+/** Window output field holding a child's position among its siblings; projected away at the end. */
 const RANK = "__rank";
 
 /** Groups children by their foreign key, keeping the order the query returned them in. */
@@ -79,13 +79,13 @@ async function fetchChildren(db: Db, node: WithNode, values: unknown[], cap: num
   const fk = node.relation.foreignKey;
   const pipeline = [
     { $match: scoped({ [fk]: { $in: values } }, scope) },
-    { $project: childProjection(node) },
     { $setWindowFields: { partitionBy: `$${fk}`, sortBy: { _id: 1 }, output: { [RANK]: { $documentNumber: {} } } } },
     { $match: { [RANK]: { $lte: cap } } },
-    { $project: { [RANK]: 0 } },
     // The window's output order is not documented; this sort (of at most cap × parents
     // documents) is what guarantees id order within each parent.
     { $sort: { _id: 1 } },
+    // An inclusion projection, so the rank field is dropped along with unrequested fields.
+    { $project: childProjection(node) },
   ];
   // Sized so the first batch always drains the cursor: no getMore, one command per level
   // (unless the result is over 16 MB, when the driver fetches the rest as it must).
