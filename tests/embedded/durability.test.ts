@@ -1,6 +1,6 @@
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { appendFile, readFile, stat, truncate, writeFile } from "node:fs/promises";
+import { appendFile, readFile, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { Binary, Decimal128, Long, ObjectId, Timestamp, UUID } from "bson";
@@ -168,6 +168,9 @@ describe("durable store", () => {
       assert.ok(error.message.includes(`pid ${process.pid}`));
       return true;
     });
+    // The same folder through a symlink is still the same folder.
+    await symlink(folder, `${folder}-link`);
+    await assert.rejects(openDurableStore(`${folder}-link`, noDump, quiet), /in use by another engine/);
     await first.close();
     store = undefined;
     const again = await openDurableStore(folder, noDump, quiet);

@@ -1,5 +1,5 @@
-import { link, readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { link, readFile, realpath, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import process from "node:process";
 import { errorCode, removeIfExists } from "./files.ts";
 
@@ -15,6 +15,9 @@ const LOCK_NAME = "engine.lock";
 // container restarted after a crash, typically).
 const heldHere = new Set<string>();
 
+// Numbers drafts, so two opens in this process never share one.
+let drafts = 0;
+
 /** Releases a lock taken by `acquireLock`. */
 export type ReleaseLock = () => Promise<void>;
 
@@ -23,7 +26,8 @@ export type ReleaseLock = () => Promise<void>;
  * left by a process that no longer exists is taken over.
  */
 export async function acquireLock(dir: string): Promise<ReleaseLock> {
-  const folder = resolve(dir);
+  // The real path, so that a folder reached through a symlink is still the same folder.
+  const folder = await realpath(dir);
   const lockPath = join(folder, LOCK_NAME);
   // A few attempts, since another engine may be taking over the same stale lock right now.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -46,7 +50,7 @@ export async function acquireLock(dir: string): Promise<ReleaseLock> {
 // Writes the pid to a private file, then hard-links it into place: the link either creates
 // the lock with its content already there or fails, so nobody ever sees an empty lock.
 async function tryCreate(lockPath: string): Promise<boolean> {
-  const draft = `${lockPath}.${process.pid}.tmp`;
+  const draft = `${lockPath}.${process.pid}.${++drafts}.tmp`;
   await writeFile(draft, `${process.pid}\n`);
   try {
     await link(draft, lockPath);

@@ -72,13 +72,18 @@ export class JournaledStore {
     try {
       const found = await recoverFolder(this.dir, apply, this.warn);
       this.snapshotBytes = found.snapshotBytes;
-      this.journal = await JournalWriter.open(this.dir, found.journalGen, () => this.maybeCompact());
+      const journal = await JournalWriter.open(this.dir, found.journalGen, () => this.maybeCompact());
+      if (this.phase !== "recovering") {
+        await journal.close();
+        throw new Error("The store was closed during recovery.");
+      }
+      this.journal = journal;
       this.phase = "ready";
       // A large journal means slow restarts: fold it in. `apply` has run for every change, so
       // the engine's state (what dump() walks) is already complete.
       if (found.journalBytes > this.compactionBar()) this.maybeCompact(true);
     } catch (error) {
-      this.phase = "opened";
+      if (this.phase === "recovering") this.phase = "opened";
       throw error;
     }
   }
