@@ -15,9 +15,9 @@ export const DESERIALIZE: BSON.DeserializeOptions = {
 /** Serialisation options: `undefined` (e.g. left by a projection) is dropped, not stored as null. */
 export const SERIALIZE: BSON.SerializeOptions = { ignoreUndefined: true };
 
-/** Parses one BSON document located at `offset` of `bytes` (which may hold more after it). */
-export function readDocument(bytes: Uint8Array, offset = 0): Document {
-  return BSON.deserialize(bytes, { ...DESERIALIZE, index: offset, allowObjectSmallerThanBufferSize: true });
+/** Parses one BSON document that spans all of `bytes`. */
+export function readDocument(bytes: Uint8Array): Document {
+  return BSON.deserialize(bytes, DESERIALIZE);
 }
 
 /** Serialises one document for the wire. */

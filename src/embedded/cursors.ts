@@ -15,7 +15,8 @@ export class Batch {
 
 /** A cursor's state between getMore calls. */
 export interface OpenCursor {
-  readonly id: Long;
+  /** Assigned only when the cursor outlives its first batch (most reads end there). */
+  id: Long;
   readonly ns: string;
   lastUsed: number;
   /** Documents still to hand out, lazily produced. */
@@ -74,7 +75,7 @@ export class CursorRegistry {
   /** Produces the first batch of a read; keeps a cursor open only if more documents remain. */
   first(ns: string, source: Iterator<Document>, project: Projector, batchSize: number | undefined, single: boolean): Batch {
     const cursor: OpenCursor = {
-      id: Long.fromBigInt(++this.#nextId),
+      id: Long.ZERO,
       ns,
       lastUsed: this.now(),
       source,
@@ -84,6 +85,7 @@ export class CursorRegistry {
     };
     const { docs, more } = this.#fill(cursor, batchSize);
     if (!more || single) return new Batch(ns, Long.ZERO, "firstBatch", docs);
+    cursor.id = Long.fromBigInt(++this.#nextId);
     this.#open.set(cursor.id.toString(), cursor);
     return new Batch(ns, cursor.id, "firstBatch", docs);
   }

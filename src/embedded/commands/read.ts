@@ -63,7 +63,7 @@ function distinct(ctx: CommandContext): Document {
   const filter = optionalDocument(ctx.body, "query");
   const predicate = compileFilter(filter);
   const seen = new Map<unknown, unknown>();
-  for (const doc of indexCandidates(coll, filter) ?? coll.docs.iterate()) {
+  for (const doc of indexCandidates(coll, filter)?.docs ?? coll.docs.iterate()) {
     if (predicate !== null && !predicate(doc)) continue;
     for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
   }

@@ -1,7 +1,7 @@
 import type { Document } from "bson";
-import { Query } from "mingo";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { mingoQuery } from "./mingo.ts";
 
 /** A compiled filter; `null` stands for "matches everything" so callers can skip testing. */
 export type Predicate = ((doc: Document) => boolean) | null;
@@ -17,7 +17,7 @@ export function isEmptyFilter(filter: unknown): boolean {
 export function compileFilter(filter: unknown): Predicate {
   if (isEmptyFilter(filter)) return null;
   if (!isPlainObject(filter)) throw new CommandError("TypeMismatch", "filter must be an object");
-  const query = new Query(filter);
+  const query = mingoQuery(filter);
   return (doc) => query.test(doc);
 }
 

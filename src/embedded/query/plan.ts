@@ -13,27 +13,36 @@ export interface ReadSpec {
   limit?: number;
 }
 
+/** Documents an index narrowed a filter to, in `_id` order. */
+export interface Candidates {
+  docs: Document[];
+  /** The index lookup alone decides the filter (nothing else in it), so no predicate is needed. */
+  exact: boolean;
+}
+
 /**
- * The documents an index can narrow a filter to, in `_id` order, or undefined when the whole
- * collection must be read. Candidates are still tested against the full filter afterwards.
+ * The documents an index can narrow a filter to, or undefined when the whole collection must
+ * be read: equality (or `$in`) on `_id`, or equality on every field of a unique index.
  */
-export function indexCandidates(coll: Collection, filter: unknown): Document[] | undefined {
+export function indexCandidates(coll: Collection, filter: unknown): Candidates | undefined {
   if (!isPlainObject(filter)) return undefined;
+  const fields = Object.keys(filter);
   if ("_id" in filter) {
     const byId = idCandidates(coll, filter._id);
-    if (byId) return byId;
+    if (byId) return { docs: byId, exact: fields.length === 1 };
   }
   for (const index of coll.uniqueIndexes()) {
+    const keyFields = Object.keys(index.spec.key);
     const values: unknown[] = [];
-    for (const field of Object.keys(index.spec.key)) {
+    for (const field of keyFields) {
       const eq = field in filter ? equalityValue(filter[field]) : undefined;
       if (!eq) break;
       values.push(eq.value);
     }
-    if (values.length !== Object.keys(index.spec.key).length) continue;
+    if (values.length !== keyFields.length) continue;
     const owner = index.owner(index.keyFor(values));
     const doc = owner === undefined ? undefined : coll.docs.getByKey(owner);
-    return doc ? [doc] : [];
+    return { docs: doc ? [doc] : [], exact: fields.length === keyFields.length };
   }
   return undefined;
 }
@@ -52,6 +61,13 @@ function idCandidates(coll: Collection, cond: unknown): Document[] | undefined {
     if (doc) found.add(doc);
   }
   return [...found].sort((a, b) => compareValues(a._id, b._id));
+}
+
+/** Where a read gets its documents: an index lookup, or the whole collection. */
+function plan(coll: Collection, filter: unknown): { narrowed?: Document[]; predicate: Predicate } {
+  const candidates = indexCandidates(coll, filter);
+  if (candidates?.exact) return { narrowed: candidates.docs, predicate: null };
+  return { narrowed: candidates?.docs, predicate: compileFilter(filter) };
 }
 
 function* filtered(source: Iterable<Document>, predicate: Predicate): Generator<Document> {
@@ -76,9 +92,8 @@ export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<
   if (!coll) return [][Symbol.iterator]();
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
-  const predicate = compileFilter(spec.filter);
   const kind = sortKind(spec.sort);
-  const narrowed = indexCandidates(coll, spec.filter);
+  const { narrowed, predicate } = plan(coll, spec.filter);
   if (kind === "custom") {
     const keep = limit === 0 ? 0 : skip + limit;
     const source = filtered(narrowed ?? coll.docs.iterate(), predicate);
@@ -96,8 +111,7 @@ export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<
 /** Counts matches (then applies skip/limit); an empty filter is answered from the size. */
 export function countMatching(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0): number {
   if (!coll) return 0;
-  const predicate = compileFilter(filter);
-  const narrowed = indexCandidates(coll, filter);
+  const { narrowed, predicate } = plan(coll, filter);
   let n = 0;
   if (predicate === null && !narrowed) n = coll.docs.size;
   else for (const _ of filtered(narrowed ?? coll.docs.iterate(), predicate)) n++;

@@ -1,8 +1,8 @@
 import type { Document } from "bson";
-import { ProcessingMode, Query } from "mingo";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "./filter.ts";
+import { projectingQuery } from "./mingo.ts";
 
 /** Applies a projection to a batch of documents; `null` when there is nothing to project. */
 export type Projector = ((docs: Document[]) => Document[]) | null;
@@ -18,6 +18,6 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
   // The filter only matters to positional projections ("a.$"); the batch already matches it.
   const positional = Object.keys(projection).some((k) => k.endsWith(".$"));
   const condition = positional && isPlainObject(filter) ? filter : {};
-  const query = new Query(condition, { processingMode: ProcessingMode.CLONE_INPUT });
+  const query = projectingQuery(condition);
   return (docs) => query.find<Document>(docs, projection).all();
 }

@@ -8,6 +8,14 @@ const T_DOCUMENT = 0x03;
 const T_ARRAY = 0x04;
 const T_INT64 = 0x12;
 
+/** Writes an element's type byte and name; returns the position after them. */
+function element(out: Buffer, p: number, type: number, key: string): number {
+  out[p] = type;
+  const end = p + 1 + out.write(key, p + 1, "latin1");
+  out[end] = 0;
+  return end + 1;
+}
+
 /**
  * Encodes `{ cursor: { <firstBatch|nextBatch>: [...], id, ns }, ok: 1 }` as an OP_MSG straight
  * from the already-serialised documents: sizes are computed first, so the reply is one
@@ -23,37 +31,32 @@ export function encodeBatch(batch: Batch, responseTo: number): Buffer {
   const bodySize = 4 + (1 + 7 + cursorSize) + (1 + 3 + 8) + 1;
   const out = Buffer.allocUnsafe(MSG_PREFIX + bodySize);
   let p = MSG_PREFIX;
-  const name = (type: number, key: string): void => {
-    out[p++] = type;
-    p += out.write(key, p, "latin1");
-    out[p++] = 0;
-  };
   out.writeInt32LE(bodySize, p);
   p += 4;
-  name(T_DOCUMENT, "cursor");
+  p = element(out, p, T_DOCUMENT, "cursor");
   out.writeInt32LE(cursorSize, p);
   p += 4;
-  name(T_ARRAY, field);
+  p = element(out, p, T_ARRAY, field);
   out.writeInt32LE(arraySize, p);
   p += 4;
   for (let i = 0; i < batch.docs.length; i++) {
-    name(T_DOCUMENT, keys[i]);
+    p = element(out, p, T_DOCUMENT, keys[i]);
     out.set(batch.docs[i], p);
     p += batch.docs[i].length;
   }
   out[p++] = 0;
-  name(T_INT64, "id");
+  p = element(out, p, T_INT64, "id");
   out.writeInt32LE(batch.cursorId.low, p);
   out.writeInt32LE(batch.cursorId.high, p + 4);
   p += 8;
-  name(T_STRING, "ns");
+  p = element(out, p, T_STRING, "ns");
   out.writeInt32LE(ns.length + 1, p);
   p += 4;
   out.set(ns, p);
   p += ns.length;
   out[p++] = 0;
   out[p++] = 0;
-  name(T_DOUBLE, "ok");
+  p = element(out, p, T_DOUBLE, "ok");
   out.writeDoubleLE(1, p);
   p += 8;
   out[p++] = 0;
