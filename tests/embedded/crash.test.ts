@@ -15,7 +15,15 @@ import { openModel } from "../fixtures/engine-store.ts";
 
 const ROUNDS = 3;
 const WRITERS = 4;
-const CLIENT_OPTIONS = { maxPoolSize: 2, serverSelectionTimeoutMS: 5000, retryWrites: false, retryReads: false, promoteLongs: false };
+// No retries: once the engine is killed an operation should fail, not wait for it. Longs read
+// back as Long so documents compare equal to what was written.
+const CLIENT_OPTIONS = {
+  maxPoolSize: 2,
+  serverSelectionTimeoutMS: 5000,
+  retryWrites: false,
+  retryReads: false,
+  promoteLongs: false,
+};
 
 /** Everything the engine acknowledged, over all rounds. */
 interface Ledger {

@@ -163,7 +163,10 @@ describe("durable store", () => {
     const first = await openDurableStore(folder, noDump, quiet);
     store = first;
     await assert.rejects(openDurableStore(folder, noDump, quiet), (error: Error) => {
-      assert.match(error.message, /^Data directory .+ is in use by another engine \(pid \d+\)\. Stop it or choose another DATA_DIR\.$/);
+      assert.match(
+        error.message,
+        /^Data directory .+ is in use by another engine \(pid \d+\)\. Stop it or choose another DATA_DIR\.$/,
+      );
       assert.ok(error.message.includes(folder));
       assert.ok(error.message.includes(`pid ${process.pid}`));
       return true;
@@ -210,7 +213,12 @@ describe("compaction", () => {
 
   let counter = 0;
   const fresh = () => join(dir, `case-${++counter}`);
-  const index = (name: string): Change => ({ op: "createIndex", db: "app", coll: "items", spec: { name, key: { n: 1 } } });
+  const index = (name: string): Change => ({
+    op: "createIndex",
+    db: "app",
+    coll: "items",
+    spec: { name, key: { n: 1 } },
+  });
   const remove = (id: number): Change => ({ op: "delete", db: "app", coll: "items", id });
 
   /** Recovers `folder` into a fresh model and returns its view. */
