@@ -58,11 +58,13 @@ async function startBare(): Promise<{ url: string; close(): Promise<void> }> {
   };
 }
 
-/** The adapter, with a handler that routes on method and URL as the framework would. */
+/** The adapter, with a handler that looks at method, URL and a header, as the framework would. */
 function startAdapter(): Promise<NodeServer> {
   return serveNode(
     (request) => {
-      if (request.method !== "GET" || !request.url.endsWith("/")) return createResponse(null, 404, {});
+      if (request.method !== "GET" || !request.url.endsWith("/") || request.headers.get("accept") === "text/html") {
+        return createResponse(null, 404, {});
+      }
       return createResponse(BODY, 200, { "content-type": "application/json; charset=utf-8", "content-language": "en" });
     },
     { port: 0, host: "127.0.0.1" },

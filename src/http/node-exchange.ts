@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { directResponse } from "./fast-response.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";
@@ -84,7 +85,7 @@ export class Exchange implements BodySource {
       this.#fail(new TypeError("The fetch handler did not return a Response."));
     } else if (res.headersSent || res.destroyed) {
       // Answered already (413) or the client is gone: release whatever the handler made.
-      response.body?.cancel().catch(ignore);
+      if (directResponse(response) === undefined) response.body?.cancel().catch(ignore);
     } else {
       try {
         writeResponse(res, response, this.#req.method === "HEAD")?.catch((error: unknown) => this.#fail(error));
@@ -103,17 +104,26 @@ export class Exchange implements BodySource {
   }
 
   /** The body stream is about to be read: time to tell a waiting client to send it. */
-  onFirstRead(): void {
-    if (!this.#continued && !this.#res.headersSent) this.#res.writeContinue();
+  onFirstRead(release: () => void): void {
+    const res = this.#res;
+    if (!this.#continued && !res.headersSent) res.writeContinue();
     this.#continued = true;
+    res.on("finish", release);
   }
 
   /** The body outgrew the limit while the handler read it: answer 413 now, unless too late. */
   onOverflow(error: BodyLimitError): void {
+    if (!this.#res.headersSent) writeJson(this.#res, 413, limitPayload(error.limit), true);
+    else this.onAbandon();
+  }
+
+  /** The rest of the body stays on the wire unread: this connection cannot carry another request. */
+  onAbandon(): void {
     const res = this.#res;
-    if (!res.headersSent) writeJson(res, 413, limitPayload(error.limit), true);
-    // The rest of the body is still on the wire: this connection cannot carry another request.
-    else res.on("finish", () => res.socket?.destroy());
+    const socket = this.#req.socket;
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    else if (res.writableFinished) socket.destroy();
+    else res.on("finish", () => socket.destroy());
   }
 
   #closed(): void {

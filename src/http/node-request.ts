@@ -1,5 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { bodyStream, type BodyHooks } from "./node-body.ts";
+import { createNodeHeaders } from "./node-headers.ts";
+import { chainToReal } from "./node-lazy.ts";
 
 /** What a lazy request needs to make its body stream, if anyone asks for it. */
 export interface BodySource extends BodyHooks {
@@ -37,7 +39,7 @@ class NodeRequest {
   }
 
   get headers(): Headers {
-    this.#headers ??= this.#real?.headers ?? headersOf(this.#req.rawHeaders);
+    this.#headers ??= this.#real?.headers ?? createNodeHeaders(this.#req.rawHeaders);
     return this.#headers;
   }
 
@@ -64,61 +66,8 @@ class NodeRequest {
   }
 
   static {
-    Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
-    const own = new Set<string | symbol>(Reflect.ownKeys(NodeRequest.prototype));
-    const real = (self: NodeRequest): Request => self.#materialise();
-    for (const key of Reflect.ownKeys(Request.prototype)) {
-      if (own.has(key) || key === "constructor" || key === Symbol.toStringTag) continue;
-      const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, key)!;
-      Object.defineProperty(NodeRequest.prototype, key, delegate(key, descriptor, real));
-    }
-    // The runtime's own code (`new Request(request)`, `fetch(request)`) reads internal slots
-    // kept under symbol keys on each instance; serving those from the real Request lets a
-    // lazy one pass through it too.
-    for (const key of Object.getOwnPropertySymbols(new Request("http://localhost/"))) {
-      Object.defineProperty(NodeRequest.prototype, key, slot(key, real));
-    }
+    chainToReal(NodeRequest, Request, new Request("http://localhost/"), (self: NodeRequest) => self.#materialise());
   }
-}
-
-/** A property that answers from the real object, made on first use by `materialise`. */
-function delegate<T>(key: string | symbol, descriptor: PropertyDescriptor, materialise: (self: T) => object): PropertyDescriptor {
-  if (typeof descriptor.value === "function") {
-    const method = descriptor.value as (...args: unknown[]) => unknown;
-    return {
-      configurable: true,
-      writable: true,
-      value(this: T, ...args: unknown[]) {
-        return method.apply(materialise(this), args);
-      },
-    };
-  }
-  return {
-    configurable: true,
-    get(this: T) {
-      return Reflect.get(materialise(this), key);
-    },
-  };
-}
-
-/** An internal slot of the real object, read and written through. */
-function slot<T>(key: symbol, materialise: (self: T) => object): PropertyDescriptor {
-  return {
-    configurable: true,
-    get(this: T) {
-      return Reflect.get(materialise(this), key);
-    },
-    set(this: T, value: unknown) {
-      Reflect.set(materialise(this), key, value);
-    },
-  };
-}
-
-/** Headers from node's flat [name, value, name, value...] list, repeated names kept. */
-function headersOf(raw: string[]): Headers {
-  const headers = new Headers();
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  return headers;
 }
 
 /** Whether the message framing announces a body (a Request has a null body otherwise). */
@@ -127,8 +76,9 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
-function clientGone(): Error {
-  return new Error("The client closed the connection.");
+/** The abort reason, named as fetch names an abort so handlers can tell it apart. */
+function clientGone(): DOMException {
+  return new DOMException("The client closed the connection.", "AbortError");
 }
 
 /** A Request for an IncomingMessage whose absolute URL is already known. */

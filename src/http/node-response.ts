@@ -20,16 +20,25 @@ export function writeResponse(res: ServerResponse, response: Response, isHead: b
 
 /** A body held in full: status line, headers and body handed to node at once. */
 function writeDirect(res: ServerResponse, { status, headers, body }: DirectResponse, isHead: boolean): void {
-  const out: OutgoingHttpHeaders = headers instanceof Headers ? nodeHeaders(headers) : { ...headers };
+  const out = headers instanceof Headers ? nodeHeaders(headers) : copy(headers);
   if (isBodiless(status)) {
     res.writeHead(status, out).end();
     return;
   }
-  const length = body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
-  out["content-length"] = length;
+  out["content-length"] = body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   res.writeHead(status, out);
   if (isHead || body === null) res.end();
   else res.end(body);
+}
+
+/**
+ * A copy to add Content-Length to (the record may be shared). A plain loop: on Node 20 object
+ * spread of such a record costs microseconds, a sizeable share of a whole request.
+ */
+function copy(headers: HeaderRecord): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const name in headers) out[name] = headers[name];
+  return out;
 }
 
 /** Any other Response: headers first, then the body chunk by chunk as the socket drains. */

@@ -41,7 +41,7 @@ function originOf(host: string): string | null {
 export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string | undefined {
   const target = req.url ?? "/";
   if (target.charCodeAt(0) !== 47 /* "/" */) return absoluteUrl(target);
-  const host = req.headers.host;
+  const host = hostHeader(req.rawHeaders);
   const origin = host === undefined ? fallbackOrigin : originOf(host);
   if (origin === null) return undefined;
   if (PLAIN_PATH.test(target) && !DOT_SEGMENT.test(target)) return origin + target;
@@ -51,6 +51,15 @@ export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string
   } catch {
     return undefined;
   }
+}
+
+/** The Host header, read from the raw list (it comes first in practice) without building them all. */
+function hostHeader(raw: string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === "host") return raw[i + 1];
+  }
+  return undefined;
 }
 
 /** An absolute-form request target ("GET http://host/path"), as proxies send it. */

@@ -105,6 +105,44 @@ describe("serveNode", () => {
     });
   });
 
+  test("request headers read as a real Headers would", async () => {
+    let seen: Record<string, unknown> | undefined;
+    app.use((request) => {
+      const { headers } = request;
+      seen = {
+        isHeaders: headers instanceof Headers,
+        mixedCase: headers.get("X-Twice"),
+        missing: headers.get("x-missing"),
+        has: [headers.has("X-ONCE"), headers.has("x-missing")],
+        invalidName: (() => {
+          try {
+            headers.get("bad name");
+            return "no error";
+          } catch (error) {
+            return (error as Error).name;
+          }
+        })(),
+        copied: new Headers(headers).get("x-once"),
+      };
+      headers.set("x-once", "changed");
+      seen.entries = [...headers].filter(([name]) => name.startsWith("x-"));
+      seen.afterSet = headers.get("x-once");
+      return createResponse(null, 204, {});
+    });
+    const raw = await rawExchange(server.port, "GET / HTTP/1.1\r\nHost: localhost\r\nX-Twice: one\r\nx-once: 1\r\nX-TWICE: two\r\nConnection: close\r\n\r\n");
+    assert.equal(parseRaw(raw).status, 204);
+    assert.deepEqual(seen, {
+      isHeaders: true,
+      mixedCase: "one, two",
+      missing: null,
+      has: [true, false],
+      invalidName: "TypeError",
+      copied: "1",
+      entries: [["x-once", "changed"], ["x-twice", "one, two"]],
+      afterSet: "changed",
+    });
+  });
+
   test("serialises the URL as the URL parser would (dot segments, odd characters)", async () => {
     const seen: string[] = [];
     app.use((request) => {
@@ -174,6 +212,52 @@ describe("serveNode", () => {
     app.use(async (request) => createResponse(JSON.stringify(await request.json()), 200, { "content-type": JSON_TYPE }));
     const response = await request(`${base}/echo`, { dispatcher: agent, method: "POST", body: '{"a":[1,2,3]}' });
     assert.deepEqual(await response.body.json(), { a: [1, 2, 3] });
+  });
+
+  test("a body the handler leaves unread, or half-read, does not stall the connection", async () => {
+    const single = new Agent({ connections: 1 });
+    try {
+      const body = "y".repeat(60 * 1024);
+      app.use(async (request) => {
+        if (request.url.endsWith("/ignore")) {
+          assert.equal(request.signal.aborted, false); // materialised, body never read
+          return createResponse(null, 401, {});
+        }
+        if (request.url.endsWith("/half")) {
+          await request.body!.getReader().read();
+          return createResponse(null, 202, {});
+        }
+        return createResponse(await request.text(), 200, {});
+      });
+      for (const path of ["/ignore", "/half", "/ignore", "/half"]) {
+        const response = await request(`${base}${path}`, { dispatcher: single, method: "POST", body });
+        await response.body.text();
+        assert.equal(response.statusCode, path === "/ignore" ? 401 : 202);
+      }
+      const last = await request(`${base}/read`, { dispatcher: single, method: "POST", body: "fine" });
+      assert.equal(await last.body.text(), "fine");
+    } finally {
+      await single.close();
+    }
+  });
+
+  test("Expect: 100-continue gets 100 Continue once the handler reads the body", async () => {
+    app.use(async (request) => createResponse(`got ${await request.text()}`, 200, {}));
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, "127.0.0.1", () => {
+        socket.write("POST /upload HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n");
+      });
+      let received = "";
+      socket.on("data", (chunk: Buffer) => {
+        const first = received === "";
+        received += chunk.toString("latin1");
+        if (first && received.startsWith("HTTP/1.1 100 Continue\r\n\r\n")) socket.write("hello");
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(received));
+    });
+    assert.ok(answer.startsWith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"), answer);
+    assert.ok(answer.includes("\r\n\r\n9\r\ngot hello\r\n") || answer.endsWith("\r\n\r\ngot hello"), answer);
   });
 
   test("HEAD answers headers and Content-Length but no body", async () => {
@@ -308,6 +392,27 @@ describe("serveNode", () => {
     assert.equal(await response.body.text(), "still here");
   });
 
+  test("a Response node cannot write (bad header value) becomes a 500", async () => {
+    const logged = await capturingErrors(async () => {
+      app.use(() => createResponse("x", 200, { "x-bad": "line\nbreak" }));
+      const response = await request(`${base}/bad`, { dispatcher: agent });
+      assert.equal(response.statusCode, 500);
+      assert.equal(await response.body.text(), '{"message":"An error occurred!"}');
+    });
+    assert.equal(logged.length, 1);
+  });
+
+  test("a malformed Host header gets 400", async () => {
+    let called = false;
+    app.use(() => {
+      called = true;
+      return createResponse(null, 204, {});
+    });
+    const raw = await rawExchange(server.port, "GET /x HTTP/1.1\r\nHost: evil.example/path\r\n\r\n");
+    assert.equal(parseRaw(raw).status, 400);
+    assert.equal(called, false);
+  });
+
   test("a client that goes away mid-request aborts the request signal", async () => {
     const aborted = deferred<unknown>();
     const entered = deferred();
@@ -319,7 +424,9 @@ describe("serveNode", () => {
     const socket = connect(server.port, "127.0.0.1", () => socket.write("GET /hang HTTP/1.1\r\nHost: localhost\r\n\r\n"));
     await entered.promise;
     socket.destroy();
-    assert.ok((await aborted.promise) instanceof Error);
+    const reason = await aborted.promise;
+    assert.ok(reason instanceof DOMException);
+    assert.equal(reason.name, "AbortError");
   });
 });
 
