@@ -15,26 +15,28 @@ import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./sto
  *   snapshot-<gen>.bson.tmp        a snapshot being written; ignored and removed at startup
  *
  * Journal and snapshot files are runs of records `[u32 length][u32 crc32][payload]`, payload
- * = BSON-encoded Changes. Changes are post-images (a put carries the whole document, a
- * delete the id), so replaying any suffix of history over a state that already contains part
- * of it converges to the same end state.
+ * = BSON-encoded Changes (a journal record holds one append() call, so a write survives whole
+ * or not at all); a snapshot adds a header record and a trailer record with the change count.
+ * Changes are post-images (a put carries the whole document, a delete the id), so replaying
+ * any suffix of history over a state that already contains part of it converges to the same
+ * end state.
  *
  * Compaction to generation N, and why a crash at each step is recoverable:
  *   1. journal-N is created (dir fsync'ed) and new appends go there; appends made before are
  *      already fsync'ed in journal-(N-1). Crash: recovery replays snapshot-S + journals S..N.
  *   2. dump() is written in chunks to snapshot-N.bson.tmp while writes continue into
  *      journal-N; then fsync. Crash: the .tmp file is ignored (and removed), as in 1.
- *   3. journal-N is synced, so the snapshot holds nothing the journals do not also hold; the
- *      .tmp is renamed to snapshot-N.bson and the dir fsync'ed: the commit point. Since
- *      everything before journal-N is in the snapshot and everything after is in journal-N,
- *      recovery = snapshot-N + journal-N (+ later ones).
+ *   3. journal-N is synced, so every change the dump could have seen is durable there too;
+ *      then the .tmp is renamed to snapshot-N.bson and the dir fsync'ed: the commit point.
+ *      Everything before journal-N is in the snapshot and everything after is in journal-N,
+ *      so recovery = snapshot-N + journal-N (+ later ones). Crash before the rename: as in 1.
  *   4. Journals and snapshots older than N are deleted. Crash: recovery deletes them again.
  *
- * Requirements on the engine: `apply` during recovery must be idempotent and must not enforce
- * unique indexes (replaying over a fuzzy snapshot passes through transient states);
- * `dump()` must include every change whose `append()` has resolved, once its awaiting caller
- * has run, and its iterator must tolerate the state changing between chunks (it is consumed
- * across event-loop turns).
+ * What the engine must provide (its Catalog does): `apply` is idempotent and does not enforce
+ * unique indexes while replaying (a fuzzy snapshot plus journal passes through transient
+ * states); a change is in the in-memory state no later than right after its append()
+ * resolves (the engine applies before appending); and dump()'s iterator tolerates the state
+ * changing between chunks, since it is consumed across event-loop turns.
  */
 
 /** A ChangeSink that keeps the engine's state on disk and can rebuild it. */
