@@ -1,3 +1,4 @@
+import { clearInterval, setInterval } from "node:timers";
 import { Long, type Document } from "bson";
 import { writeDocument } from "./bson.ts";
 import type { Projector } from "./query/project.ts";
@@ -56,7 +57,7 @@ export class CursorRegistry {
   /** Starts the expiry sweep. */
   startSweeper(intervalMs = 60_000): void {
     this.#timer = setInterval(() => this.sweep(), intervalMs);
-    (this.#timer as { unref?: () => void }).unref?.();
+    this.#timer.unref();
   }
 
   /** Frees cursors idle for longer than the timeout; returns how many. */

@@ -4,6 +4,7 @@ import type { Document } from "bson";
 import { readDocument } from "../bson.ts";
 import type { EngineState, Reply } from "../commands/context.ts";
 import { dispatch } from "../commands/registry.ts";
+import { errorReply } from "../errors.ts";
 import { Batch } from "../cursors.ts";
 import { encodeBatch } from "./batch-reply.ts";
 import { FrameReader } from "./frames.ts";
@@ -15,16 +16,27 @@ function batchDocument(batch: Batch): Document {
   return { cursor: { [batch.field]: docs, id: batch.cursorId, ns: batch.ns }, ok: 1 };
 }
 
-function encode(request: Request, reply: Reply): Uint8Array {
+function encodeAny(request: Request, reply: Reply): Uint8Array {
   if (!(reply instanceof Batch)) return encodeReply(request, reply);
   return request.opCode === OP_MSG ? encodeBatch(reply, request.requestId) : encodeReply(request, batchDocument(reply));
+}
+
+/** Encodes a reply; one that cannot be encoded (e.g. too large) becomes an error reply. */
+function encode(request: Request, reply: Reply): Uint8Array {
+  try {
+    return encodeAny(request, reply);
+  } catch (error) {
+    return encodeReply(request, errorReply(error));
+  }
 }
 
 /**
  * Serves one client socket. Anything malformed (bad length, garbage, unknown opcode, invalid
  * BSON) destroys this socket only; command failures are replies, never exceptions.
+ * `track` receives each command's completion, so the engine can wait for writes in flight
+ * before closing its store.
  */
-export function serveConnection(socket: Socket, id: number, engine: EngineState): void {
+export function serveConnection(socket: Socket, id: number, engine: EngineState, track: (done: Promise<void>) => void): void {
   const reader = new FrameReader(engine.limits.maxMessageSizeBytes);
   socket.setNoDelay(true);
   const fail = (): void => {
@@ -37,11 +49,12 @@ export function serveConnection(socket: Socket, id: number, engine: EngineState)
     } catch {
       return fail();
     }
-    dispatch({ engine, request, db: request.db, body: request.body, connectionId: id })
+    const done = dispatch({ engine, request, db: request.db, body: request.body, connectionId: id })
       .then((reply) => {
         if (!request.moreToCome && !socket.destroyed) socket.write(encode(request, reply));
       })
       .catch(fail);
+    track(done);
   };
   socket.on("data", (chunk: Buffer) => {
     if (socket.destroyed) return;

@@ -5,18 +5,26 @@ import { serveConnection } from "./connection.ts";
 /** A listening wire-protocol server. */
 export interface WireServer {
   readonly port: number;
-  /** Stops accepting, destroys every open connection, and resolves once closed. */
+  /**
+   * Stops accepting, destroys every open connection, and resolves once closed and every
+   * command already running has finished (so no write is still heading for the store).
+   */
   close(): Promise<void>;
 }
 
 /** Listens on `host:port` (port 0: a free one) and serves the engine's commands. */
 export function listen(engine: EngineState, host: string, port: number): Promise<WireServer> {
   const sockets = new Set<Socket>();
+  const inflight = new Set<Promise<void>>();
+  const track = (done: Promise<void>): void => {
+    inflight.add(done);
+    done.finally(() => inflight.delete(done));
+  };
   let nextId = 1;
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
-    serveConnection(socket, nextId++, engine);
+    serveConnection(socket, nextId++, engine, track);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -26,11 +34,12 @@ export function listen(engine: EngineState, host: string, port: number): Promise
       const bound = typeof address === "object" && address ? address.port : port;
       resolve({
         port: bound,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            for (const socket of sockets) socket.destroy();
-          }),
+        close: async () => {
+          const closed = new Promise<void>((done) => server.close(() => done()));
+          for (const socket of sockets) socket.destroy();
+          await closed;
+          await Promise.allSettled([...inflight]);
+        },
       });
     });
   });
