@@ -13,7 +13,10 @@ export function sortKind(spec: unknown): SortKind {
   if (!isPlainObject(spec)) throw new CommandError("BadValue", "sort must be an object");
   const keys = Object.keys(spec);
   if (keys.length === 0) return "natural";
-  if (keys.length === 1 && keys[0] === "_id") return direction(spec._id) === 1 ? "natural" : "reverse";
+  // Stored order is _id order, so {$natural} (insertion order in MongoDB) reads the same way.
+  if (keys.length === 1 && (keys[0] === "_id" || keys[0] === "$natural")) {
+    return direction(spec[keys[0]]) === 1 ? "natural" : "reverse";
+  }
   return "custom";
 }
 
