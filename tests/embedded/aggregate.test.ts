@@ -73,6 +73,26 @@ describe("embedded engine: aggregate", () => {
     assert.deepEqual(await conn.db.collection("orders").findOne({ _id: 1 } as Document), { _id: 1, customer: "ann", total: 10, items: [{ sku: "a", n: 1 }] });
   });
 
+  test("joined documents are not altered by later stages either", async () => {
+    const docs = await conn.db
+      .collection("orders")
+      .aggregate([
+        { $match: { _id: 1 } },
+        { $lookup: { from: "customers", localField: "customer", foreignField: "_id", as: "who" } },
+        { $unwind: "$who" },
+        { $set: { "who.city": "changed" } },
+        { $unionWith: { coll: "customers" } },
+        { $set: { city: "changed too" } },
+      ])
+      .toArray();
+    assert.equal(docs.length, 3);
+    assert.equal(docs[0].who.city, "changed");
+    assert.deepEqual(await conn.db.collection("customers").find().toArray(), [
+      { _id: "ann", city: "Oslo" },
+      { _id: "bob", city: "Rome" },
+    ]);
+  });
+
   test("countDocuments' pipeline, with and without skip/limit", async () => {
     const orders = conn.db.collection("orders");
     assert.equal(await orders.countDocuments(), 4);

@@ -1,24 +1,12 @@
 import type { Document } from "bson";
-import { Aggregator, ProcessingMode } from "mingo";
-import { cloneDeep } from "mingo/util";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { countMatching, runRead, type ReadSpec } from "../query/plan.ts";
-import type { Collection } from "../store/collection.ts";
+import { runPipeline, stageName, type CollectionResolver } from "../query/pipeline.ts";
 import { collectionName, namespace, optionalCount } from "./args.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
-
-/** Stages that never write into the documents they receive, so stored ones can be passed in. */
-const NON_MUTATING = new Set(["$match", "$sort", "$skip", "$limit", "$group", "$count", "$sortByCount", "$lookup"]);
-
-function stageName(stage: unknown): string {
-  if (!isPlainObject(stage)) throw new CommandError("TypeMismatch", "each pipeline stage must be an object");
-  const keys = Object.keys(stage);
-  if (keys.length !== 1) throw new CommandError("BadValue", "a pipeline stage must have exactly one field");
-  return keys[0];
-}
 
 /** $out/$merge would write behind the engine's back (mingo writes into the arrays it is given). */
 function rejectWrites(value: unknown): void {
@@ -58,27 +46,8 @@ function leadingRead(pipeline: Document[]): { spec: ReadSpec; rest: Document[] }
   return { spec, rest: pipeline.slice(i) };
 }
 
-function source(coll: Collection | undefined, spec: ReadSpec, rest: Document[], ctx: CommandContext): Iterator<Document> {
-  const read = runRead(coll, spec);
-  if (rest.length === 0) return read;
-  const safe = rest.every((stage) => NON_MUTATING.has(stageName(stage)));
-  const resolve = (name: string): Document[] => {
-    const docs = ctx.engine.catalog.get(ctx.db, name)?.docs.view() ?? [];
-    return (safe ? docs : docs.map((d) => cloneDeep(d))) as Document[];
-  };
-  const aggregator = new Aggregator(rest, {
-    processingMode: safe ? ProcessingMode.CLONE_OFF : ProcessingMode.CLONE_INPUT,
-    collectionResolver: resolve,
-  });
-  return aggregator.stream({ [Symbol.iterator]: () => read }) as Iterator<Document>;
-}
-
-function dbLevelSource(pipeline: Document[], ctx: CommandContext): Iterator<Document> {
-  const aggregator = new Aggregator(pipeline, {
-    processingMode: ProcessingMode.CLONE_INPUT,
-    collectionResolver: (n: string) => (ctx.engine.catalog.get(ctx.db, n)?.docs.view() ?? []).map((d) => cloneDeep(d)) as Document[],
-  });
-  return aggregator.stream([]) as Iterator<Document>;
+function resolver(ctx: CommandContext): CollectionResolver {
+  return (name) => ctx.engine.catalog.get(ctx.db, name)?.docs.view() ?? [];
 }
 
 function aggregate(ctx: CommandContext): Reply {
@@ -91,7 +60,8 @@ function aggregate(ctx: CommandContext): Reply {
   const batchSize = optionalCount(cursorOptions, "batchSize") ?? DEFAULT_FIRST_BATCH;
   const { cursors, catalog } = ctx.engine;
   if (name === undefined) {
-    return cursors.first(namespace(ctx.db, "$cmd.aggregate"), dbLevelSource(pipeline, ctx), null, batchSize, false);
+    const output = runPipeline(pipeline, [][Symbol.iterator](), resolver(ctx));
+    return cursors.first(namespace(ctx.db, "$cmd.aggregate"), output, null, batchSize, false);
   }
   const coll = catalog.get(ctx.db, name);
   const ns = namespace(ctx.db, name);
@@ -103,7 +73,8 @@ function aggregate(ctx: CommandContext): Reply {
     return cursors.first(ns, docs[Symbol.iterator](), null, batchSize, false);
   }
   const { spec, rest } = leadingRead(pipeline);
-  return cursors.first(ns, source(coll, spec, rest, ctx), null, batchSize, false);
+  const output = runPipeline(rest, runRead(coll, spec), resolver(ctx));
+  return cursors.first(ns, output, null, batchSize, false);
 }
 
 /** The aggregate command (mingo runs the stages after the leading read the engine folds). */

@@ -1,0 +1,65 @@
+import type { Document } from "bson";
+import { Aggregator, ProcessingMode } from "mingo";
+import { cloneDeep } from "mingo/util";
+import { isPlainObject } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+
+/** Stages that never write into the documents they receive, so stored ones can be passed in. */
+const NON_MUTATING = new Set(["$match", "$sort", "$skip", "$limit", "$group", "$count", "$sortByCount", "$lookup", "$facet"]);
+/** Stages that bring in documents of another collection by reference. */
+const JOINS = new Set(["$lookup", "$unionWith", "$graphLookup"]);
+
+/** The single operator name of a stage (validated). */
+export function stageName(stage: unknown): string {
+  if (!isPlainObject(stage)) throw new CommandError("TypeMismatch", "each pipeline stage must be an object");
+  const keys = Object.keys(stage);
+  if (keys.length !== 1) throw new CommandError("BadValue", "a pipeline stage must have exactly one field");
+  return keys[0];
+}
+
+/** True when a stage (or a pipeline nested in it) may write into its input documents. */
+function mutates(stage: Document): boolean {
+  const name = stageName(stage);
+  if (!NON_MUTATING.has(name)) return true;
+  const nested = isPlainObject(stage[name]) ? (stage[name] as Document).pipeline : undefined;
+  return Array.isArray(nested) && nested.some(mutates);
+}
+
+/** Gives the documents of a collection in the pipeline's database, without copying. */
+export type CollectionResolver = (name: string) => readonly Document[];
+
+function clones(source: Iterator<Document>): Iterator<Document> {
+  return { next: () => {
+    const step = source.next();
+    return step.done ? step : { done: false, value: cloneDeep(step.value) as Document };
+  } };
+}
+
+function runSegment(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver): Iterator<Document> {
+  const aggregator = new Aggregator(stages, {
+    // Stored documents are shared, not copied: clone on the way in only if a stage writes.
+    processingMode: stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF,
+    collectionResolver: (name: string) => resolve(name) as Document[],
+  });
+  return aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>;
+}
+
+/**
+ * Runs aggregation stages with mingo over a lazy input, never writing into stored documents
+ * and never copying a collection: inputs are cloned only for stages that write into them, and
+ * documents joined from another collection (by reference) are cloned after the join only when
+ * a later stage writes.
+ */
+export function runPipeline(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver): Iterator<Document> {
+  let output = input;
+  let start = 0;
+  while (start < stages.length) {
+    let end = start;
+    while (end < stages.length && !JOINS.has(stageName(stages[end]))) end++;
+    end = Math.min(end + 1, stages.length);
+    output = runSegment(stages.slice(start, end), output, resolve);
+    if (end < stages.length && stages.slice(end).some(mutates)) output = clones(output);
+    start = end;
+  }
+  return output;
+}
