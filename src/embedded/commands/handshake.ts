@@ -49,7 +49,8 @@ function endSessions(): Document {
   return { ok: 1 };
 }
 
-function refuseTransaction(): never {
+/** Answers any transactional command: the engine has no multi-document transactions. */
+export function refuseTransaction(): never {
   throw new CommandError("IllegalOperation", "Transactions are not supported by the embedded engine");
 }
 
@@ -71,5 +72,3 @@ export const handshakeCommands: Record<string, Handler> = {
   commitTransaction: refuseTransaction,
   abortTransaction: refuseTransaction,
 };
-
-export { refuseTransaction };

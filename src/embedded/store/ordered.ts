@@ -133,8 +133,8 @@ export class DocIterator implements IterableIterator<Document> {
   next(): IteratorResult<Document> {
     const docs = this.docs;
     if (this.#started && this.#epoch !== docs.epoch) {
-      const after = docs.seekAfter(this.#lastId);
-      this.#pos = this.reverse ? docs.seekAfter(this.#lastId, true) - 1 : after;
+      // Forward: first _id after the last one returned; backward: last _id before it.
+      this.#pos = this.reverse ? docs.seekAfter(this.#lastId, true) - 1 : docs.seekAfter(this.#lastId);
       this.#epoch = docs.epoch;
     }
     const doc = this.#pos >= 0 ? docs.at(this.#pos) : undefined;
