@@ -44,6 +44,22 @@ describe("embedded engine: document store", () => {
     assert.deepEqual(seen, expected);
   });
 
+  test("a backward iterator also survives concurrent writes", () => {
+    const docs = new OrderedDocs();
+    for (let i = 0; i < 20; i++) docs.put({ _id: i });
+    const seen: number[] = [];
+    for (const doc of docs.iterate(true)) {
+      seen.push(doc._id as number);
+      if (doc._id === 15) {
+        docs.delete(19);
+        docs.delete(3);
+        docs.put({ _id: 7.5 });
+      }
+    }
+    const expected = [19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7.5, 7, 6, 5, 4, 2, 1, 0];
+    assert.deepEqual(seen, expected);
+  });
+
   test("skip is a position, not a scan", () => {
     const docs = new OrderedDocs();
     for (let i = 0; i < 1000; i++) docs.put({ _id: i });
