@@ -9,7 +9,7 @@ import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, type GeneratedRoutes } from "./http/router.ts";
 import type { Model } from "./model/define.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
-import { DEFAULT_QUERY_LIMITS, type QueryLimits } from "./query/limits.ts";
+import { resolveLimits, type QueryLimits } from "./query/limits.ts";
 import { openDatabase, type DatabaseOptions } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
 import { syncCounter } from "./store/ids.ts";
@@ -100,6 +100,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const registry = createRegistry(options.models);
   const hooks = options.hooks ?? {};
   checkHooks(registry, hooks);
+  const limits = resolveLimits(options.limits);
   const database = await openDatabase(options);
   try {
     await prepareCollections(database.db, options.models);
@@ -115,7 +116,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     stores,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     language,
-    limits: { ...DEFAULT_QUERY_LIMITS, ...options.limits },
+    limits,
   };
   const routes = buildRoutes(state, options.models, hooks);
   const router = buildRouter(options.basePath ?? "/api/v1", routes);

@@ -124,3 +124,30 @@ describe("switching handlers off", () => {
     }
   });
 });
+
+describe("start-up checks", () => {
+  test("a bad query limit is refused before anything starts", async () => {
+    const Tag = defineModel({ name: "Tag", fields: { label: string() } });
+    await assert.rejects(createApp({ models: [Tag], limits: { maxDepth: 0 } }), /maxDepth must be a positive integer/);
+  });
+
+  test("a hidden foreign key still attaches its relation", async () => {
+    const Owner = defineModel({ name: "Owner", fields: { name: string() } });
+    const Pet = defineModel({
+      name: "Pet",
+      fields: { owner_id: optional(string()), name: string() },
+      hidden: ["owner_id"],
+      relations: { owner: { type: "belongsTo", model: "Owner", foreignKey: "owner_id" } },
+    });
+    const app = await createApp({ models: [Owner, Pet] });
+    try {
+      await call(app, "POST", "/api/v1/owners", { name: "Ann" });
+      await app.db.collection("pets").insertOne({ _id: 1 as never, name: "Rex", owner_id: 1 });
+      const { body } = await jsonOf(await call(app, "GET", "/api/v1/pets?with=owner"));
+      assert.equal(body.data[0].owner?.name, "Ann");
+      assert.ok(!("owner_id" in body.data[0]), "the hidden key is still not sent");
+    } finally {
+      await app.close();
+    }
+  });
+});
