@@ -82,6 +82,51 @@ describe("embedded engine: indexes", () => {
     assert.equal(await c.findOne({ email: "renamed@x" }), null);
   });
 
+  test("non-unique indexes answer equality and $in exactly like a scan, through writes", async () => {
+    const indexed = conn.db.collection("comments_indexed");
+    const plain = conn.db.collection("comments_plain");
+    await indexed.createIndex({ post_id: 1 });
+    await indexed.createIndex({ tags: 1, score: -1 });
+    const docs = Array.from({ length: 300 }, (_, i) => ({
+      _id: i,
+      post_id: i % 17,
+      tags: i % 3 === 0 ? ["a", "b"] : i % 3 === 1 ? "a" : [],
+      score: i % 5,
+      ...(i % 11 === 0 ? {} : { maybe: i % 2 }),
+    }));
+    await indexed.insertMany(docs as Document[]);
+    await plain.insertMany(docs as Document[]);
+    const filters: Document[] = [
+      { post_id: 3 },
+      { post_id: { $in: [1, 5, 16, 99] } },
+      { post_id: { $in: [] } },
+      { post_id: 4, score: 2 },
+      { tags: "a", score: { $in: [1, 3] } },
+      { tags: { $in: ["b", "zz"] }, score: 0 },
+      { post_id: 2.0 },
+      { post_id: { $eq: 7 } },
+    ];
+    const same = async (): Promise<void> => {
+      for (const filter of filters) {
+        const [a, b] = await Promise.all([indexed.find(filter).toArray(), plain.find(filter).toArray()]);
+        assert.deepEqual(a, b, JSON.stringify(filter));
+        assert.equal(await indexed.countDocuments(filter), b.length);
+        const [pa, pb] = await Promise.all([
+          indexed.find(filter, { sort: { _id: -1 }, skip: 1, limit: 3 }).toArray(),
+          plain.find(filter, { sort: { _id: -1 }, skip: 1, limit: 3 }).toArray(),
+        ]);
+        assert.deepEqual(pa, pb);
+      }
+    };
+    await same();
+    for (const c of [indexed, plain]) {
+      await c.updateMany({ post_id: 3 }, { $set: { post_id: 5, tags: "b" } });
+      await c.deleteMany({ post_id: 1 });
+      await c.insertOne({ _id: 1000, post_id: 16, tags: ["a"], score: 1 } as Document);
+    }
+    await same();
+  });
+
   test("multikey unique index: each array element is a key", async () => {
     const c = conn.db.collection("tags");
     await c.createIndex({ tags: 1 }, { unique: true });

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import type { Collection } from "../store/collection.ts";
+import type { KeyedIndex } from "../store/keyed-index.ts";
 import { compareValues } from "../store/values.ts";
 import { compileFilter, equalityValue, type Predicate } from "./filter.ts";
 import { sortDocuments, sortKind } from "./sort.ts";
@@ -20,47 +21,74 @@ export interface Candidates {
   exact: boolean;
 }
 
+/** Most key combinations a compound lookup may expand to before a scan is preferred. */
+const MAX_LOOKUP_KEYS = 1000;
+
 /**
- * The documents an index can narrow a filter to, or undefined when the whole collection must
- * be read: equality (or `$in`) on `_id`, or equality on every field of a unique index.
+ * The values an index lookup can use for a condition: an equality, or `$in` over plain values.
+ * `exact` when the lookup alone decides the condition (null also matches empty arrays in
+ * MongoDB, which index as null too, so it needs the predicate).
+ */
+function lookupValues(cond: unknown): { values: readonly unknown[]; exact: boolean } | undefined {
+  const eq = equalityValue(cond);
+  if (eq) return { values: [eq.value], exact: eq.value !== null };
+  if (!isPlainObject(cond) || Object.keys(cond).length !== 1 || !Array.isArray(cond.$in)) return undefined;
+  if (cond.$in.some((v) => v instanceof RegExp || Array.isArray(v))) return undefined;
+  return { values: cond.$in, exact: !cond.$in.includes(null) };
+}
+
+function byId(docs: Iterable<Document>): Document[] {
+  return [...new Set(docs)].sort((a, b) => compareValues(a._id, b._id));
+}
+
+function idCandidates(coll: Collection, filter: Document): Candidates | undefined {
+  const lookup = lookupValues(filter._id);
+  if (!lookup) return undefined;
+  const found: Document[] = [];
+  for (const v of lookup.values) {
+    const doc = coll.docs.get(v);
+    if (doc) found.push(doc);
+  }
+  return { docs: byId(found), exact: lookup.exact && Object.keys(filter).length === 1 };
+}
+
+function keyCombinations(lists: (readonly unknown[])[]): unknown[][] {
+  let combos: unknown[][] = [[]];
+  for (const list of lists) combos = combos.flatMap((prefix) => list.map((v) => [...prefix, v]));
+  return combos;
+}
+
+function indexedCandidates(coll: Collection, index: KeyedIndex, filter: Document): Candidates | undefined {
+  const lookups = index.fields.map((field) => (field in filter ? lookupValues(filter[field]) : undefined));
+  if (lookups.some((l) => l === undefined)) return undefined;
+  const lists = lookups.map((l) => l!.values);
+  if (lists.reduce((n, list) => n * list.length, 1) > MAX_LOOKUP_KEYS) return undefined;
+  const found: Document[] = [];
+  for (const values of keyCombinations(lists)) {
+    for (const id of index.ids(index.keyFor(values))) {
+      const doc = coll.docs.getByKey(id);
+      if (doc) found.push(doc);
+    }
+  }
+  const exact = lookups.every((l) => l!.exact) && Object.keys(filter).length === index.fields.length;
+  return { docs: byId(found), exact };
+}
+
+/**
+ * The documents an index can narrow a filter to, in `_id` order, or undefined when the whole
+ * collection must be read: equality or `$in` on `_id`, or on every field of a secondary index.
  */
 export function indexCandidates(coll: Collection, filter: unknown): Candidates | undefined {
   if (!isPlainObject(filter)) return undefined;
-  const fields = Object.keys(filter);
   if ("_id" in filter) {
-    const byId = idCandidates(coll, filter._id);
-    if (byId) return { docs: byId, exact: fields.length === 1 };
+    const found = idCandidates(coll, filter);
+    if (found) return found;
   }
-  for (const index of coll.uniqueIndexes()) {
-    const keyFields = Object.keys(index.spec.key);
-    const values: unknown[] = [];
-    for (const field of keyFields) {
-      const eq = field in filter ? equalityValue(filter[field]) : undefined;
-      if (!eq) break;
-      values.push(eq.value);
-    }
-    if (values.length !== keyFields.length) continue;
-    const owner = index.owner(index.keyFor(values));
-    const doc = owner === undefined ? undefined : coll.docs.getByKey(owner);
-    return { docs: doc ? [doc] : [], exact: fields.length === keyFields.length };
+  for (const index of coll.lookupIndexes()) {
+    const found = indexedCandidates(coll, index, filter);
+    if (found) return found;
   }
   return undefined;
-}
-
-function idCandidates(coll: Collection, cond: unknown): Document[] | undefined {
-  const eq = equalityValue(cond);
-  if (eq) {
-    const doc = coll.docs.get(eq.value);
-    return doc ? [doc] : [];
-  }
-  if (!isPlainObject(cond) || Object.keys(cond).length !== 1 || !Array.isArray(cond.$in)) return undefined;
-  if (cond.$in.some((v) => v instanceof RegExp || Array.isArray(v) || isPlainObject(v))) return undefined;
-  const found = new Set<Document>();
-  for (const v of cond.$in) {
-    const doc = coll.docs.get(v);
-    if (doc) found.add(doc);
-  }
-  return [...found].sort((a, b) => compareValues(a._id, b._id));
 }
 
 /** Where a read gets its documents: an index lookup, or the whole collection. */

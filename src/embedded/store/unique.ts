@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import type { IndexSpec } from "../changes.ts";
+import { KeyedIndex } from "./keyed-index.ts";
 import { valuesAt } from "./paths.ts";
 import { keyOf, type ValueKey } from "./values.ts";
 
@@ -10,33 +11,16 @@ export interface DuplicateKey {
 }
 
 /**
- * A unique index: canonical key of the indexed fields → `_id` key of the owning document.
- * Missing fields index as null, as in MongoDB, so two documents without the field collide.
+ * A unique index: key of the indexed fields → `_id` key of the owning document. Missing
+ * fields index as null, as in MongoDB, so two documents without the field collide.
  */
-export class UniqueIndex {
+export class UniqueIndex extends KeyedIndex {
   readonly #owners = new Map<string, ValueKey>();
 
-  /** The index this structure enforces. */
-  constructor(readonly spec: IndexSpec) {}
-
-  /** The key strings a document produces (several when an indexed field is an array). */
-  keys(doc: Document): string[] {
-    let keys = [""];
-    for (const field of Object.keys(this.spec.key)) {
-      const parts = [...new Set(valuesAt(doc, field).map((v) => String(encodeKey(v))))];
-      keys = keys.flatMap((prefix) => parts.map((p) => (prefix ? prefix + "\u0000" : "") + p));
-    }
-    return keys;
-  }
-
-  /** The key string for given values of the indexed fields (for equality lookups). */
-  keyFor(values: unknown[]): string {
-    return values.map((v) => String(encodeKey(v))).join("\u0000");
-  }
-
-  /** The `_id` key owning an index key, if any. */
-  owner(key: string): ValueKey | undefined {
-    return this.#owners.get(key);
+  /** The (at most one) `_id` key under `key`. */
+  ids(key: string): ValueKey[] {
+    const owner = this.#owners.get(key);
+    return owner === undefined ? [] : [owner];
   }
 
   /** Which key of `doc` (if any) is already owned by a document other than `selfId`. */
@@ -54,7 +38,7 @@ export class UniqueIndex {
     for (const k of this.keys(doc)) this.#owners.set(k, id);
   }
 
-  /** Forgets the keys of `doc` (only those it owns). */
+  /** Forgets the keys of `doc` (only those it owns: recovery may have replayed loosely). */
   remove(doc: Document): void {
     const id = keyOf(doc._id);
     for (const k of this.keys(doc)) if (this.#owners.get(k) === id) this.#owners.delete(k);
@@ -68,15 +52,10 @@ export class UniqueIndex {
   /** The `{ field: value }` document MongoDB reports as keyValue for a duplicate of `doc`. */
   keyValue(doc: Document): Document {
     const out: Document = {};
-    for (const field of Object.keys(this.spec.key)) {
+    for (const field of this.fields) {
       const values = valuesAt(doc, field);
       out[field] = values[0] === undefined ? null : values[0];
     }
     return out;
   }
-}
-
-function encodeKey(v: unknown): ValueKey {
-  const k = keyOf(v);
-  return typeof k === "number" ? "d" + k : typeof v === "string" ? JSON.stringify(v) : k;
 }
