@@ -146,3 +146,43 @@ describe("embedded engine: CRUD through the driver", () => {
     assert.deepEqual((await c.find().toArray()).map((d) => d._id), [1, 2]);
   });
 });
+
+/** Projections: the simple top-level ones (picked directly) and richer ones (mingo). */
+describe("embedded engine: projections", () => {
+  let conn: Connected;
+
+  before(async () => {
+    conn = await connectTarget("projections");
+    await conn.db.collection("p").insertOne({ _id: 1, b: 2, a: 1, secret: "x", nested: { x: 1, y: 2 }, list: [1, 2, 3] } as Document);
+  });
+  after(async () => {
+    await conn.close();
+  });
+
+  const project = async (projection: Document): Promise<Document | null> =>
+    conn.db.collection("p").findOne({ _id: 1 } as Document, { projection });
+
+  test("inclusion keeps _id and the document's field order", async () => {
+    const doc = await project({ a: 1, b: 1 });
+    assert.deepEqual(doc, { _id: 1, b: 2, a: 1 });
+    assert.deepEqual(Object.keys(doc!), ["_id", "b", "a"]);
+    assert.deepEqual(await project({ a: true, _id: 0 }), { a: 1 });
+    assert.deepEqual(await project({ _id: 1 }), { _id: 1 });
+  });
+
+  test("exclusion drops only the named fields", async () => {
+    assert.deepEqual(await project({ secret: 0 }), { _id: 1, b: 2, a: 1, nested: { x: 1, y: 2 }, list: [1, 2, 3] });
+    assert.deepEqual(await project({ _id: 0, secret: 0, list: 0, nested: 0 }), { b: 2, a: 1 });
+  });
+
+  test("dotted paths and operators go through mingo and leave the stored document intact", async () => {
+    assert.deepEqual(await project({ "nested.x": 1 }), { _id: 1, nested: { x: 1 } });
+    assert.deepEqual(await project({ "nested.y": 0, secret: 0, list: 0 }), { _id: 1, b: 2, a: 1, nested: { x: 1 } });
+    assert.deepEqual(await project({ list: { $slice: 2 }, _id: 0, a: 1 }), { a: 1, list: [1, 2] });
+    assert.deepEqual(await project({}), { _id: 1, b: 2, a: 1, secret: "x", nested: { x: 1, y: 2 }, list: [1, 2, 3] });
+  });
+
+  test("mixing inclusion and exclusion is an error", async () => {
+    await assert.rejects(project({ a: 1, b: 0 }), (e: unknown) => typeof (e as { code?: unknown }).code === "number");
+  });
+});
