@@ -108,13 +108,17 @@ function fmt(n: number): string {
   return n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1);
 }
 
+function ratio(r: number): string {
+  return r >= 1 ? r.toFixed(2) : r.toPrecision(2);
+}
+
 function table(rows: Row[]): string {
   const lines = [
     "| docs | measure | engine (driver over TCP) | baseline (mingo in process) | engine ÷ baseline |",
     "|---:|---|---:|---:|---:|",
   ];
   for (const r of rows) {
-    lines.push(`| ${r.size.toLocaleString("en-US")} | ${r.metric} | ${fmt(r.engine)} | ${fmt(r.baseline)} | ${(r.engine / r.baseline).toFixed(2)} |`);
+    lines.push(`| ${r.size.toLocaleString("en-US")} | ${r.metric} | ${fmt(r.engine)} | ${fmt(r.baseline)} | ${ratio(r.engine / r.baseline)} |`);
   }
   return lines.join("\n");
 }
