@@ -1,20 +1,25 @@
 /**
  * Throughput of the Node adapter against bare node:http, in one run:
  *
- *   npx tsx scripts/bench-http.ts [--seconds 3] [--rounds 3] [--connections 32]
+ *   npx tsx scripts/bench-http.ts [--seconds 2] [--rounds 5] [--connections 32] [--all]
  *
- * Both servers answer the same 1 KB JSON body with the same headers, on loopback. The load
- * generator runs in a child process (this same file, started with `--client`) so that it has
- * a core of its own: keep-alive connections, one request in flight on each, as wrk and
- * autocannon do by default. Servers are loaded in turn (bare, adapter, bare, adapter...) so
- * that drift on a shared machine hits both alike; the ratio is adapter / bare.
+ * Both servers answer the same 1 KB JSON body with the same headers, on loopback. Each server
+ * runs in a process of its own, as it would in production (sharing one V8 heap and its
+ * inline caches would tax whichever runs second), and so does the load generator: keep-alive
+ * connections, one request in flight on each, as wrk and autocannon do by default. All are
+ * this same file, started with `--server NAME` or `--client`. Servers are loaded in turn
+ * (bare, adapter, bare, adapter...) so that drift on a shared machine hits both alike. The
+ * ratio is taken within each round (against the bare run just before), and the median of
+ * those is reported, next to the server's CPU time per request, which stolen time on a busy
+ * machine distorts less. `--all` adds the adapter given real `new Response()` objects, and a
+ * naive conversion.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createResponse } from "../src/http/fast-response.ts";
-import { serveNode, type NodeServer } from "../src/http/node-adapter.ts";
+import { serveNode } from "../src/http/node-adapter.ts";
 
 const TARGET_RATIO = 0.85;
 
@@ -36,17 +41,25 @@ function flag(name: string, fallback: number): number {
 
 // ---- servers -------------------------------------------------------------------------------
 
-/** Bare node:http: the ceiling the adapter is measured against. */
-async function startBare(): Promise<{ url: string; close(): Promise<void> }> {
-  const headers = {
-    "content-type": "application/json; charset=utf-8",
-    "content-language": "en",
-    "content-length": BODY_LENGTH,
+/** A server under test, listening on loopback. */
+interface Running {
+  url: string;
+  close(): Promise<void>;
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "content-language": "en" };
+
+/** Routes on method, URL and a header, as the framework would, then answers the 1 KB body. */
+function handler(respond: (body: string) => Response): (request: Request) => Response {
+  return (request) => {
+    if (request.method !== "GET" || !request.url.endsWith("/") || request.headers.get("accept") === "text/html") {
+      return createResponse(null, 404, {});
+    }
+    return respond(BODY);
   };
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, headers);
-    res.end(BODY);
-  });
+}
+
+async function listenNode(server: Server): Promise<Running> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -58,17 +71,37 @@ async function startBare(): Promise<{ url: string; close(): Promise<void> }> {
   };
 }
 
-/** The adapter, with a handler that looks at method, URL and a header, as the framework would. */
-function startAdapter(): Promise<NodeServer> {
-  return serveNode(
-    (request) => {
-      if (request.method !== "GET" || !request.url.endsWith("/") || request.headers.get("accept") === "text/html") {
-        return createResponse(null, 404, {});
-      }
-      return createResponse(BODY, 200, { "content-type": "application/json; charset=utf-8", "content-language": "en" });
-    },
-    { port: 0, host: "127.0.0.1" },
-  );
+/** Bare node:http: the ceiling the adapter is measured against. */
+function startBare(): Promise<Running> {
+  const headers = { ...JSON_HEADERS, "content-length": BODY_LENGTH };
+  return listenNode(createServer((_req, res) => {
+    res.writeHead(200, headers);
+    res.end(BODY);
+  }));
+}
+
+/** The adapter serving what the framework's core makes: responses from createResponse. */
+function startAdapter(): Promise<Running> {
+  return serveNode(handler((body) => createResponse(body, 200, { ...JSON_HEADERS })), { port: 0, host: "127.0.0.1" });
+}
+
+/** The adapter given a real `new Response()`: what createResponse saves (`--all`). */
+function startAdapterRealResponse(): Promise<Running> {
+  return serveNode(handler((body) => new Response(body, { status: 200, headers: { ...JSON_HEADERS } })), { port: 0, host: "127.0.0.1" });
+}
+
+/** The naive conversion: a full Request in, a full Response read back as a stream (`--all`). */
+function startNaive(): Promise<Running> {
+  const fetch = handler((body) => new Response(body, { status: 200, headers: { ...JSON_HEADERS } }));
+  return listenNode(createServer(async (req, res) => {
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    const response = fetch(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    const reader = response.body!.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) res.write(next.value);
+    res.end();
+  }));
 }
 
 // ---- load generator (child process) --------------------------------------------------------
@@ -88,10 +121,24 @@ interface LoadResult {
 const HEADER_END = Buffer.from("\r\n\r\n");
 const LENGTH_FIELD = /content-length: *(\d+)/i;
 
+const CHUNKED_END = Buffer.from("\r\n0\r\n\r\n");
+
+/**
+ * Bytes the response at the start of `pending` takes (head ends at `end`), or -1 if not all
+ * there yet. Content-Length framing, or chunked framing for streamed responses (found by its
+ * terminating empty chunk: good enough for the JSON bodies measured here).
+ */
+function responseLength(head: string, pending: Buffer, end: number): number {
+  const length = LENGTH_FIELD.exec(head)?.[1];
+  if (length !== undefined) return end + 4 + Number(length);
+  const last = pending.indexOf(CHUNKED_END, end + 2);
+  return last === -1 ? -1 : last + CHUNKED_END.length;
+}
+
 /**
  * Keeps one request in flight on each of `connections` keep-alive sockets for `seconds` and
- * counts complete 200 responses. Parses only what framing needs (Content-Length), so it
- * stays well ahead of the server it loads.
+ * counts complete 200 responses. Parses only what framing needs, so it stays well ahead of
+ * the server it loads.
  */
 function load({ url, seconds, connections }: LoadOrder): Promise<LoadResult> {
   const { hostname, port } = new URL(url);
@@ -108,10 +155,8 @@ function load({ url, seconds, connections }: LoadOrder): Promise<LoadResult> {
         const end = pending.indexOf(HEADER_END);
         if (end === -1) return;
         const head = pending.toString("latin1", 0, end);
-        const length = Number(LENGTH_FIELD.exec(head)?.[1] ?? NaN);
-        if (Number.isNaN(length)) throw new Error(`response without Content-Length: ${head}`);
-        const total = end + 4 + length;
-        if (pending.length < total) return;
+        const total = responseLength(head, pending, end);
+        if (total === -1 || pending.length < total) return;
         if (head.startsWith("HTTP/1.1 200")) responses++;
         else errors++;
         pending = pending.subarray(total);
@@ -154,58 +199,96 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-async function runBenchmark(): Promise<void> {
-  const seconds = flag("seconds", 3);
-  const rounds = flag("rounds", 3);
-  const connections = flag("connections", 32);
-  const bare = await startBare();
-  const adapter = await startAdapter();
-  const client = fork(fileURLToPath(import.meta.url), ["--client"], { stdio: "inherit" });
-  const servers = [
-    { name: "bare node:http", url: bare.url, rates: [] as number[], costs: [] as number[] },
-    { name: "serveNode + createResponse", url: adapter.url, rates: [] as number[], costs: [] as number[] },
-  ];
-  try {
-    for (const server of servers) await measure(client, { url: server.url, seconds: 1, connections }); // JIT warm-up
-    for (let round = 1; round <= rounds; round++) {
-      for (const server of servers) {
-        const cpuBefore = process.cpuUsage();
-        const result = await measure(client, { url: server.url, seconds, connections });
-        const cpu = process.cpuUsage(cpuBefore);
-        if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} failed responses`);
-        const rate = result.responses / result.seconds;
-        const cost = (cpu.user + cpu.system) / result.responses;
-        server.rates.push(rate);
-        server.costs.push(cost);
-        console.log(`round ${round}  ${server.name.padEnd(28)} ${Math.round(rate).toLocaleString("en-US").padStart(7)} req/s  ${cost.toFixed(1)} µs CPU/req`);
-      }
-    }
-  } finally {
-    client.kill();
-    await Promise.all([bare.close(), adapter.close()]);
-  }
-  report(servers, { seconds, rounds, connections });
+/** Servers by name, each started in its own process with `--server NAME`. */
+const CONTENDERS: Record<string, () => Promise<Running>> = {
+  "bare node:http": startBare,
+  "serveNode + createResponse": startAdapter,
+  "serveNode + new Response()": startAdapterRealResponse,
+  "naive Request/Response": startNaive,
+};
+
+/** What the orchestrator asks a server process, and what it answers. */
+type ServerOrder = "cpu";
+type ServerReport = { url: string } | { cpu: number };
+
+/** Server process: start the named server, report its URL, then answer CPU-time queries. */
+async function runServer(name: string): Promise<void> {
+  const server = await CONTENDERS[name]!();
+  process.on("message", (_order: ServerOrder) => {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpu: user + system } satisfies ServerReport);
+  });
+  process.send!({ url: server.url } satisfies ServerReport);
+}
+
+/** Sends one order to a child process and waits for its answer. */
+function ask<T>(child: ChildProcess, order?: unknown): Promise<T> {
+  return new Promise((resolve) => {
+    child.once("message", (answer) => resolve(answer as T));
+    if (order !== undefined) child.send(order as string);
+  });
 }
 
 interface Measured {
   name: string;
+  process: ChildProcess;
+  url: string;
   rates: number[];
   costs: number[];
 }
 
-/** The summary table (Markdown, as it goes into docs/benchmarks.md). */
-function report(servers: Measured[], setup: { seconds: number; rounds: number; connections: number }): void {
-  const [bare, adapter] = servers.map((server) => median(server.rates)) as [number, number];
-  const [bareCost, adapterCost] = servers.map((server) => median(server.costs)) as [number, number];
-  console.log(`\nNode ${process.version}, 1 KB JSON, ${setup.connections} keep-alive connections, ${setup.rounds} × ${setup.seconds} s per server, medians:\n`);
-  console.log("| server | req/s | server CPU µs/req |");
-  console.log("| --- | ---: | ---: |");
-  for (const server of servers) {
-    const rate = Math.round(median(server.rates)).toLocaleString("en-US");
-    console.log(`| ${server.name} | ${rate} | ${median(server.costs).toFixed(1)} |`);
-  }
-  console.log(`| **adapter / bare** | **${(adapter / bare).toFixed(2)}** (target ≥ ${TARGET_RATIO}) | ${(adapterCost / bareCost).toFixed(2)} |`);
+async function startServerProcess(name: string): Promise<Measured> {
+  const child = fork(fileURLToPath(import.meta.url), ["--server", name], { stdio: "inherit" });
+  const { url } = await ask<{ url: string }>(child);
+  return { name, process: child, url, rates: [], costs: [] };
 }
 
+async function runBenchmark(): Promise<void> {
+  const setup = { seconds: flag("seconds", 2), rounds: flag("rounds", 5), connections: flag("connections", 32) };
+  const names = Object.keys(CONTENDERS).slice(0, process.argv.includes("--all") ? undefined : 2);
+  const servers = await Promise.all(names.map(startServerProcess));
+  const client = fork(fileURLToPath(import.meta.url), ["--client"], { stdio: "inherit" });
+  try {
+    for (const server of servers) await measure(client, { url: server.url, seconds: 1, connections: setup.connections }); // JIT warm-up
+    for (let round = 1; round <= setup.rounds; round++) {
+      for (const server of servers) await measureOne(client, server, round, setup);
+    }
+  } finally {
+    client.kill();
+    for (const server of servers) server.process.kill();
+  }
+  report(servers, setup);
+}
+
+/** One measurement of one server: throughput, and the server process's CPU time per response. */
+async function measureOne(client: ChildProcess, server: Measured, round: number, setup: { seconds: number; connections: number }): Promise<void> {
+  const before = await ask<{ cpu: number }>(server.process, "cpu");
+  const result = await measure(client, { url: server.url, seconds: setup.seconds, connections: setup.connections });
+  const after = await ask<{ cpu: number }>(server.process, "cpu");
+  if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} failed responses`);
+  const rate = result.responses / result.seconds;
+  const cost = (after.cpu - before.cpu) / result.responses;
+  server.rates.push(rate);
+  server.costs.push(cost);
+  console.log(`round ${round}  ${server.name.padEnd(28)} ${Math.round(rate).toLocaleString("en-US").padStart(7)} req/s  ${cost.toFixed(1)} µs CPU/req`);
+}
+
+/** The summary table (Markdown, as it goes into docs/benchmarks.md). */
+function report(servers: Measured[], setup: { seconds: number; rounds: number; connections: number }): void {
+  const bare = servers[0]!;
+  console.log(`\nNode ${process.version}, 1 KB JSON, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`);
+  console.log("| server | req/s | server CPU µs/req | req/s vs bare (per round) | CPU vs bare |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  for (const server of servers) {
+    const rate = Math.round(median(server.rates)).toLocaleString("en-US");
+    const rateRatio = median(server.rates.map((value, i) => value / bare.rates[i]!));
+    const costRatio = median(server.costs.map((value, i) => value / bare.costs[i]!));
+    const target = server.name === "serveNode + createResponse" ? ` (target ≥ ${TARGET_RATIO})` : "";
+    console.log(`| ${server.name} | ${rate} | ${median(server.costs).toFixed(1)} | ${rateRatio.toFixed(2)}${target} | ${costRatio.toFixed(2)} |`);
+  }
+}
+
+const serverName = process.argv.indexOf("--server");
 if (process.argv.includes("--client")) runClient();
+else if (serverName !== -1) await runServer(process.argv[serverName + 1]!);
 else await runBenchmark();

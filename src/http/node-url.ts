@@ -11,6 +11,9 @@ const HOST_CHARS = /^[\w\-.:[\]]+$/;
 
 const MAX_CACHED_ORIGINS = 64;
 const origins = new Map<string, string | null>();
+// Most servers see one Host all day: checked before the map.
+let lastHost = "";
+let lastOrigin: string | null = null;
 
 /**
  * The origin (`http://host:port`, as the URL parser prints it) that a Host header names, or
@@ -18,19 +21,25 @@ const origins = new Map<string, string | null>();
  * each is parsed once.
  */
 function originOf(host: string): string | null {
+  if (host === lastHost) return lastOrigin;
   let origin = origins.get(host);
-  if (origin !== undefined) return origin;
-  origin = null;
-  if (HOST_CHARS.test(host)) {
-    try {
-      origin = new URL(`http://${host}`).origin;
-    } catch {
-      // Not a valid host: answered as a bad request.
-    }
+  if (origin === undefined) {
+    origin = parseOrigin(host);
+    if (origins.size >= MAX_CACHED_ORIGINS) origins.clear();
+    origins.set(host, origin);
   }
-  if (origins.size >= MAX_CACHED_ORIGINS) origins.clear();
-  origins.set(host, origin);
+  lastHost = host;
+  lastOrigin = origin;
   return origin;
+}
+
+function parseOrigin(host: string): string | null {
+  if (!HOST_CHARS.test(host)) return null;
+  try {
+    return new URL(`http://${host}`).origin;
+  } catch {
+    return null;
+  }
 }
 
 /**
