@@ -50,6 +50,13 @@ describe("embedded engine: malformed input", () => {
     socket.destroy();
   }
 
+  // MongoDB itself may answer some malformed frames with an error instead of closing; those
+  // checks are about the engine's contract, so they only run against it.
+  const engineOnly = (t: { skip(message: string): void }): boolean => {
+    if (!conn.target.embedded) t.skip("engine contract: MongoDB may reply with an error instead");
+    return !conn.target.embedded;
+  };
+
   async function expectClosed(bytes: Uint8Array): Promise<void> {
     const socket = await rawSocket(conn.target.uri);
     const received = await sendUntilClosed(socket, bytes);
@@ -61,7 +68,8 @@ describe("embedded engine: malformed input", () => {
     await expectClosed(Buffer.from("GET / HTTP/1.1\r\nHost: example\r\n\r\n"));
   });
 
-  test("a length smaller than a header", { timeout: 10_000 }, async () => {
+  test("a length smaller than a header", { timeout: 10_000 }, async (t) => {
+    if (engineOnly(t)) return;
     const frame = Buffer.alloc(16);
     frame.writeInt32LE(8, 0);
     await expectClosed(frame);
@@ -74,11 +82,13 @@ describe("embedded engine: malformed input", () => {
     await expectClosed(header);
   });
 
-  test("an unknown opcode", { timeout: 10_000 }, async () => {
+  test("an unknown opcode", { timeout: 10_000 }, async (t) => {
+    if (engineOnly(t)) return;
     await expectClosed(opMsg({ ping: 1, $db: "admin" }, 1, 4242));
   });
 
-  test("a truncated section inside a complete frame", { timeout: 10_000 }, async () => {
+  test("a truncated section inside a complete frame", { timeout: 10_000 }, async (t) => {
+    if (engineOnly(t)) return;
     const doc = BSON.serialize({ ping: 1, $db: "admin" });
     await expectClosed(frameOf(Buffer.concat([Buffer.from([0]), doc.subarray(0, doc.length - 3)])));
   });
@@ -92,13 +102,15 @@ describe("embedded engine: malformed input", () => {
     await stillServing();
   });
 
-  test("invalid BSON (unknown element type)", { timeout: 10_000 }, async () => {
+  test("invalid BSON (unknown element type)", { timeout: 10_000 }, async (t) => {
+    if (engineOnly(t)) return;
     const doc = Buffer.from(BSON.serialize({ a: 1, $db: "admin" }));
     doc[4] = 0x77;
     await expectClosed(frameOf(Buffer.concat([Buffer.from([0]), doc])));
   });
 
-  test("an unknown section kind", { timeout: 10_000 }, async () => {
+  test("an unknown section kind", { timeout: 10_000 }, async (t) => {
+    if (engineOnly(t)) return;
     await expectClosed(frameOf(Buffer.concat([Buffer.from([5]), BSON.serialize({ ping: 1 })])));
   });
 });
