@@ -47,13 +47,15 @@ export class CommandError extends Error {
   }
 }
 
-/** Turns anything thrown while running a command into a reply; mingo errors are bad input. */
+/**
+ * Turns anything thrown while running a command into a reply. mingo rejects bad queries,
+ * updates and pipelines with a MingoError: that is the client's mistake (BadValue); anything
+ * else is the engine's (InternalError), still answered rather than crashing.
+ */
 export function errorReply(error: unknown): Document {
   if (error instanceof CommandError) return error.toReply();
   const message = error instanceof Error ? error.message : String(error);
-  const isInputError = error instanceof Error && /mingo|operator|invalid|must|unknown|expression/i.test(
-    error.constructor.name + " " + message,
-  );
-  const code = isInputError ? CODES.BadValue : CODES.InternalError;
-  return { ok: 0, errmsg: message, code, codeName: isInputError ? "BadValue" : "InternalError" };
+  const fromMingo = error instanceof Error && error.constructor.name === "MingoError";
+  const codeName: CodeName = fromMingo ? "BadValue" : "InternalError";
+  return { ok: 0, errmsg: message, code: CODES[codeName], codeName };
 }
