@@ -1,7 +1,7 @@
 /**
  * Throughput of the Node adapter against bare node:http, in one run:
  *
- *   npx tsx scripts/bench-http.ts [--seconds 2] [--rounds 5] [--connections 32] [--all]
+ *   npx tsx scripts/bench-http.ts [--seconds 1.5] [--rounds 8] [--connections 32] [--all]
  *
  * Both servers answer the same 1 KB JSON body with the same headers, on loopback. Each server
  * runs in a process of its own, as it would in production (sharing one V8 heap and its
@@ -244,7 +244,7 @@ async function startServerProcess(name: string): Promise<Measured> {
 }
 
 async function runBenchmark(): Promise<void> {
-  const setup = { seconds: flag("seconds", 2), rounds: flag("rounds", 5), connections: flag("connections", 32) };
+  const setup = { seconds: flag("seconds", 1.5), rounds: flag("rounds", 8), connections: flag("connections", 32) };
   const names = Object.keys(CONTENDERS).slice(0, process.argv.includes("--all") ? undefined : 2);
   const servers = await Promise.all(names.map(startServerProcess));
   const client = fork(fileURLToPath(import.meta.url), ["--client"], { stdio: "inherit" });
