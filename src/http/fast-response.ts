@@ -1,3 +1,5 @@
+import { chainToReal } from "./node-lazy.ts";
+
 /** Headers as a plain object: cheap to build and to hand to node:http unchanged. */
 export type HeaderRecord = Record<string, string>;
 
@@ -65,31 +67,9 @@ class LightResponse {
   }
 
   static {
-    // Everything else a Response has, served by the real one: whatever this runtime's
-    // Response offers (bytes(), textStream()...) keeps working without being listed here.
-    Object.setPrototypeOf(LightResponse.prototype, Response.prototype);
-    const own = new Set(Object.getOwnPropertyNames(LightResponse.prototype));
-    for (const name of Object.getOwnPropertyNames(Response.prototype)) {
-      if (own.has(name)) continue;
-      const descriptor = Object.getOwnPropertyDescriptor(Response.prototype, name)!;
-      if (descriptor.get) {
-        Object.defineProperty(LightResponse.prototype, name, {
-          configurable: true,
-          get(this: LightResponse) {
-            return Reflect.get(Response.prototype, name, this.#materialise());
-          },
-        });
-      } else if (typeof descriptor.value === "function") {
-        const method = descriptor.value as (...args: unknown[]) => unknown;
-        Object.defineProperty(LightResponse.prototype, name, {
-          configurable: true,
-          writable: true,
-          value(this: LightResponse, ...args: unknown[]) {
-            return method.apply(this.#materialise(), args);
-          },
-        });
-      }
-    }
+    // Everything else a Response has (whatever this runtime's Response offers) is served by
+    // the real one, made on first use.
+    chainToReal(LightResponse, Response, new Response(null), (self: LightResponse) => self.#materialise());
   }
 }
 

@@ -87,6 +87,7 @@ export class Exchange implements BodySource {
       // Answered already (413) or the client is gone: release whatever the handler made.
       if (directResponse(response) === undefined) response.body?.cancel().catch(ignore);
     } else {
+      this.#settleContinue();
       try {
         writeResponse(res, response, this.#req.method === "HEAD")?.catch((error: unknown) => this.#fail(error));
       } catch (error) {
@@ -100,7 +101,17 @@ export class Exchange implements BodySource {
     // A handler failing on the body the adapter cut off has had its 413 already.
     if (!(error instanceof BodyLimitError)) console.error(error);
     const res = this.#res;
-    if (!res.headersSent && !res.destroyed) writeJson(res, 500, INTERNAL_ERROR);
+    if (res.headersSent || res.destroyed) return;
+    this.#settleContinue();
+    writeJson(res, 500, INTERNAL_ERROR);
+  }
+
+  /**
+   * A final answer to `Expect: 100-continue` before any 100: the client may or may not send
+   * the body now, so the connection cannot be trusted with another request.
+   */
+  #settleContinue(): void {
+    if (!this.#continued) this.#res.shouldKeepAlive = false;
   }
 
   /** The body stream is about to be read: time to tell a waiting client to send it. */

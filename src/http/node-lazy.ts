@@ -1,3 +1,5 @@
+// Plain JavaScript, no node: imports: fast-response.ts, which runs on Deno too, uses it.
+
 /**
  * Makes instances of `lazy` pass for instances of `base` (a web class such as Request or
  * Headers): `lazy.prototype` chains to `base.prototype`, so `instanceof` holds, and every

@@ -294,6 +294,32 @@ describe("serveNode", () => {
     }
   });
 
+  test("a direct write carries the body's UTF-8 length as its only Content-Length", { skip: isDeno && "Deno gets real Responses" }, async () => {
+    app.use(() => createResponse("héllo", 200, { "Content-Length": "1", "content-type": "text/plain; charset=utf-8" }));
+    const raw = await rawExchange(server.port, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    assert.equal(raw.match(/content-length/gi)?.length, 1);
+    const { headers, body } = parseRaw(raw);
+    assert.equal(headers.get("content-length"), "6");
+    assert.equal(Buffer.from(body, "latin1").toString("utf8"), "héllo");
+  });
+
+  test("a string body without Content-Type goes out as text/plain, as with new Response()", async () => {
+    app.use(() => createResponse("plain", 200, {}));
+    const response = await request(`${base}/`, { dispatcher: agent });
+    assert.equal(response.headers["content-type"], "text/plain;charset=UTF-8");
+    assert.equal(await response.body.text(), "plain");
+    assert.equal(createResponse("plain", 200, {}).headers.get("content-type"), "text/plain;charset=UTF-8");
+  });
+
+  test("an empty real Response says Content-Length: 0", async () => {
+    app.use(() => new Response(null, { status: 202 }));
+    const { status, headers, body } = parseRaw(await rawExchange(server.port, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"));
+    assert.equal(status, 202);
+    assert.equal(headers.get("content-length"), "0");
+    assert.equal(headers.has("transfer-encoding"), false);
+    assert.equal(body, "");
+  });
+
   test("a Response the handler changed after createResponse goes out as changed", async () => {
     app.use(() => {
       const response = createResponse("changed", 200, { "content-type": "text/plain" });
@@ -565,6 +591,12 @@ describe("createResponse outside the adapter", () => {
     const empty = createResponse(null, 404, {});
     assert.equal(empty.body, null);
     assert.equal(empty.ok, false);
+  });
+
+  test("works with Response.prototype methods called on it directly", async () => {
+    const response = createResponse("direct call", 200, {});
+    assert.equal(await Response.prototype.text.call(response), "direct call");
+    assert.equal(Reflect.get(Response.prototype, "status", response), 200);
   });
 
   test("refuses what new Response() refuses", () => {
