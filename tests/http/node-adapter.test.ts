@@ -208,6 +208,26 @@ describe("serveNode", () => {
     assert.ok(chunks >= 1);
   });
 
+  test("the handler reads the body while the client is still sending it", async () => {
+    const firstArrived = deferred();
+    app.use(async (request) => {
+      const reader = request.body!.getReader();
+      const first = await reader.read();
+      firstArrived.resolve();
+      let rest = "";
+      for (let next = await reader.read(); !next.done; next = await reader.read()) rest += new TextDecoder().decode(next.value);
+      return createResponse(JSON.stringify({ first: new TextDecoder().decode(first.value), rest }), 200, { "content-type": JSON_TYPE });
+    });
+    async function* body(): AsyncGenerator<string> {
+      yield "first part;";
+      // Only sent once the handler has seen the first part: a buffered body would never get here.
+      await firstArrived.promise;
+      yield "second part";
+    }
+    const response = await request(`${base}/upload`, { dispatcher: agent, method: "POST", body: Readable.from(body()) });
+    assert.deepEqual(await response.body.json(), { first: "first part;", rest: "second part" });
+  });
+
   test("json() reads a small body", async () => {
     app.use(async (request) => createResponse(JSON.stringify(await request.json()), 200, { "content-type": JSON_TYPE }));
     const response = await request(`${base}/echo`, { dispatcher: agent, method: "POST", body: '{"a":[1,2,3]}' });
