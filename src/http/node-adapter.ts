@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Exchange, type FetchHandler, type ServerContext } from "./node-exchange.ts";
+import { Exchange, type ServerContext } from "./node-exchange.ts";
 
-export type { FetchHandler };
+/** A fetch-style handler: the framework's `app.fetch`. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /** Where to listen and how much request body to accept. */
 export interface ServeOptions {

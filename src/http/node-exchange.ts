@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FetchHandler } from "./node-adapter.ts";
 import { directResponse } from "./fast-response.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";
 import { requestUrl } from "./node-url.ts";
-
-/** A fetch-style handler: the framework's `app.fetch`. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /** What every exchange on one server shares. */
 export interface ServerContext {
@@ -31,6 +29,7 @@ const BAD_TARGET = { error: "The request target or Host header is malformed." };
  * keep-names transform makes each named closure cost a defineProperty per request as well).
  */
 export class Exchange implements BodySource {
+  /** Largest request body accepted, in bytes. */
   readonly limit: number;
   readonly #context: ServerContext;
   readonly #req: IncomingMessage;
