@@ -54,6 +54,32 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   return { port, url, close: () => (context.closing ??= shutDown(server, context)) };
 }
 
+/** Options for mounting the app inside a node:http server you create yourself. */
+export interface ListenerOptions {
+  /** Largest request body accepted, in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Origin for requests without a Host header (HTTP/1.0). Default "http://localhost". */
+  origin?: string;
+}
+
+/**
+ * A `(req, res)` listener for an existing node:http server (or anything that takes one), with
+ * the same lazy Request, direct writes and body limit as {@link serveNode}. Graceful shutdown
+ * is then the owning server's job.
+ * @example http.createServer(createNodeListener(app.fetch)).listen(3000)
+ */
+export function createNodeListener(fetch: FetchHandler, options: ListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const context: ServerContext = {
+    fetch,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    origin: options.origin ?? "http://localhost",
+    inFlight: 0,
+    closing: undefined,
+    onIdle: undefined,
+  };
+  return (req, res) => new Exchange(context, req, res, false).start();
+}
+
 function listen(server: Server, port: number, host: string | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -4,7 +4,8 @@ import { connect } from "node:net";
 import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { createResponse, directResponse } from "../../src/http/fast-response.ts";
-import { serveNode, type FetchHandler, type NodeServer } from "../../src/http/node-adapter.ts";
+import { createServer } from "node:http";
+import { createNodeListener, serveNode, type FetchHandler, type NodeServer } from "../../src/http/node-adapter.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
@@ -636,5 +637,24 @@ describe("createResponse outside the adapter", () => {
     assert.equal((directResponse(response)?.headers as Headers).get("x-b"), "2");
     await response.text();
     assert.equal(directResponse(response), undefined);
+  });
+});
+
+describe("createNodeListener", () => {
+  test("mounts the fetch handler in a node:http server the caller owns", async () => {
+    const server = createServer(
+      createNodeListener(async (request) => createResponse(JSON.stringify({ url: request.url, body: await request.text() }), 200, { "content-type": "application/json" }), { bodyLimit: 8 }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const ok = await request(`http://127.0.0.1:${port}/x?y=1`, { method: "POST", body: "hi" });
+      assert.deepEqual(await ok.body.json(), { url: `http://127.0.0.1:${port}/x?y=1`, body: "hi" });
+      const big = await request(`http://127.0.0.1:${port}/`, { method: "POST", body: "0123456789" });
+      assert.equal(big.statusCode, 413);
+      await big.body.dump();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
