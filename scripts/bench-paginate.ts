@@ -1,0 +1,190 @@
+/**
+ * The list's hot path against bare node:http, in one run:
+ *
+ *   npx tsx scripts/bench-paginate.ts [--seconds 1.5] [--rounds 8] [--connections 16] [--users 10000] [--floor]
+ *
+ * The app process starts the example app (models/, hooks/) on an in-memory embedded engine,
+ * seeds 10,000 users through the driver in the shape the framework stores them, and serves
+ * it with serveNode. `GET /api/v1/users?page=2` is fetched once to capture its exact status,
+ * headers and body; a bare node:http server in a process of its own then answers those same
+ * bytes, and the two are checked to answer identically. Then the load generator (another
+ * process) loads bare and app in turn, on loopback, and the median per-round ratio app/bare
+ * is reported against the product's target. `--floor` adds two reference servers that answer
+ * the same bytes after only the driver's work: the same find and count (no framework), and
+ * two pings (the bare cost of two round trips to the engine). The plumbing is shared with
+ * bench-http.ts (scripts/lib/).
+ */
+import { cpus } from "node:os";
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
+import { createApp, defaultErrorHandler, type App } from "../src/mod.ts";
+import { createResponse } from "../src/http/fast-response.ts";
+import { loadHooks, loadModels } from "../src/loader.ts";
+import { serveNode } from "../src/http/node-adapter.ts";
+import { syncCounter } from "../src/store/ids.ts";
+import { fetchRaw, sameResponse, type RawResponse } from "./lib/capture.ts";
+import { startLoadClient } from "./lib/load.ts";
+import { listenNode, runServerProcess, serverRole, startServerProcess, type Contender, type Running } from "./lib/processes.ts";
+import { flag, loadAverage, median, roundRatios, summaryTable } from "./lib/report.ts";
+import { runRounds } from "./lib/rounds.ts";
+
+const TARGET_RATIO = 0.3;
+const PATH = "/api/v1/users?page=2";
+const BARE = "bare node:http";
+const APP = "serveNode + createApp";
+const FIND = "serveNode + find & count";
+const PING = "serveNode + 2 pings";
+
+/** What a server process is started with: the users to seed, and the response to answer. */
+interface ServerSetup {
+  users: number;
+  captured?: RawResponse;
+}
+
+// ---- servers -------------------------------------------------------------------------------
+
+/** The users as RecordStore.insert stores them: integer `_id`, fields, both dates, `_rev: 1`. */
+function users(from: number, to: number): Record<string, unknown>[] {
+  const docs = [];
+  for (let id = from; id <= to; id++) {
+    const at = new Date(Date.UTC(2026, 0, 1) + id * 1000);
+    docs.push({ _id: id, email: `user${id}@example.com`, name: `Name${id}`, surname: `Surname${id}`, password: "secret", created_at: at, updated_at: at, _rev: 1 });
+  }
+  return docs;
+}
+
+/** The example app, as main.ts builds it, on an in-memory engine holding `count` users. */
+async function seededApp(count: number): Promise<App> {
+  const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
+  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")) });
+  app.onError(defaultErrorHandler);
+  const collection = app.db.collection("users");
+  for (let from = 1; from <= count; from += 1000) await collection.insertMany(users(from, Math.min(count, from + 999)));
+  await syncCounter(app.db, "users"); // as a restart would: later inserts continue after the seeded ids
+  return app;
+}
+
+async function serve(app: App, fetch: (request: Request) => Promise<Response>): Promise<Running> {
+  const server = await serveNode(fetch, { port: 0, host: "127.0.0.1" });
+  return { url: server.url, close: async () => (await server.close(), await app.close()) };
+}
+
+/** The app under test. */
+async function startApp({ users }: ServerSetup): Promise<Running> {
+  const app = await seededApp(users);
+  return await serve(app, app.fetch);
+}
+
+/** The captured response as the framework hands it to serveNode (which adds the length). */
+function capturedResponse(captured: RawResponse): () => Response {
+  const body = Buffer.from(captured.body, "base64").toString("utf8");
+  const headers = Object.fromEntries(Object.entries(captured.headers).filter(([name]) => name.toLowerCase() !== "content-length"));
+  return () => createResponse(body, captured.status, headers); // serveNode copies it
+}
+
+/** Reference (`--floor`): the page's find and count through the driver, then the captured bytes. */
+async function startFind({ users, captured }: ServerSetup): Promise<Running> {
+  const app = await seededApp(users);
+  const respond = capturedResponse(captured!);
+  const collection = app.db.collection("users");
+  const options = { sort: {}, skip: 10, limit: 10, projection: { password: 0 } };
+  return await serve(app, async () => {
+    await Promise.all([collection.find({}, options).toArray(), collection.countDocuments({})]);
+    return respond();
+  });
+}
+
+/** Reference (`--floor`): two concurrent pings through the driver, then the captured bytes. */
+async function startPing({ users, captured }: ServerSetup): Promise<Running> {
+  const app = await seededApp(users);
+  const respond = capturedResponse(captured!);
+  return await serve(app, async () => {
+    await Promise.all([app.db.command({ ping: 1 }), app.db.command({ ping: 1 })]);
+    return respond();
+  });
+}
+
+/** Bare node:http answering the captured response, byte for byte. */
+function startBare({ captured }: ServerSetup): Promise<Running> {
+  const body = Buffer.from(captured!.body, "base64");
+  return listenNode(createServer((_req, res) => {
+    res.writeHead(captured!.status, captured!.headers);
+    res.end(body);
+  }));
+}
+
+// ---- orchestration ------------------------------------------------------------------------
+
+function setupFromFlags() {
+  return { path: PATH, seconds: flag("seconds", 1.5), rounds: flag("rounds", 8), connections: flag("connections", 16), users: flag("users", 10_000) };
+}
+
+/** Kills everything if a run outlives its budget (a hung server must not hang the caller). */
+function watchdog(setup: ReturnType<typeof setupFromFlags>, children: () => Contender[]): NodeJS.Timeout {
+  const budget = 30 + 4 * (1 + setup.rounds * (setup.seconds + 0.5));
+  const timer = setTimeout(() => {
+    console.error(`bench-paginate: no result after ${budget} s, giving up`);
+    for (const child of children()) child.process.kill();
+    process.exit(1);
+  }, budget * 1000);
+  return timer.unref();
+}
+
+/**
+ * Starts the app and captures its page, then the servers that answer those bytes (bare, and
+ * with `--floor` the references), checking each answers exactly what the app does.
+ */
+async function startServers(script: string, users: number, servers: Contender[]): Promise<RawResponse> {
+  const app = await startServerProcess(script, APP, { users } satisfies ServerSetup);
+  servers.push(app);
+  const captured = await fetchRaw(app.url + PATH);
+  if (captured.status !== 200) throw new Error(`app answered ${captured.status}: ${Buffer.from(captured.body, "base64")}`);
+  const others = process.argv.includes("--floor") ? [BARE, FIND, PING] : [BARE];
+  for (const name of others) {
+    const server = await startServerProcess(script, name, { users, captured } satisfies ServerSetup);
+    servers.splice(name === BARE ? 0 : servers.length, 0, server);
+    const difference = sameResponse(captured, await fetchRaw(server.url + PATH));
+    if (difference) throw new Error(`${name} and app answer differently: ${difference}`);
+  }
+  return captured;
+}
+
+async function runBenchmark(): Promise<void> {
+  const setup = setupFromFlags();
+  const servers: Contender[] = [];
+  const timer = watchdog(setup, () => servers);
+  const loadBefore = loadAverage();
+  const client = startLoadClient();
+  let captured: RawResponse;
+  try {
+    captured = await startServers(fileURLToPath(import.meta.url), setup.users, servers);
+    console.log(`GET ${PATH}: ${Buffer.from(captured.body, "base64").length}-byte body, headers ${Object.keys(captured.headers).join(", ")}; bare answers the same bytes`);
+    await runRounds(client, servers, setup);
+  } finally {
+    client.kill();
+    for (const server of servers) server.process.kill();
+    clearTimeout(timer);
+  }
+  report(servers, setup, captured, loadBefore);
+}
+
+function report(servers: Contender[], setup: ReturnType<typeof setupFromFlags>, captured: RawResponse, loadBefore: string): void {
+  const bytes = Buffer.from(captured.body, "base64").length;
+  console.log(`\nNode ${process.version}, GET ${PATH} (page 2 of ${setup.users.toLocaleString("en-US")} users, ${bytes}-byte body), embedded engine in memory, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`);
+  for (const line of summaryTable(servers, { [APP]: TARGET_RATIO })) console.log(line);
+  const ratio = median(roundRatios(servers[1]!.rates, servers[0]!.rates));
+  console.log(`\napp/bare ${ratio.toFixed(2)} per round (median): target ≥ ${TARGET_RATIO.toFixed(2)} ${ratio >= TARGET_RATIO ? "met" : "NOT met"}.`);
+  console.log(`Load average ${loadBefore} before, ${loadAverage()} after, on ${cpus().length} cores shared with other jobs: req/s swing with it; the per-round ratio and CPU/req are what to compare.`);
+}
+
+/** Servers by name, each started in its own process with `--server NAME`. */
+const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
+  [BARE]: startBare,
+  [APP]: startApp,
+  [FIND]: startFind,
+  [PING]: startPing,
+};
+
+const serverName = serverRole();
+if (serverName !== undefined) runServerProcess(CONTENDERS[serverName]!);
+else await runBenchmark();
