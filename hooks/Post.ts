@@ -9,6 +9,10 @@ function ownPostsOnly(ctx: UpdateContext | DeleteContext): void {
   if (caller(ctx.request) !== String(ctx.item.user_id)) {
     throw new ApiError("You can only change your own posts.", 403);
   }
+  // An owner must not hand a post to somebody else either.
+  if ("body" in ctx && ctx.body.user_id !== undefined && caller(ctx.request) !== String(ctx.body.user_id)) {
+    throw new ApiError("You can only change your own posts.", 403);
+  }
 }
 
 /** Posts can only be written as yourself, and changed or deleted by their owner. */

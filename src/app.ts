@@ -3,7 +3,7 @@ import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
 import { parentParam } from "./handlers/nested.ts";
 import type { AppState, Route } from "./handlers/route.ts";
-import { DEFAULT_BODY_LIMIT } from "./http/body.ts";
+import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
 import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, type GeneratedRoutes } from "./http/router.ts";

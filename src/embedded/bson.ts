@@ -12,7 +12,10 @@ export const DESERIALIZE: BSON.DeserializeOptions = {
   bsonRegExp: false,
 };
 
-/** Serialisation options: `undefined` (e.g. left by a projection) is dropped, not stored as null. */
+/**
+ * Serialisation options: `undefined` (e.g. left by a projection) is dropped, not stored as null.
+ * Shared by the wire and the journal, so what is stored is exactly what a reply would carry.
+ */
 export const SERIALIZE: BSON.SerializeOptions = { ignoreUndefined: true };
 
 /** Parses one BSON document that spans all of `bytes`. */
@@ -23,6 +26,15 @@ export function readDocument(bytes: Uint8Array): Document {
 /** Serialises one document for the wire. */
 export function writeDocument(doc: Document): Uint8Array {
   return BSON.serialize(doc, SERIALIZE);
+}
+
+/**
+ * The first key of a document (a command's name, a replacement's first field), or undefined
+ * for `{}`. A `for...in` that stops at once: `Object.keys` would copy every key.
+ */
+export function firstKey(doc: Document): string | undefined {
+  for (const k in doc) return k;
+  return undefined;
 }
 
 /** The `_bsontype` tag of a bson class instance ("ObjectId", "Long"...), or undefined. */

@@ -3,7 +3,7 @@ import { empty } from "../http/responses.ts";
 import { toStoredRecord, type DeleteContext } from "./context.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
 import { findOr404, hookContext, recordId, type Handler, type Route } from "./route.ts";
-import { scopeOf } from "./scope.ts";
+import { writeScope } from "./scope.ts";
 
 async function softDelete(route: Route, guard: Document): Promise<boolean> {
   return (await route.store.update(guard, { deleted_at: new Date() })) !== null;
@@ -13,7 +13,7 @@ function deleteHandler(force: boolean): Handler {
   return async (request, route) => {
     const { model, app, hooks } = route;
     const id = recordId(request, model);
-    const scope = force ? {} : scopeOf(request, model);
+    const scope = force ? {} : writeScope(model);
     const stored = await findOr404(route, id, [scope]);
     const guard = writeGuard(request, route, stored, scope);
     const ctx: DeleteContext = { ...hookContext(request, route), id, item: toStoredRecord(stored) };

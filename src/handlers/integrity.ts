@@ -1,8 +1,8 @@
 import type { Document } from "mongodb";
 import { ValidationError, type FieldErrors } from "../errors.ts";
 import type { Route } from "./route.ts";
+import { writeScope } from "./scope.ts";
 
-const LIVE = { deleted_at: null };
 
 /**
  * Refuses a write whose belongsTo foreign keys point at nothing, with the same `errors` shape
@@ -14,8 +14,7 @@ export async function checkReferences(route: Route, set: Document): Promise<void
     .filter((rel) => rel.type === "belongsTo" && set[rel.foreignKey] !== undefined && set[rel.foreignKey] !== null)
     .map(async (rel) => {
       const target = route.app.stores.get(rel.model)!;
-      const scope = target.model.softDelete ? LIVE : {};
-      if (!(await target.findById(set[rel.foreignKey] as number, scope, { _id: 1 }))) {
+      if (!(await target.findById(set[rel.foreignKey] as number, writeScope(target.model), { _id: 1 }))) {
         errors[rel.foreignKey] = [`The ${rel.foreignKey} field must refer to an existing ${rel.model}.`];
       }
     });

@@ -1,6 +1,6 @@
 import type { Document } from "mongodb";
 import { notFound } from "../errors.ts";
-import { decodeParam } from "../http/params.ts";
+import { parseRecordId } from "../http/params.ts";
 import type { Model } from "../model/define.ts";
 import type { RecordStore } from "../store/records.ts";
 import type { RouteRequest } from "./route.ts";
@@ -16,8 +16,6 @@ export interface ParentLink {
   param: string;
 }
 
-const ID = /^[1-9][0-9]{0,15}$/;
-
 /** Path parameter name for a parent: `User` → `userId`, `BlogPost` → `blogPostId`. */
 export function parentParam(model: Model): string {
   return model.name[0].toLowerCase() + model.name.slice(1) + "Id";
@@ -30,9 +28,8 @@ export function parentParam(model: Model): string {
  */
 export async function parentFilter(request: RouteRequest, link: ParentLink | undefined): Promise<Document> {
   if (!link) return {};
-  const raw = decodeParam(request.params[link.param]);
-  if (raw === null || !ID.test(raw)) throw notFound(link.model.name);
-  const id = Number(raw);
+  const id = parseRecordId(request.params[link.param]);
+  if (id === null) throw notFound(link.model.name);
   if (!(await link.store.findById(id, scopeOf(request, link.model), { _id: 1 }))) throw notFound(link.model.name);
   return { [link.foreignKey]: id };
 }

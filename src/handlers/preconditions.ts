@@ -1,5 +1,5 @@
 import type { Document } from "mongodb";
-import { ApiError } from "../errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { etagOf, ifMatch } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
@@ -27,5 +27,5 @@ export function writeGuard(request: Request, route: Route, current: StoredDocume
 /** After a guarded write matched nothing: the record is gone (404) or changed meanwhile (412). */
 export async function missedWrite(route: Route, id: number, guard: Document): Promise<never> {
   if ("_rev" in guard && (await route.store.findById(id))) throw preconditionFailed();
-  throw new ApiError(`The item is not found on ${route.model.name}.`, 404);
+  throw notFound(route.model.name);
 }

@@ -1,6 +1,6 @@
 import type { Db, Document } from "mongodb";
 import { notFound } from "../errors.ts";
-import { decodeParam, QueryParams, type RawQuery } from "../http/params.ts";
+import { decodeParam, parseRecordId, QueryParams } from "../http/params.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
@@ -28,19 +28,17 @@ export interface Route {
   parent?: ParentLink;
 }
 
-/** The request as itty-router hands it over: with raw path params and parsed query. */
-export type RouteRequest = Request & { params: Record<string, string>; query: RawQuery };
+/** The request as itty-router hands it over: with its raw (still percent-encoded) path params. */
+export type RouteRequest = Request & { params: Record<string, string> };
 
 /** A generated handler: one per HTTP verb. */
 export type Handler = (request: RouteRequest, route: Route) => Promise<Response>;
 
-const ID = /^[1-9][0-9]{0,15}$/;
-
 /** The record id from the path. Anything but a positive integer cannot name a record: 404. */
 export function recordId(request: RouteRequest, model: Model): number {
-  const raw = decodeParam(request.params.id);
-  if (raw === null || !ID.test(raw) || !Number.isSafeInteger(Number(raw))) throw notFound(model.name);
-  return Number(raw);
+  const id = parseRecordId(request.params.id);
+  if (id === null) throw notFound(model.name);
+  return id;
 }
 
 /** Decoded path parameters, as hooks see them. */
@@ -57,14 +55,27 @@ export function hookContext(request: RouteRequest, route: Route): HookContext {
 
 /** Query parameters with the one-value-per-name rule. */
 export function queryParams(request: RouteRequest): QueryParams {
-  return new QueryParams(request.query ?? {});
+  return new QueryParams(request.url);
 }
 
-/** ANDs filters, leaving out empty ones so the common case stays `{}`. */
+/**
+ * ANDs filters, leaving out empty ones so the common case stays `{}`. Filters whose keys do not
+ * overlap are merged into one object rather than wrapped in `$and`, so the database sees plain
+ * top-level conditions it can serve from an index.
+ * @example allOf([{ deleted_at: null }, { user_id: 2 }]) // { deleted_at: null, user_id: 2 }
+ * @example allOf([{ a: 1 }, { a: 2 }])                   // { $and: [{ a: 1 }, { a: 2 }] }
+ */
 export function allOf(filters: readonly Document[]): Document {
   const parts = filters.filter((filter) => Object.keys(filter).length > 0);
-  if (parts.length === 0) return {};
-  return parts.length === 1 ? parts[0] : { $and: parts };
+  if (parts.length <= 1) return parts[0] ?? {};
+  const merged: Document = {};
+  for (const part of parts) {
+    for (const key of Object.keys(part)) {
+      if (Object.hasOwn(merged, key)) return { $and: parts };
+      merged[key] = part[key];
+    }
+  }
+  return merged;
 }
 
 /** Loads a record or fails with the spec's 404. */

@@ -1,15 +1,40 @@
 import type { Document } from "mongodb";
+import { QueryParams } from "../http/params.ts";
 import type { Model } from "../model/define.ts";
-import type { RawQuery } from "../http/params.ts";
 
-const LIVE: Document = { deleted_at: null };
+/** The filter for records that are not soft-deleted. */
+export const LIVE: Readonly<Document> = Object.freeze({ deleted_at: null });
 
 /**
  * The filter every read of `model` carries: soft-deleted records are left out unless the
- * request asks for them with `trashed=true`. Relations use it too, so a trashed child never
+ * request asked for them with `trashed=true`. Relations use it too, so a trashed child never
  * shows up under a live parent.
  */
-export function scopeOf(request: { query?: RawQuery }, model: Model): Document {
-  if (!model.softDelete || request.query?.trashed === "true") return {};
-  return LIVE;
+export function readScope(model: Model, trashed: boolean): Document {
+  return model.softDelete && !trashed ? LIVE : {};
+}
+
+/**
+ * The filter every write of `model` carries: only live records can be changed or soft-deleted,
+ * whatever `trashed` says, so a second DELETE cannot overwrite the first deletion time.
+ * (`DELETE …/force` is the one write that reaches trashed records.)
+ */
+export function writeScope(model: Model): Document {
+  return model.softDelete ? LIVE : {};
+}
+
+const trashedFlags = new WeakMap<Request, boolean>();
+
+/**
+ * {@link readScope} for a request: reads (and checks) its `trashed` flag once. Models without
+ * soft delete never look at the query string, keeping the common list path free of it.
+ */
+export function scopeOf(request: Request, model: Model): Document {
+  if (!model.softDelete) return {};
+  let trashed = trashedFlags.get(request);
+  if (trashed === undefined) {
+    trashed = new QueryParams(request.url).flag("trashed");
+    trashedFlags.set(request, trashed);
+  }
+  return readScope(model, trashed);
 }

@@ -9,17 +9,21 @@ import { checkReferences } from "./integrity.ts";
 import { finish } from "./output.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
 import { findOr404, hookContext, recordId, type Handler } from "./route.ts";
-import { scopeOf } from "./scope.ts";
+import { writeScope } from "./scope.ts";
 
 interface WriteChange {
   set: Document;
   unset: string[];
 }
 
-/** PUT replaces: every writable field is validated as on create, and fields left out are removed. */
+/**
+ * PUT replaces: every writable field is validated as on create, and fields left out are removed.
+ * Hidden fields are kept unless sent: a client never sees them, so sending back what GET
+ * returned must not erase them.
+ */
 function replacement(model: Model, body: Record<string, unknown>): WriteChange {
   const set = validateBody(model, body);
-  return { set, unset: Object.keys(model.fields).filter((field) => !(field in set)) };
+  return { set, unset: Object.keys(model.fields).filter((field) => !(field in set) && !model.hidden.has(field)) };
 }
 
 /** PATCH merges: the sent fields are validated, then the merged record must be valid as a whole. */
@@ -38,7 +42,7 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     const hooks = pick(route.hooks);
     const id = recordId(request, model);
     const body = await readJsonBody(request, app.bodyLimit);
-    const scope = scopeOf(request, model);
+    const scope = writeScope(model);
     const stored = await findOr404(route, id, [scope]);
     const guard = writeGuard(request, route, stored, scope);
     const ctx: UpdateContext = { ...hookContext(request, route), id, body, item: toStoredRecord(stored) };

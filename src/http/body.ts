@@ -1,10 +1,18 @@
 import { ApiError } from "../errors.ts";
-
-/** Default request-body limit: 1 MiB. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+import { bodyTooLargeMessage } from "./messages.ts";
 
 function tooLarge(limit: number): ApiError {
-  return new ApiError(`The request body is larger than the limit of ${limit} bytes.`, 413);
+  return new ApiError(bodyTooLargeMessage(limit), 413);
+}
+
+/** A read that failed because the client stopped sending (disconnect, aborted upload): its mistake, not ours. */
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
+  try {
+    return await reader.read();
+  } catch (error) {
+    if ((error as { status?: number }).status === 413 || (error as Error).name === "BodyLimitError") throw error;
+    throw new ApiError("The request body could not be read to the end.");
+  }
 }
 
 function isJsonType(contentType: string | null): boolean {
@@ -19,7 +27,7 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await readChunk(reader);
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

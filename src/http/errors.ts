@@ -1,4 +1,5 @@
 import { ApiError, ValidationError } from "../errors.ts";
+import { INTERNAL_ERROR_BODY } from "./messages.ts";
 import { errorResponse, json } from "./responses.ts";
 
 /** Handles an error no route could answer. Return a Response, or throw to let the runtime see it. */
@@ -46,5 +47,5 @@ function isProduction(): boolean {
 export const defaultErrorHandler: ErrorHandler = (error) => {
   if (!isProduction()) throw error;
   console.error(error);
-  return json({ message: "An error occurred!" }, 500, "en");
+  return json(INTERNAL_ERROR_BODY, 500, "en");
 };

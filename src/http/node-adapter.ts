@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { DEFAULT_BODY_LIMIT } from "./messages.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
 
 /** A fetch-style handler: the framework's `app.fetch`. */
@@ -25,7 +26,6 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
-const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
  * Serves a fetch handler over node:http. Requests reach the handler as lazily built Requests

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { bodyTooLargeMessage } from "./messages.ts";
 
 /** Raised into a request body stream once more bytes arrived than the adapter accepts. */
 export class BodyLimitError extends Error {
@@ -6,7 +7,7 @@ export class BodyLimitError extends Error {
   readonly limit: number;
 
   constructor(limit: number) {
-    super(`The request body is larger than the limit of ${limit} bytes.`);
+    super(bodyTooLargeMessage(limit));
     this.name = "BodyLimitError";
     this.limit = limit;
   }

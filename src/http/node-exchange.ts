@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FetchHandler } from "./node-adapter.ts";
 import { directResponse } from "./fast-response.ts";
+import { bodyTooLargeMessage, INTERNAL_ERROR_BODY } from "./messages.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";
@@ -20,7 +21,6 @@ export interface ServerContext {
   onIdle: (() => void) | undefined;
 }
 
-const INTERNAL_ERROR = { message: "An error occurred!" };
 const BAD_TARGET = { error: "The request target or Host header is malformed." };
 
 /**
@@ -102,7 +102,7 @@ export class Exchange implements BodySource {
     const res = this.#res;
     if (res.headersSent || res.destroyed) return;
     this.#settleContinue();
-    writeJson(res, 500, INTERNAL_ERROR);
+    writeJson(res, 500, INTERNAL_ERROR_BODY);
   }
 
   /**
@@ -147,7 +147,7 @@ export class Exchange implements BodySource {
 function ignore(): void {}
 
 function limitPayload(limit: number): { error: string } {
-  return { error: `The request body is larger than the limit of ${limit} bytes.` };
+  return { error: bodyTooLargeMessage(limit) };
 }
 
 /** The Content-Length the client declared, read from raw headers without building them all. */

@@ -1,21 +1,37 @@
 import { ApiError } from "../errors.ts";
 
-/** Query parameters as itty-router parses them: a repeated name becomes an array. */
-export type RawQuery = Record<string, string | string[] | undefined>;
-
 /**
  * Read access to query parameters where each name may appear once: a repeated parameter is
- * ambiguous, so it is refused rather than silently using the first or last value.
+ * ambiguous, so it is refused rather than silently using the first or last value. Parsed from
+ * the URL's own query string, so empty repeats (`page=&page=2`) are seen too.
  */
 export class QueryParams {
-  constructor(private readonly raw: RawQuery) {}
+  private params: URLSearchParams | undefined;
+
+  constructor(private readonly url: string) {}
+
+  private all(): URLSearchParams {
+    if (!this.params) {
+      const start = this.url.indexOf("?");
+      const end = this.url.indexOf("#", start);
+      this.params = new URLSearchParams(start === -1 ? "" : this.url.slice(start + 1, end === -1 ? undefined : end));
+    }
+    return this.params;
+  }
 
   /** The value of `name`, or null when absent. */
   get(name: string): string | null {
-    const value = this.raw[name];
-    if (value === undefined) return null;
-    if (typeof value !== "string") throw new ApiError(`The ${name} parameter may be given only once.`);
-    return value;
+    const values = this.all().getAll(name);
+    if (values.length > 1) throw new ApiError(`The ${name} parameter may be given only once.`);
+    return values.length === 0 ? null : values[0];
+  }
+
+  /** A `true`/`false` flag; absent means false. */
+  flag(name: string): boolean {
+    const value = this.get(name);
+    if (value === null || value === "false") return false;
+    if (value === "true") return true;
+    throw new ApiError(`The ${name} parameter must be true or false; received "${value}".`);
   }
 }
 
@@ -30,4 +46,14 @@ export function decodeParam(value: string | undefined): string | null {
   } catch {
     return null;
   }
+}
+
+const RECORD_ID = /^[1-9][0-9]{0,15}$/;
+
+/** A record id from a path parameter, or null when it cannot name a record (not a positive safe integer). */
+export function parseRecordId(value: string | undefined): number | null {
+  const raw = decodeParam(value);
+  if (raw === null || !RECORD_ID.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : null;
 }

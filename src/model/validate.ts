@@ -1,6 +1,8 @@
 import type { Struct, StructError } from "superstruct";
 import { ValidationError, type FieldErrors } from "../errors.ts";
+import { parseIsoDate } from "../query/operand.ts";
 import type { Model } from "./define.ts";
+import { valueShapeProblem } from "./shape.ts";
 
 /** Names a client can never write: the framework sets them. */
 const READ_ONLY = new Set(["id", "_id", "created_at", "updated_at", "deleted_at"]);
@@ -10,7 +12,7 @@ const TYPE_MESSAGES: Record<string, string> = {
   integer: "must be an integer.",
   number: "must be a number.",
   boolean: "must be true or false.",
-  date: "must be a date.",
+  date: "must be a date in ISO 8601 form, e.g. 2026-01-02T03:04:05.678Z.",
   array: "must be an array.",
   object: "must be an object.",
 };
@@ -31,11 +33,12 @@ function failureMessage(field: string, error: StructError): string {
 
 const requiredCache = new WeakMap<Model, ReadonlySet<string>>();
 
-/** Fields that must be present on create: those whose struct refuses `undefined`. */
+/** Fields that must be present on create: those whose struct refuses `undefined` (defaults count as present). */
 export function requiredFields(model: Model): ReadonlySet<string> {
   let required = requiredCache.get(model);
   if (!required) {
-    required = new Set(Object.entries(model.fields).filter(([, s]) => s.validate(undefined)[0]).map(([f]) => f));
+    const refusesUndefined = ([, struct]: [string, Struct<any, any>]) => struct.validate(undefined, { coerce: true })[0];
+    required = new Set(Object.entries(model.fields).filter(refusesUndefined).map(([field]) => field));
     requiredCache.set(model, required);
   }
   return required;
@@ -52,30 +55,40 @@ function checkUnknown(model: Model, body: Record<string, unknown>, errors: Field
   }
 }
 
-function checkValue(field: string, struct: Struct<any, any>, value: unknown, errors: FieldErrors): void {
-  const [error] = struct.validate(value);
-  if (error) addError(errors, field, failureMessage(field, error));
+/** JSON has no dates: a date field takes an ISO 8601 string, stored as a BSON Date. */
+function fromJson(model: Model, field: string, value: unknown): unknown {
+  if (model.kinds.get(field) !== "date" || typeof value !== "string") return value;
+  return parseIsoDate(value) ?? value;
+}
+
+/** The stored value, after superstruct's coercions (defaults included), or undefined with an error recorded. */
+function checkValue(model: Model, field: string, value: unknown, errors: FieldErrors): unknown {
+  const problem = value === undefined ? null : valueShapeProblem(value);
+  if (problem) return addError(errors, field, `The ${field} field ${problem}.`);
+  const [error, coerced] = model.fields[field].validate(fromJson(model, field, value), { coerce: true });
+  if (error) return addError(errors, field, failureMessage(field, error));
+  return coerced;
 }
 
 /**
- * Validates a body against the model and returns only the model's fields. `partial` checks
- * just the fields sent (PATCH); otherwise every required field must be present (POST, PUT).
- * All problems are collected and thrown together as one ValidationError.
+ * Validates a body against the model and returns only the model's fields, as they will be
+ * stored. `partial` checks just the fields sent (PATCH); otherwise every required field must be
+ * present and defaults are filled in (POST, PUT). All problems are thrown together.
  */
 export function validateBody(model: Model, body: Record<string, unknown>, partial = false): Record<string, unknown> {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = Object.create(null);
   const clean: Record<string, unknown> = {};
   checkUnknown(model, body, errors);
   const required = requiredFields(model);
-  for (const [field, struct] of Object.entries(model.fields)) {
-    const value = body[field];
-    if (value === undefined) {
-      if (!partial && required.has(field)) addError(errors, field, `The ${field} field is required.`);
+  for (const field of Object.keys(model.fields)) {
+    const value = Object.hasOwn(body, field) ? body[field] : undefined;
+    if (value === undefined && (partial || required.has(field))) {
+      if (!partial) addError(errors, field, `The ${field} field is required.`);
       continue;
     }
-    checkValue(field, struct, value, errors);
-    clean[field] = value;
+    const stored = checkValue(model, field, value, errors);
+    if (stored !== undefined) clean[field] = stored;
   }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (Object.keys(errors).length > 0) throw new ValidationError({ ...errors });
   return clean;
 }

@@ -1,11 +1,10 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
-import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { countMatching, runRead, type ReadSpec } from "../query/plan.ts";
 import { runPipeline, stageName, type CollectionResolver } from "../query/pipeline.ts";
-import { collectionName, namespace, optionalCount } from "./args.ts";
+import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
 /** $out/$merge would write behind the engine's back (mingo writes into the arrays it is given). */
@@ -56,8 +55,7 @@ function aggregate(ctx: CommandContext): Reply {
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
   pipeline.forEach(stageName);
   rejectWrites(pipeline);
-  const cursorOptions = isPlainObject(ctx.body.cursor) ? ctx.body.cursor : {};
-  const batchSize = optionalCount(cursorOptions, "batchSize") ?? DEFAULT_FIRST_BATCH;
+  const batchSize = firstBatchSize(ctx.body.cursor);
   const { cursors, catalog } = ctx.engine;
   if (name === undefined) {
     const output = runPipeline(pipeline, [][Symbol.iterator](), resolver(ctx));

@@ -1,5 +1,6 @@
 import { Long, type Document } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
+import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -28,6 +29,14 @@ export function optionalCount(body: Document, field: string): number | undefined
     throw new CommandError("BadValue", `'${field}' must be a non-negative integer`);
   }
   return n;
+}
+
+/**
+ * Size of a cursor's first batch: `batchSize` of `options` (find's body, or the `cursor`
+ * document of aggregate and the list commands; absent means the server default).
+ */
+export function firstBatchSize(options: unknown): number {
+  return (isPlainObject(options) ? optionalCount(options, "batchSize") : undefined) ?? DEFAULT_FIRST_BATCH;
 }
 
 /** An optional sub-document argument. */

@@ -1,11 +1,9 @@
 import type { Document } from "bson";
-import { Query } from "mingo";
 import type { Change } from "../changes.ts";
-import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";
-import { isPlainObject } from "../bson.ts";
+import { mingoQuery } from "../query/mingo.ts";
 import { ID_INDEX } from "../store/collection.ts";
-import { collectionName, namespace, optionalCount, optionalDocument } from "./args.ts";
+import { collectionName, firstBatchSize, namespace, optionalDocument } from "./args.ts";
 import { commit, type CommandContext, type Handler, type Reply } from "./context.ts";
 
 const UNSUPPORTED_CREATE_OPTIONS = ["capped", "viewOn", "timeseries", "clusteredIndex", "validator", "encryptedFields"];
@@ -37,7 +35,7 @@ async function dropDatabase(ctx: CommandContext): Promise<Document> {
 
 function listCollections(ctx: CommandContext): Reply {
   const filter = optionalDocument(ctx.body, "filter");
-  const query = filter ? new Query(filter) : undefined;
+  const query = filter ? mingoQuery(filter) : undefined;
   const nameOnly = ctx.body.nameOnly === true;
   const entries = ctx.engine.catalog
     .collections(ctx.db)
@@ -47,14 +45,13 @@ function listCollections(ctx: CommandContext): Reply {
         : { name: c.name, type: "collection", options: {}, info: { readOnly: false }, idIndex: { v: 2, ...ID_INDEX } },
     )
     .filter((entry) => !query || query.test(entry));
-  const cursor = isPlainObject(ctx.body.cursor) ? ctx.body.cursor : {};
-  const batchSize = optionalCount(cursor, "batchSize") ?? DEFAULT_FIRST_BATCH;
+  const batchSize = firstBatchSize(ctx.body.cursor);
   return ctx.engine.cursors.first(namespace(ctx.db, "$cmd.listCollections"), entries[Symbol.iterator](), null, batchSize, false);
 }
 
 function listDatabases(ctx: CommandContext): Document {
   const filter = optionalDocument(ctx.body, "filter");
-  const query = filter ? new Query(filter) : undefined;
+  const query = filter ? mingoQuery(filter) : undefined;
   const databases = ctx.engine.catalog
     .databases()
     .map((name) => ({ name, sizeOnDisk: 0, empty: false }))

@@ -1,11 +1,10 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import type { Change, IndexSpec } from "../changes.ts";
-import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyOf } from "../store/values.ts";
-import { collectionName, namespace, optionalCount } from "./args.ts";
+import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { commit, type CommandContext, type Handler, type Reply } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 
@@ -69,8 +68,7 @@ function listIndexes(ctx: CommandContext): Reply {
   const coll = ctx.engine.catalog.get(ctx.db, name);
   if (!coll) throw new CommandError("NamespaceNotFound", `ns does not exist: ${namespace(ctx.db, name)}`);
   const entries = coll.allIndexes().map((spec) => ({ v: 2, ...spec }));
-  const cursor = isPlainObject(ctx.body.cursor) ? ctx.body.cursor : {};
-  const batchSize = optionalCount(cursor, "batchSize") ?? DEFAULT_FIRST_BATCH;
+  const batchSize = firstBatchSize(ctx.body.cursor);
   return ctx.engine.cursors.first(namespace(ctx.db, name), entries[Symbol.iterator](), null, batchSize, false);
 }
 

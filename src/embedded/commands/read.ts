@@ -1,12 +1,11 @@
 import type { Document, Long } from "bson";
-import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { countMatching, indexCandidates, runRead } from "../query/plan.ts";
 import { compileProjection } from "../query/project.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
-import { collectionName, cursorId, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import { collectionName, cursorId, firstBatchSize, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
 function find(ctx: CommandContext): Reply {
@@ -23,7 +22,7 @@ function find(ctx: CommandContext): Reply {
     limit,
   });
   const project = compileProjection(optionalDocument(body, "projection"), filter);
-  const batchSize = optionalCount(body, "batchSize") ?? DEFAULT_FIRST_BATCH;
+  const batchSize = firstBatchSize(body);
   return ctx.engine.cursors.first(namespace(ctx.db, name), source, project, batchSize, single);
 }
 

@@ -1,4 +1,4 @@
-import type { Document } from "bson";
+import { firstKey } from "../bson.ts";
 import { CommandError, errorReply } from "../errors.ts";
 import { aggregateCommands } from "./aggregate.ts";
 import { collectionCommands } from "./collections.ts";
@@ -23,18 +23,13 @@ const HANDLERS = new Map<string, Handler>(
   }),
 );
 
-function commandName(body: Document): string {
-  for (const k in body) return k;
-  return "";
-}
-
 /**
  * Runs a command and always resolves with a reply: any failure (including bugs and mingo
  * rejecting a query) becomes `{ ok: 0, errmsg, code, codeName }` instead of escaping.
  */
 export async function dispatch(ctx: CommandContext): Promise<Reply> {
   try {
-    const name = commandName(ctx.body);
+    const name = firstKey(ctx.body) ?? "";
     const handler = HANDLERS.get(name);
     if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);
     if (isTransactional(ctx.body)) refuseTransaction();

@@ -3,7 +3,7 @@ import type { Change } from "../changes.ts";
 import { CommandError, errorReply } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
-import { SERIALIZE, toNumber } from "../bson.ts";
+import { firstKey, SERIALIZE, toNumber } from "../bson.ts";
 import type { Collection } from "../store/collection.ts";
 import { collectionName, statements } from "./args.ts";
 import { commit, type CommandContext, type Handler } from "./context.ts";
@@ -22,12 +22,7 @@ export function writeReply(fields: Document, writeErrors: Document[]): Document 
 
 /** Prepares a document for storage: `_id` generated if missing, and always the first field. */
 export function prepareInsert(doc: Document): Document {
-  let first: string | undefined;
-  for (const k in doc) {
-    first = k;
-    break;
-  }
-  if (first === "_id") return checkId(doc);
+  if (firstKey(doc) === "_id") return checkId(doc);
   const { _id, ...rest } = doc;
   return checkId({ _id: _id === undefined ? new ObjectId() : _id, ...rest });
 }

@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
-import { BSON, type DeserializeOptions, type Document } from "bson";
+import { BSON, type Document } from "bson";
+import { DESERIALIZE, SERIALIZE } from "../bson.ts";
 import type { Change } from "../changes.ts";
 
 /**
@@ -8,17 +9,6 @@ import type { Change } from "../changes.ts";
  * a single document. The Change object itself is the document, so a delete's `id` (any BSON
  * value) and a put's `doc` are just fields.
  */
-
-/**
- * How stored documents are decoded. `promoteLongs: false` keeps Long values as Long instead of
- * turning small ones into numbers; numbers, Dates, ObjectIds, Decimal128 and Binary come back as
- * the same JS types they were written from.
- */
-export const DECODE_OPTIONS: DeserializeOptions = {
-  promoteLongs: false,
-  promoteBuffers: false,
-  promoteValues: true,
-};
 
 const OPS = new Set<string>([
   "put",
@@ -39,8 +29,8 @@ export function encodeChanges(changes: Iterable<Change>): Buffer {
 
 /** Encodes a single document (also used for snapshot header and trailer records). */
 export function encodeDocument(doc: Document): Uint8Array {
-  // Same rule as the engine's wire encoding: an `undefined` field is absent, not null.
-  return BSON.serialize(doc, { ignoreUndefined: true });
+  // The wire's options: a recovered document has the same types the engine held before.
+  return BSON.serialize(doc, SERIALIZE);
 }
 
 /** Splits a record payload into its documents. Throws if the payload is not a clean run. */
@@ -57,7 +47,7 @@ export function decodeDocuments(payload: Uint8Array): Document[] {
     // A copy, because decoded Binary values are views into their input and would otherwise
     // pin the reader's whole read block in memory.
     const bytes = Buffer.from(view.subarray(offset, offset + length));
-    docs.push(BSON.deserialize(bytes, DECODE_OPTIONS));
+    docs.push(BSON.deserialize(bytes, DESERIALIZE));
     offset += length;
   }
   return docs;

@@ -1,7 +1,7 @@
 import { ObjectId, type Document } from "bson";
 import { Aggregator, ProcessingMode, update as mingoUpdate } from "mingo";
 import { cloneDeep } from "mingo/util";
-import { isPlainObject } from "../bson.ts";
+import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
@@ -13,11 +13,6 @@ export type UpdateSpec = Document | Document[];
 export interface UpdateOptions {
   filter?: unknown;
   arrayFilters?: Document[];
-}
-
-function firstKey(doc: Document): string | undefined {
-  for (const k in doc) return k;
-  return undefined;
 }
 
 /** True when the update is made of `$` operators (as opposed to a replacement document). */

@@ -1,0 +1,50 @@
+/** MongoDB refuses documents nested deeper than this; checking first keeps validators from recursing without bound. */
+export const MAX_NESTING = 100;
+
+/** Why a JSON value cannot be stored as it is, or null when it can. */
+export type ShapeProblem = string | null;
+
+function keyProblem(key: string): ShapeProblem {
+  if (key.startsWith("$")) return `has a key "${key}" that starts with "$"`;
+  if (key.includes(".")) return `has a key "${key}" that contains "."`;
+  if (key.includes("\u0000")) return "has a key that contains a NUL character";
+  return null;
+}
+
+function scalarProblem(value: unknown): ShapeProblem {
+  if (typeof value !== "number") return null;
+  if (!Number.isFinite(value)) return "holds a number that is too large";
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return "holds an integer beyond ±9007199254740991 that would lose precision";
+  return null;
+}
+
+function children(value: object): [string | null, unknown][] {
+  if (Array.isArray(value)) return value.map((item) => [null, item]);
+  return Object.entries(value);
+}
+
+/**
+ * Checks a parsed JSON value before any validator sees it: nesting depth, keys MongoDB treats
+ * as operators or paths, and numbers JSON can carry but a record cannot hold exactly. It walks
+ * with an explicit stack, so a hostile body cannot exhaust the call stack.
+ * @example valueShapeProblem({ a: { $set: 1 } }) // 'has a key "$set" that starts with "$"'
+ * @example valueShapeProblem(1e400)              // "holds a number that is too large"
+ */
+export function valueShapeProblem(value: unknown): ShapeProblem {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== "object") {
+      const problem = scalarProblem(current);
+      if (problem) return problem;
+      continue;
+    }
+    if (depth >= MAX_NESTING) return `is nested more than ${MAX_NESTING} levels deep`;
+    for (const [key, child] of children(current)) {
+      const problem = key === null ? null : keyProblem(key);
+      if (problem) return problem;
+      stack.push([child, depth + 1]);
+    }
+  }
+  return null;
+}

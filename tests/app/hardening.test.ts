@@ -1,0 +1,134 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { any, date, defaulted, number, optional, string } from "superstruct";
+import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
+
+/** JSON text of a string wrapped in `depth` arrays (built as text: JSON.stringify itself would overflow). */
+function nested(depth: number): string {
+  return "[".repeat(depth) + '"x"' + "]".repeat(depth);
+}
+
+describe("hostile bodies are 400s, never 500s", () => {
+  const Thing = defineModel({
+    name: "Thing",
+    fields: { label: string(), meta: optional(any()), size: defaulted(number(), 5), due: optional(date()) },
+    softDelete: true,
+  });
+  let app: App;
+  before(async () => {
+    app = await createApp({ models: [Thing] });
+  });
+  after(() => app.close());
+
+  for (const key of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+    test(`a body key named ${key} is "not allowed"`, async () => {
+      const res = await jsonOf(await call(app, "POST", "/api/v1/things", `{"label":"a","${key}":1}`));
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.body.errors[key], [`The ${key} field is not allowed.`]);
+    });
+  }
+
+  const bad: [string, string, RegExp][] = [
+    ["deeply nested arrays", nested(100_000), /nested more than 100 levels deep/],
+    ["a $-key inside a free-form value", '{"$set":{"a":1}}', /key "\$set" that starts with "\$"/],
+    ["a dotted key", '{"a.b":1}', /key "a\.b" that contains "\."/],
+    ["a NUL in a key", '{"a\\u0000b":1}', /NUL character/],
+  ];
+  for (const [what, meta, message] of bad) {
+    test(`${what} is refused before it is stored`, async () => {
+      const body = `{"label":"a","meta":${meta}}`;
+      const res = await jsonOf(await call(app, "POST", "/api/v1/things", body));
+      assert.equal(res.status, 400);
+      assert.match(res.body.errors.meta[0], message);
+      assert.equal(await app.db.collection("things").countDocuments({ label: "a" }), 0);
+    });
+  }
+
+  test("a deeply nested value in a typed field is a 400 too", async () => {
+    const res = await jsonOf(await call(app, "POST", "/api/v1/things", `{"label":${nested(100_000)}}`));
+    assert.equal(res.status, 400);
+    assert.match(res.body.errors.label[0], /nested more than 100 levels/);
+  });
+
+  test("numbers a record cannot hold exactly are refused", async () => {
+    const huge = await jsonOf(await call(app, "POST", "/api/v1/things", '{"label":"a","size":1e400}'));
+    assert.deepEqual(huge.body.errors.size, ["The size field holds a number that is too large."]);
+    const unsafe = await jsonOf(await call(app, "POST", "/api/v1/things", '{"label":"a","size":9007199254740993}'));
+    assert.match(unsafe.body.errors.size[0], /would lose precision/);
+  });
+
+  test("defaults fill missing fields and do not make them required", async () => {
+    const res = await jsonOf(await call(app, "POST", "/api/v1/things", { label: "d" }));
+    assert.equal(res.status, 201);
+    assert.equal(res.body.size, 5);
+  });
+
+  test("date fields take ISO strings, are stored as dates and come back as ISO strings", async () => {
+    const res = await jsonOf(await call(app, "POST", "/api/v1/things", { label: "due", due: "2026-03-04T05:06:07.089Z" }));
+    assert.equal(res.status, 201);
+    assert.equal(res.body.due, "2026-03-04T05:06:07.089Z");
+    const stored = await app.db.collection("things").findOne({ _id: res.body.id });
+    assert.ok(stored?.due instanceof Date);
+    const bad = await jsonOf(await call(app, "POST", "/api/v1/things", { label: "x", due: "next tuesday" }));
+    assert.match(bad.body.errors.due[0], /must be a date in ISO 8601 form/);
+  });
+
+  test("a body the client stops sending is a 400, not a server error", async () => {
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ === 0) controller.enqueue(new TextEncoder().encode('{"label":'));
+        else controller.error(new Error("connection reset by peer"));
+      },
+    });
+    const request = new Request("http://localhost/api/v1/things", { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    const res = await jsonOf(await app.fetch(request));
+    assert.deepEqual([res.status, res.body], [400, { error: "The request body could not be read to the end." }]);
+  });
+
+  test("writes reach live records only: a second DELETE or a PATCH of a trashed record is a 404", async () => {
+    const { body } = await jsonOf(await call(app, "POST", "/api/v1/things", { label: "t" }));
+    assert.equal((await call(app, "DELETE", `/api/v1/things/${body.id}`)).status, 204);
+    const deletedAt = (await app.db.collection("things").findOne({ _id: body.id }))?.deleted_at;
+    assert.equal((await call(app, "DELETE", `/api/v1/things/${body.id}?trashed=true`)).status, 404);
+    assert.equal((await call(app, "PATCH", `/api/v1/things/${body.id}?trashed=true`, { label: "u" })).status, 404);
+    const after = await app.db.collection("things").findOne({ _id: body.id });
+    assert.deepEqual([after?.deleted_at, after?.label], [deletedAt, "t"]);
+  });
+
+  test("trashed must be true or false, and every parameter may appear once", async () => {
+    const maybe = await jsonOf(await call(app, "GET", "/api/v1/things?trashed=maybe"));
+    assert.deepEqual([maybe.status, maybe.body], [400, { error: 'The trashed parameter must be true or false; received "maybe".' }]);
+    for (const query of ["page=&page=2", "trashed=true&trashed=true", "fields=id&fields=label"]) {
+      const res = await jsonOf(await call(app, "GET", `/api/v1/things?${query}`));
+      assert.equal(res.status, 400, query);
+      assert.match(res.body.error, /may be given only once/);
+    }
+  });
+});
+
+describe("hidden fields and ownership on writes", () => {
+  let app: App;
+  before(async () => {
+    app = await exampleApp();
+    await seedUsers(app, 2);
+  });
+  after(() => app.close());
+
+  test("PUT-ing back what GET returned keeps hidden fields", async () => {
+    const { body } = await jsonOf(await call(app, "GET", "/api/v1/users/1"));
+    const { id: _id, created_at: _c, updated_at: _u, ...writable } = body;
+    assert.equal((await call(app, "PUT", "/api/v1/users/1", writable)).status, 200);
+    assert.equal((await app.db.collection("users").findOne({ _id: 1 as never }))?.password, "secret");
+  });
+
+  test("an owner cannot hand a post to another user", async () => {
+    const post = await jsonOf(await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "Mine" }, { "x-user-id": "1" }));
+    for (const [method, body] of [["PATCH", { user_id: 2 }], ["PUT", { user_id: 2, title: "Yours" }]] as const) {
+      const res = await jsonOf(await call(app, method, `/api/v1/posts/${post.body.id}`, body, { "x-user-id": "1" }));
+      assert.deepEqual([res.status, res.body], [403, { error: "You can only change your own posts." }], method);
+    }
+    assert.equal((await jsonOf(await call(app, "GET", `/api/v1/posts/${post.body.id}`))).body.user_id, 1);
+  });
+});
