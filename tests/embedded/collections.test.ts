@@ -26,6 +26,18 @@ describe("embedded engine: collections and databases", () => {
     assert.deepEqual((await conn.db.listCollections().toArray()).map((c) => c.name), ["beta"]);
   });
 
+  test("listCollections and listIndexes honour a filter and cursor.batchSize", async () => {
+    for (const name of ["l1", "l2", "l3"]) await conn.db.createCollection(name);
+    const listed = await conn.db.command({ listCollections: 1, filter: { name: { $in: ["l1", "l3"] } }, cursor: { batchSize: 1 } });
+    assert.deepEqual(listed.cursor.firstBatch.map((c: Document) => c.name), ["l1"]);
+    const rest = await conn.db.command({ getMore: listed.cursor.id, collection: "$cmd.listCollections" });
+    assert.deepEqual(rest.cursor.nextBatch.map((c: Document) => c.name), ["l3"]);
+    await conn.db.collection("l1").createIndex({ k: 1 });
+    const indexes = await conn.db.command({ listIndexes: "l1", cursor: { batchSize: 1 } });
+    assert.deepEqual(indexes.cursor.firstBatch.map((i: Document) => i.name), ["_id_"]);
+    await assert.rejects(conn.db.command({ listIndexes: "l1", cursor: { batchSize: -1 } }), (e: unknown) => e instanceof MongoServerError);
+  });
+
   test("listDatabases includes databases with data; dropDatabase removes one", async () => {
     const other = conn.client.db(`${conn.target.dbName}_other`);
     await other.collection("x").insertOne({ _id: 1 } as Document);
