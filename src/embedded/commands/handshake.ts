@@ -30,14 +30,15 @@ function hello(ctx: CommandContext): Document {
   };
 }
 
-function buildInfo(): Document {
+/** buildInfo. The size limit is the configured one, as in hello: drivers may read either. */
+function buildInfo(ctx: CommandContext): Document {
   const [major, minor, patch] = VERSION.split(".").map(Number);
   return {
     version: VERSION,
     versionArray: [major, minor, patch, 0],
     gitVersion: "embedded",
     bits: 64,
-    maxBsonObjectSize: 16 * 1024 * 1024,
+    maxBsonObjectSize: ctx.engine.limits.maxBsonObjectSize,
     storageEngines: ["embedded"],
     modules: [],
     ok: 1,
