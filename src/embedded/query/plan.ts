@@ -114,7 +114,7 @@ function* window(source: Iterator<Document>, skip: number, limit: number): Gener
 /**
  * Runs a read lazily. In stored order (no sort, or by `_id`) it streams: with no filter, skip
  * is a position in the `_id` array; with a filter, it stops once skip+limit matches are seen.
- * Another sort keeps only skip+limit documents (top-k). Nothing else is materialised.
+ * Another sort keeps at most skip+limit documents (see sortDocuments). Nothing else is materialised.
  */
 export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<Document> {
   if (!coll) return [][Symbol.iterator]();
@@ -123,9 +123,8 @@ export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<
   const kind = sortKind(spec.sort);
   const { narrowed, predicate } = plan(coll, spec.filter);
   if (kind === "custom") {
-    const keep = limit === 0 ? 0 : skip + limit;
     const source = filtered(narrowed ?? coll.docs.iterate(), predicate);
-    return sortDocuments(source, spec.sort as Document, keep).slice(skip)[Symbol.iterator]();
+    return sortDocuments(source, spec.sort as Document, skip, limit)[Symbol.iterator]();
   }
   const reverse = kind === "reverse";
   if (narrowed) {

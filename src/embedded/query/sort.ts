@@ -41,45 +41,90 @@ function sortValue(doc: Document, path: string, dir: 1 | -1): unknown {
 interface Keyed {
   doc: Document;
   keys: unknown[];
+  /** Arrival order: the last tie-breaker, which makes every sort here stable. */
+  seq: number;
 }
 
+type Compare = (a: Keyed, b: Keyed) => number;
+
 /**
- * Sorts documents by a spec, keeping at most `keep` of them (0: all). Sort keys are computed
- * once per document; with a bound, a sorted buffer of `keep` entries is maintained, so a
- * top-k over a large collection costs O(n log k) and holds only k documents. Stable.
+ * Comparisons made by {@link sortDocuments} since the process started. Internal: tests assert
+ * on the work a sort does rather than on its timing.
  */
-export function sortDocuments(docs: Iterable<Document>, spec: Document, keep: number): Document[] {
-  const fields = Object.keys(spec);
-  const dirs = fields.map((f) => direction(spec[f]));
-  const cmp = (a: Keyed, b: Keyed): number => {
+export const sortStats = { compared: 0 };
+
+/**
+ * Largest window (skip + limit) kept in a bounded heap. A deeper page gains nothing from a
+ * bound, so it collects the matches and sorts them once.
+ */
+const MAX_HEAP = 1000;
+
+function comparator(fields: string[], dirs: (1 | -1)[]): Compare {
+  return (a, b) => {
+    sortStats.compared++;
     for (let i = 0; i < fields.length; i++) {
       const c = compareValues(a.keys[i], b.keys[i]);
       if (c !== 0) return c * dirs[i];
     }
-    return 0;
+    return a.seq - b.seq;
   };
-  const out: Keyed[] = [];
-  for (const doc of docs) {
-    const item = { doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i])) };
-    if (keep === 0) {
-      out.push(item);
-      continue;
-    }
-    if (out.length === keep && cmp(item, out[keep - 1]) >= 0) continue;
-    out.splice(upperBound(out, item, cmp), 0, item);
-    if (out.length > keep) out.pop();
-  }
-  if (keep === 0) out.sort(cmp);
-  return out.map((k) => k.doc);
 }
 
-function upperBound(list: Keyed[], item: Keyed, cmp: (a: Keyed, b: Keyed) => number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(list[mid], item) <= 0) lo = mid + 1;
-    else hi = mid;
+/**
+ * Sorts documents by a spec and returns the page `[skip, skip + limit)` (limit 0: to the end).
+ * Sort keys are computed once per document. A window of at most {@link MAX_HEAP} is kept in a
+ * max-heap, O(n log k) holding k documents; a deeper or unlimited one is sorted once,
+ * O(n log n), and a skip past the last match returns at once without sorting anything.
+ */
+export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: number, limit: number): Document[] {
+  const fields = Object.keys(spec);
+  const dirs = fields.map((f) => direction(spec[f]));
+  const cmp = comparator(fields, dirs);
+  const keep = limit === 0 ? Infinity : skip + limit;
+  const items: Keyed[] = [];
+  let seq = 0;
+  for (const doc of docs) {
+    const item = { doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i])), seq: seq++ };
+    if (keep > MAX_HEAP) items.push(item);
+    else offer(items, item, keep, cmp);
   }
-  return lo;
+  if (skip >= items.length) return [];
+  items.sort(cmp);
+  return items.slice(skip, skip + (limit === 0 ? items.length : limit)).map((k) => k.doc);
+}
+
+/** Adds `item` to a max-heap of at most `keep` entries (the worst one on top). */
+function offer(heap: Keyed[], item: Keyed, keep: number, cmp: Compare): void {
+  if (heap.length < keep) {
+    heap.push(item);
+    siftUp(heap, heap.length - 1, cmp);
+  } else if (cmp(item, heap[0]) < 0) {
+    heap[0] = item;
+    siftDown(heap, 0, cmp);
+  }
+}
+
+function siftUp(heap: Keyed[], i: number, cmp: Compare): void {
+  const item = heap[i];
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (cmp(heap[parent], item) >= 0) break;
+    heap[i] = heap[parent];
+    i = parent;
+  }
+  heap[i] = item;
+}
+
+function siftDown(heap: Keyed[], i: number, cmp: Compare): void {
+  const item = heap[i];
+  const n = heap.length;
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && cmp(heap[child + 1], heap[child]) > 0) child++;
+    if (cmp(heap[child], item) <= 0) break;
+    heap[i] = heap[child];
+    i = child;
+  }
+  heap[i] = item;
 }
