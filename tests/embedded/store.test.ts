@@ -4,6 +4,7 @@ import { Long, ObjectId } from "bson";
 import type { Change } from "../../src/embedded/changes.ts";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
 import { OrderedDocs } from "../../src/embedded/store/ordered.ts";
+import { Posting } from "../../src/embedded/store/posting.ts";
 import { compareValues, keyOf } from "../../src/embedded/store/values.ts";
 
 /** The in-memory structures under the commands (no driver involved). */
@@ -104,5 +105,28 @@ describe("embedded engine: document store", () => {
       if (change.doc._id === 10) for (let j = 0; j < 10; j++) coll.delete(j);
     }
     assert.deepEqual(put, Array.from({ length: 50 }, (_, i) => i));
+  });
+
+  test("an index posting hands out _id keys in order through removals, re-adds and out-of-order ids", () => {
+    const posting = new Posting();
+    const model = new Map<number, number>();
+    const add = (id: number) => (posting.add(keyOf(id), id), model.set(id, id));
+    const remove = (id: number) => (posting.remove(keyOf(id)), model.delete(id));
+    const check = () => {
+      assert.deepEqual(posting.inOrder(), [...model.keys()].sort((a, b) => a - b));
+      assert.equal(posting.size, model.size);
+    };
+    for (let i = 0; i < 20; i++) add(i);
+    check();
+    remove(5);
+    remove(19);
+    add(5); // back after a removal: must not be listed twice
+    check();
+    for (let i = 0; i < 15; i++) remove(i); // more removed than left: compacted on the way
+    add(-1);
+    add(-1);
+    check();
+    remove(100);
+    check();
   });
 });

@@ -62,8 +62,8 @@ export class Collection {
   put(doc: Document): Document | undefined {
     const old = this.docs.put(doc);
     for (const index of this.#lookups.values()) {
-      if (old) index.remove(old);
-      index.add(doc);
+      if (old) index.replace(old, doc);
+      else index.add(doc);
     }
     return old;
   }

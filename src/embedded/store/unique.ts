@@ -23,6 +23,11 @@ export class UniqueIndex extends KeyedIndex {
     return owner === undefined ? [] : [owner];
   }
 
+  /** 1 when a document owns `key`, else 0. */
+  count(key: string): number {
+    return this.#owners.has(key) ? 1 : 0;
+  }
+
   /** Which key of `doc` (if any) is already owned by a document other than `selfId`. */
   conflict(doc: Document, selfId: ValueKey): string | undefined {
     for (const k of this.keys(doc)) {
