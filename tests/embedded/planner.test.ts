@@ -52,7 +52,7 @@ describe("embedded engine: query planning", { skip: externalUri !== undefined &&
     assert.deepEqual(await ids({ user_id: 2, $and: [{ user_id: 3 }] }), []);
     assert.deepEqual(await ids({ $and: [{ user_id: 2 }], $or: [{ _id: 102 }, { _id: 103 }] }), [102]);
     assert.deepEqual(await ids({ $and: [{ user_id: { $in: [1, 2] } }, { _id: { $lt: 150 } }] }), [1, 2, 101, 102]);
-    assert.equal(await c.countDocuments({ $and: [{ user_id: 4 }, { _id: { $gte: 2900 } }] }), 1);
+    assert.equal(await c.countDocuments({ $and: [{ user_id: 4 }, { _id: { $gte: 2900 } }] } as Document), 1);
   });
 });
 
