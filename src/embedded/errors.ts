@@ -6,6 +6,7 @@ export const CODES = {
   BadValue: 2,
   FailedToParse: 9,
   TypeMismatch: 14,
+  Overflow: 15,
   IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,

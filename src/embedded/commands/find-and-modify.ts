@@ -46,15 +46,16 @@ function modify(ctx: CommandContext, name: string, changes: Change[]): Modificat
   }
   const options = { filter: query, arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined };
   const returnNew = body.new === true;
+  const maxSize = ctx.engine.limits.maxBsonObjectSize;
   if (doc && existing) {
     const next = applyUpdate(doc, update!, options);
-    if (next.changed) storeVersion(existing, next.doc, false, changes);
+    if (next.changed) storeVersion(existing, next.doc, false, changes, maxSize);
     return { value: returnNew ? next.doc : doc, lastErrorObject: { n: 1, updatedExisting: true } };
   }
   if (body.upsert !== true) return { value: null, lastErrorObject: { n: 0, updatedExisting: false } };
   const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
   const inserted = prepareInsert(upsertDocument(query, update!, options));
-  storeVersion(coll, inserted, true, changes);
+  storeVersion(coll, inserted, true, changes, maxSize);
   return { value: returnNew ? inserted : null, lastErrorObject: { n: 1, updatedExisting: false, upserted: inserted._id } };
 }
 

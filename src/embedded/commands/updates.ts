@@ -9,6 +9,7 @@ import { isPlainObject } from "../bson.ts";
 import { collectionName, statements } from "./args.ts";
 import { commit, type CommandContext, type Handler } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
+import { checkStorable } from "./storable.ts";
 import { prepareInsert, statementError, writeReply } from "./write.ts";
 
 /** Outcome of one update statement. */
@@ -32,10 +33,13 @@ function parseStatement(s: Document): { q: Document; u: UpdateSpec; multi: boole
 }
 
 /**
- * Stores a new version of a document after checking unique indexes. Throws the duplicate
- * as a command error; callers turn it into a write error where MongoDB does.
+ * Stores a new version of a document (an update's post-image or an upsert's new document)
+ * after checking that MongoDB would store it (size against `maxSize`, nesting, field names)
+ * and the unique indexes. Throws as a command error, leaving the stored version untouched;
+ * callers turn it into a write error where MongoDB does.
  */
-export function storeVersion(coll: Collection, doc: Document, isInsert: boolean, changes: Change[]): void {
+export function storeVersion(coll: Collection, doc: Document, isInsert: boolean, changes: Change[], maxSize: number): void {
+  checkStorable(doc, "update", maxSize);
   const dup = coll.findDuplicate(doc, isInsert);
   if (dup) throw duplicateError(coll.db, coll.name, dup);
   coll.put(doc);
@@ -47,19 +51,20 @@ function runStatement(ctx: CommandContext, name: string, statement: Document, ch
   const { q, u, multi, upsert, arrayFilters } = parseStatement(statement);
   const existing = ctx.engine.catalog.get(ctx.db, name);
   const options = { filter: q, arrayFilters };
+  const maxSize = ctx.engine.limits.maxBsonObjectSize;
   const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1 })) : (compileFilter(q), []);
   if (targets.length === 0) {
     if (!upsert) return { matched: 0, modified: 0 };
     const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
     const doc = prepareInsert(upsertDocument(q, u, options));
-    storeVersion(coll, doc, true, changes);
+    storeVersion(coll, doc, true, changes, maxSize);
     return { matched: 0, modified: 0, upsertedId: doc._id };
   }
   let modified = 0;
   for (const doc of targets) {
     const next = applyUpdate(doc, u, options);
     if (!next.changed) continue;
-    storeVersion(existing!, next.doc, false, changes);
+    storeVersion(existing!, next.doc, false, changes, maxSize);
     modified++;
   }
   return { matched: targets.length, modified };

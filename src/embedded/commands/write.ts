@@ -8,6 +8,7 @@ import type { Collection } from "../store/collection.ts";
 import { collectionName, statements } from "./args.ts";
 import { commit, type CommandContext, type Handler } from "./context.ts";
 import { duplicateWriteError } from "./duplicate.ts";
+import { checkStorable } from "./storable.ts";
 
 /** A write error entry for a statement that failed with something other than a duplicate. */
 export function statementError(index: number, error: unknown): Document {
@@ -64,6 +65,7 @@ async function insert(ctx: CommandContext): Promise<Document> {
 function insertOne(coll: Collection, raw: Document, index: number, changes: Change[]): Document | undefined {
   try {
     const doc = prepareInsert(raw);
+    checkStorable(doc, "insert");
     const dup = coll.findDuplicate(doc, true);
     if (dup) return duplicateWriteError(index, coll.db, coll.name, dup);
     coll.put(doc);

@@ -1,0 +1,57 @@
+import { BSON, type Document } from "bson";
+import { isPlainObject, SERIALIZE } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+
+/**
+ * MongoDB's limit on how deeply documents and arrays may nest in a stored document. The top
+ * level counts as 1; an empty document or array adds no level (as in MongoDB).
+ */
+export const MAX_NESTING = 100;
+
+/** Which write produced the document: MongoDB words the errors differently. */
+export type WriteKind = "insert" | "update";
+
+/**
+ * Throws unless MongoDB would store `doc`: no field name with a NUL byte (BSON cannot encode
+ * one, so every later read of the document would fail), at most {@link MAX_NESTING} levels,
+ * and, when `maxSize` is given, a BSON size within it. Inserts are sized on the wire as sent;
+ * updates, upserts and findAndModify build their document here, so they pass `maxSize`.
+ */
+export function checkStorable(doc: Document, kind: WriteKind, maxSize?: number): void {
+  walk(doc, 1, kind);
+  if (maxSize === undefined) return;
+  const size = BSON.calculateObjectSize(doc, SERIALIZE);
+  if (size > maxSize) {
+    const what = kind === "insert" ? "object to insert too large" : "Resulting document after update is larger than";
+    throw new CommandError("BSONObjectTooLarge", `${what} ${maxSize} (${size} bytes)`);
+  }
+}
+
+function walk(container: Document | unknown[], depth: number, kind: WriteKind): void {
+  if (Array.isArray(container)) {
+    for (const value of container) visit(value, depth, kind);
+    return;
+  }
+  for (const key in container) {
+    if (key.includes("\u0000")) {
+      throw new CommandError("BadValue", `field name ${JSON.stringify(key)} contains a NUL byte, which BSON cannot store`);
+    }
+    visit(container[key], depth, kind);
+  }
+}
+
+function visit(value: unknown, depth: number, kind: WriteKind): void {
+  if (value === null || typeof value !== "object") return;
+  if (!Array.isArray(value) && !isPlainObject(value)) return; // a BSON value: no level
+  if (depth >= MAX_NESTING && !isEmpty(value)) {
+    const what = kind === "insert" ? "cannot insert document because it" : "the document after update";
+    throw new CommandError("Overflow", `${what} exceeds ${MAX_NESTING} levels of nesting`);
+  }
+  walk(value, depth + 1, kind);
+}
+
+function isEmpty(container: Document | unknown[]): boolean {
+  if (Array.isArray(container)) return container.length === 0;
+  for (const _ in container) return false;
+  return true;
+}
