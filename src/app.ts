@@ -6,7 +6,7 @@ import type { AppState, Route } from "./handlers/route.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
 import { empty, errorResponse } from "./http/responses.ts";
-import { buildRouter, type GeneratedRoutes } from "./http/router.ts";
+import { buildRouter, pathnameOf, type GeneratedRoutes } from "./http/router.ts";
 import type { Model } from "./model/define.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { resolveLimits, type QueryLimits } from "./query/limits.ts";
@@ -82,9 +82,9 @@ function withoutBody(response: Response): Response {
 }
 
 async function dispatch(router: GeneratedRoutes, request: Request, language: string): Promise<Response> {
-  const response = await router.fetch(request);
-  if (response) return response;
-  const pathname = new URL(request.url).pathname;
+  const response = router.fetch(request);
+  if (response) return await response;
+  const pathname = pathnameOf(request.url);
   const allowed = router.allowedFor(request.method, pathname);
   if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
   const allow = allowed.join(", ");

@@ -32,7 +32,8 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 /** A router with every enabled handler of every model, plus the methods allowed per path. */
 export interface GeneratedRoutes {
-  fetch(request: Request): Promise<Response | undefined>;
+  /** The matching handler's response, or undefined (synchronously) when no route matches. */
+  fetch(request: Request): Promise<Response> | undefined;
   /**
    * For a request no route matched: the methods the path does answer (for a 405), or null
    * when it is a 404: an unknown path, or a handler the model switched off.
@@ -71,6 +72,48 @@ function matches(pattern: string, segments: readonly string[]): boolean {
   return parts.length === segments.length && parts.every((part, i) => part === "*" || part === segments[i]);
 }
 
+/** A compiled route: the handler for requests whose method and path match. */
+interface Entry {
+  method: string;
+  pattern: RegExp;
+  handler: Handler;
+  route: Route;
+}
+
+/**
+ * The path of `request.url`. That is always a serialised absolute URL (what `new URL(url).href`
+ * prints), whose path runs from the first "/" after the authority to the query or fragment;
+ * taking it by position saves parsing the whole URL on every request.
+ * @example pathnameOf("http://localhost:3000/api/v1/users?page=2") // "/api/v1/users"
+ */
+export function pathnameOf(url: string): string {
+  const authority = url.indexOf("//");
+  const start = authority === -1 ? -1 : url.indexOf("/", authority + 2);
+  if (start === -1) return new URL(url).pathname;
+  const query = url.indexOf("?", start);
+  const fragment = url.indexOf("#", start);
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
+  return end === -1 ? url.slice(start) : url.slice(start, end);
+}
+
+/**
+ * The first route whose method and pattern match, as itty-router's `fetch` picks it, without
+ * what that `fetch` does besides: parsing the whole URL and the query string into
+ * `request.query` (handlers read the query from the URL themselves) and an async walk.
+ */
+function match(entries: readonly Entry[], request: Request): Promise<Response> | undefined {
+  const method = request.method;
+  const path = pathnameOf(request.url);
+  for (const entry of entries) {
+    if (entry.method !== method) continue;
+    const found = entry.pattern.exec(path);
+    if (found === null) continue;
+    (request as RouteRequest).params = found.groups ?? {};
+    return entry.handler(request as RouteRequest, entry.route);
+  }
+  return undefined;
+}
+
 function collectionPath(base: string, route: Route): string {
   const { model, parent } = route;
   return parent ? `${base}/${parent.model.route}/:${parent.param}/${model.route}` : `${base}/${model.route}`;
@@ -84,9 +127,12 @@ function servedBy(endpoint: Endpoint, route: Route): boolean {
 /**
  * Registers the routes once at start-up. A switched-off handler is simply not registered,
  * so its route answers 404; a method no handler serves on an existing path answers 405.
+ * itty-router compiles the path patterns (its syntax and matching rules: `:param` is one
+ * non-empty segment, left percent-encoded; trailing slashes match), in registration order.
  */
 export function buildRouter(base: string, routes: readonly Route[]): GeneratedRoutes {
   const router = Router<RouteRequest, [Route]>();
+  const entries: Entry[] = [];
   const table = new MethodTable();
   for (const route of routes) {
     const collection = collectionPath(base, route);
@@ -97,13 +143,14 @@ export function buildRouter(base: string, routes: readonly Route[]): GeneratedRo
         table.disable(pattern, endpoint.method);
         continue;
       }
-      const handler = endpoint.handler;
-      router[endpoint.method.toLowerCase() as Lowercase<Method>](path, (request) => handler(request, route));
+      router[endpoint.method.toLowerCase() as Lowercase<Method>](path, endpoint.handler);
+      const [method, compiled] = router.routes[router.routes.length - 1]!;
+      entries.push({ method, pattern: compiled, handler: endpoint.handler, route });
       table.add(pattern, endpoint.method);
     }
   }
   return {
-    fetch: (request) => router.fetch(request as RouteRequest),
+    fetch: (request) => match(entries, request),
     allowedFor: (method, pathname) => table.lookup(method, pathname.replace(/(.)\/+$/, "$1")),
   };
 }
