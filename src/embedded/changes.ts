@@ -30,10 +30,16 @@ export type Change =
 export interface ChangeSink {
   append(changes: readonly Change[]): Promise<void>;
   close(): Promise<void>;
+  /**
+   * False when `append` never rejects: the engine then keeps no undo records for the writes
+   * it waits on (see Ledger). Absent means it may fail.
+   */
+  readonly mayFail?: boolean;
 }
 
-/** A sink for the in-memory engine: nothing to persist. */
+/** A sink for the in-memory engine: nothing to persist, so nothing can fail. */
 export const memorySink: ChangeSink = {
+  mayFail: false,
   append: () => Promise.resolve(),
   close: () => Promise.resolve(),
 };

@@ -6,6 +6,7 @@ import { memorySink, type ChangeSink } from "./changes.ts";
 import type { EngineState } from "./commands/context.ts";
 import { CursorRegistry } from "./cursors.ts";
 import { Catalog } from "./store/catalog.ts";
+import { Ledger } from "./store/ledger.ts";
 import { listen } from "./wire/server.ts";
 
 /** Options of {@link startEmbeddedEngine}. */
@@ -20,6 +21,11 @@ export interface EmbeddedEngineOptions {
   maxBsonObjectSize?: number;
   /** Largest wire message accepted and announced (default 48 MB). */
   maxMessageSizeBytes?: number;
+  /**
+   * Internal, for tests: where changes go instead of memory or `dataDir` (e.g. a sink that
+   * fails, to exercise the rollback of writes it refuses).
+   */
+  sink?: ChangeSink;
 }
 
 /** A running engine. */
@@ -53,9 +59,9 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     maxMessageSizeBytes: options.maxMessageSizeBytes ?? 48_000_000,
   };
   const catalog = new Catalog();
-  const sink = await openSink(catalog, options.dataDir);
+  const sink = options.sink ?? (await openSink(catalog, options.dataDir));
   const cursors = new CursorRegistry(limits.maxBsonObjectSize);
-  const engine: EngineState = { catalog, cursors, sink, limits };
+  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits };
   const host = options.host ?? "127.0.0.1";
   let server;
   try {

@@ -1,10 +1,9 @@
 import type { Document } from "bson";
-import type { Change } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { mingoQuery } from "../query/mingo.ts";
 import { ID_INDEX } from "../store/collection.ts";
 import { collectionName, firstBatchSize, namespace, optionalDocument } from "./args.ts";
-import { commit, type CommandContext, type Handler, type Reply } from "./context.ts";
+import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
 
 const UNSUPPORTED_CREATE_OPTIONS = ["capped", "viewOn", "timeseries", "clusteredIndex", "validator", "encryptedFields"];
 
@@ -15,21 +14,24 @@ async function create(ctx: CommandContext): Promise<Document> {
   if (ctx.engine.catalog.get(ctx.db, name)) {
     throw new CommandError("NamespaceExists", `Collection ${namespace(ctx.db, name)} already exists.`);
   }
-  const changes: Change[] = [];
-  ctx.engine.catalog.ensure(ctx.db, name, changes);
-  await commit(ctx, changes);
+  const writes = startWrites(ctx);
+  writes.ensure(ctx.db, name);
+  await commit(ctx, writes);
   return { ok: 1 };
 }
 
 async function drop(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "drop");
-  if (!ctx.engine.catalog.drop(ctx.db, name)) return { ok: 1 };
-  await commit(ctx, [{ op: "dropCollection", db: ctx.db, coll: name }]);
-  return { ns: namespace(ctx.db, name), nIndexesWas: 1, ok: 1 };
+  const writes = startWrites(ctx);
+  const dropped = writes.dropCollection(ctx.db, name);
+  await commit(ctx, writes);
+  return dropped ? { ns: namespace(ctx.db, name), nIndexesWas: 1, ok: 1 } : { ok: 1 };
 }
 
 async function dropDatabase(ctx: CommandContext): Promise<Document> {
-  if (ctx.engine.catalog.dropDatabase(ctx.db)) await commit(ctx, [{ op: "dropDatabase", db: ctx.db }]);
+  const writes = startWrites(ctx);
+  writes.dropDatabase(ctx.db);
+  await commit(ctx, writes);
   return { dropped: ctx.db, ok: 1 };
 }
 

@@ -1,7 +1,9 @@
 import type { Document } from "bson";
-import type { Change, ChangeSink } from "../changes.ts";
+import type { ChangeSink } from "../changes.ts";
 import type { Batch, CursorRegistry } from "../cursors.ts";
 import type { Catalog } from "../store/catalog.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { WriteSet } from "../store/write-set.ts";
 import type { Request, WireLimits } from "../wire/messages.ts";
 
 /** What commands operate on: the shared state of one engine. */
@@ -9,6 +11,8 @@ export interface EngineState {
   readonly catalog: Catalog;
   readonly cursors: CursorRegistry;
   readonly sink: ChangeSink;
+  /** Undo records of the writes the sink has not acknowledged yet. */
+  readonly ledger: Ledger;
   readonly limits: WireLimits;
 }
 
@@ -31,9 +35,28 @@ export type Reply = Document | Batch;
 export type Handler = (ctx: CommandContext) => Reply | Promise<Reply>;
 
 /**
- * Makes a write durable before it is acknowledged. Called after the in-memory change was
- * applied synchronously, so the read-modify-write itself never interleaves with others.
+ * A fresh set of changes for one command, applied to the engine's catalog as they are made.
+ * Undo records are kept only when the sink can refuse them.
  */
-export async function commit(ctx: CommandContext, changes: Change[]): Promise<void> {
-  if (changes.length > 0) await ctx.engine.sink.append(changes);
+export function startWrites(ctx: CommandContext): WriteSet {
+  const { catalog, ledger, sink } = ctx.engine;
+  return new WriteSet(catalog, sink.mayFail === false ? undefined : ledger);
+}
+
+/**
+ * Makes a command's changes durable before it is acknowledged. They were applied in memory
+ * synchronously, so a read-modify-write never interleaves with others; if the sink refuses
+ * them, they are rolled back before the error reaches the client, so no reader goes on seeing
+ * a change that a restart would not recover. Every WriteSet must end here.
+ */
+export async function commit(ctx: CommandContext, writes: WriteSet): Promise<void> {
+  if (writes.changes.length > 0) {
+    try {
+      await ctx.engine.sink.append(writes.changes);
+    } catch (error) {
+      writes.rollBack();
+      throw error;
+    }
+  }
+  writes.settle();
 }

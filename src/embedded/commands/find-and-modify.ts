@@ -1,13 +1,13 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
-import type { Change } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { runRead } from "../query/plan.ts";
 import { compileProjection } from "../query/project.ts";
 import { applyUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
+import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, optionalDocument } from "./args.ts";
-import { commit, type CommandContext, type Handler } from "./context.ts";
+import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { storeVersion } from "./updates.ts";
 import { prepareInsert } from "./write.ts";
 
@@ -28,7 +28,7 @@ function parseUpdate(body: Document): UpdateSpec | undefined {
  * between reading the document and storing its new version (this is what makes an $inc
  * counter hand out distinct values under concurrency).
  */
-function modify(ctx: CommandContext, name: string, changes: Change[]): Modification {
+function modify(ctx: CommandContext, name: string, writes: WriteSet): Modification {
   const { body } = ctx;
   const query = optionalDocument(body, "query") ?? {};
   const update = parseUpdate(body);
@@ -40,8 +40,7 @@ function modify(ctx: CommandContext, name: string, changes: Change[]): Modificat
   const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1 }).next().value : undefined;
   if (remove) {
     if (!doc || !existing) return { value: null, lastErrorObject: { n: 0 } };
-    existing.delete(doc._id);
-    changes.push({ op: "delete", db: ctx.db, coll: name, id: doc._id });
+    writes.delete(existing, doc._id);
     return { value: doc, lastErrorObject: { n: 1 } };
   }
   const options = { filter: query, arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined };
@@ -49,25 +48,25 @@ function modify(ctx: CommandContext, name: string, changes: Change[]): Modificat
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   if (doc && existing) {
     const next = applyUpdate(doc, update!, options);
-    if (next.changed) storeVersion(existing, next.doc, false, changes, maxSize);
+    if (next.changed) storeVersion(writes, existing, next.doc, false, maxSize);
     return { value: returnNew ? next.doc : doc, lastErrorObject: { n: 1, updatedExisting: true } };
   }
   if (body.upsert !== true) return { value: null, lastErrorObject: { n: 0, updatedExisting: false } };
-  const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+  const coll = writes.ensure(ctx.db, name);
   const inserted = prepareInsert(upsertDocument(query, update!, options));
-  storeVersion(coll, inserted, true, changes, maxSize);
+  storeVersion(writes, coll, inserted, true, maxSize);
   return { value: returnNew ? inserted : null, lastErrorObject: { n: 1, updatedExisting: false, upserted: inserted._id } };
 }
 
 async function findAndModify(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, Object.keys(ctx.body)[0]);
-  const changes: Change[] = [];
   const project = compileProjection(optionalDocument(ctx.body, "fields"));
+  const writes = startWrites(ctx);
   let outcome: Modification;
   try {
-    outcome = modify(ctx, name, changes);
+    outcome = modify(ctx, name, writes);
   } finally {
-    await commit(ctx, changes);
+    await commit(ctx, writes);
   }
   const { value, lastErrorObject } = outcome;
   const shown = value && project ? project([value])[0] : value;

@@ -1,11 +1,11 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
-import type { Change, IndexSpec } from "../changes.ts";
+import type { IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
-import { commit, type CommandContext, type Handler, type Reply } from "./context.ts";
+import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 
 function parseSpec(raw: unknown): IndexSpec {
@@ -44,19 +44,18 @@ async function createIndexes(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "createIndexes");
   if (!Array.isArray(ctx.body.indexes)) throw new CommandError("TypeMismatch", "'indexes' must be an array");
   const specs = ctx.body.indexes.map(parseSpec);
-  const changes: Change[] = [];
+  const writes = startWrites(ctx);
   const createdCollectionAutomatically = !ctx.engine.catalog.get(ctx.db, name);
-  const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+  const coll = writes.ensure(ctx.db, name);
   const before = coll.allIndexes().length;
   try {
     for (const spec of specs) {
       if (alreadyExists(coll, spec)) continue;
-      const dup = coll.addIndex(spec);
+      const dup = writes.addIndex(coll, spec);
       if (dup) throw duplicateError(ctx.db, name, dup);
-      changes.push({ op: "createIndex", db: ctx.db, coll: name, spec });
     }
   } finally {
-    await commit(ctx, changes);
+    await commit(ctx, writes);
   }
   const after = coll.allIndexes().length;
   const reply: Document = { createdCollectionAutomatically, numIndexesBefore: before, numIndexesAfter: after, ok: 1 };
@@ -92,8 +91,9 @@ async function dropIndexes(ctx: CommandContext): Promise<Document> {
   if (!coll) throw new CommandError("NamespaceNotFound", `ns not found ${namespace(ctx.db, name)}`);
   const before = coll.allIndexes().length;
   const names = targets(coll, ctx.body.index);
-  for (const index of names) coll.dropIndex(index);
-  await commit(ctx, names.map((index): Change => ({ op: "dropIndex", db: ctx.db, coll: name, name: index })));
+  const writes = startWrites(ctx);
+  for (const index of names) writes.dropIndex(coll, index);
+  await commit(ctx, writes);
   return { nIndexesWas: before, ok: 1 };
 }
 

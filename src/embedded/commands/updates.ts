@@ -1,13 +1,13 @@
 import type { Document } from "bson";
-import type { Change } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
 import { applyUpdate, isOperatorUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
 import type { Collection } from "../store/collection.ts";
+import type { WriteSet } from "../store/write-set.ts";
 import { isPlainObject } from "../bson.ts";
 import { collectionName, statements } from "./args.ts";
-import { commit, type CommandContext, type Handler } from "./context.ts";
+import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 import { checkStorable } from "./storable.ts";
 import { prepareInsert, statementError, writeReply } from "./write.ts";
@@ -38,16 +38,15 @@ function parseStatement(s: Document): { q: Document; u: UpdateSpec; multi: boole
  * and the unique indexes. Throws as a command error, leaving the stored version untouched;
  * callers turn it into a write error where MongoDB does.
  */
-export function storeVersion(coll: Collection, doc: Document, isInsert: boolean, changes: Change[], maxSize: number): void {
+export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, isInsert: boolean, maxSize: number): void {
   checkStorable(doc, "update", maxSize);
   const dup = coll.findDuplicate(doc, isInsert);
   if (dup) throw duplicateError(coll.db, coll.name, dup);
-  coll.put(doc);
-  changes.push({ op: "put", db: coll.db, coll: coll.name, doc });
+  writes.put(coll, doc);
 }
 
 /** Runs one statement synchronously (read-modify-write with no await in between). */
-function runStatement(ctx: CommandContext, name: string, statement: Document, changes: Change[]): Outcome {
+function runStatement(ctx: CommandContext, name: string, statement: Document, writes: WriteSet): Outcome {
   const { q, u, multi, upsert, arrayFilters } = parseStatement(statement);
   const existing = ctx.engine.catalog.get(ctx.db, name);
   const options = { filter: q, arrayFilters };
@@ -55,16 +54,16 @@ function runStatement(ctx: CommandContext, name: string, statement: Document, ch
   const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1 })) : (compileFilter(q), []);
   if (targets.length === 0) {
     if (!upsert) return { matched: 0, modified: 0 };
-    const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+    const coll = writes.ensure(ctx.db, name);
     const doc = prepareInsert(upsertDocument(q, u, options));
-    storeVersion(coll, doc, true, changes, maxSize);
+    storeVersion(writes, coll, doc, true, maxSize);
     return { matched: 0, modified: 0, upsertedId: doc._id };
   }
   let modified = 0;
   for (const doc of targets) {
     const next = applyUpdate(doc, u, options);
     if (!next.changed) continue;
-    storeVersion(existing!, next.doc, false, changes, maxSize);
+    storeVersion(writes, existing!, next.doc, false, maxSize);
     modified++;
   }
   return { matched: targets.length, modified };
@@ -74,14 +73,14 @@ async function update(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "update");
   const updates = statements(ctx, "updates");
   const ordered = ctx.body.ordered !== false;
-  const changes: Change[] = [];
+  const writes = startWrites(ctx);
   const writeErrors: Document[] = [];
   const upserted: Document[] = [];
   let n = 0;
   let nModified = 0;
   for (let i = 0; i < updates.length; i++) {
     try {
-      const outcome = runStatement(ctx, name, updates[i], changes);
+      const outcome = runStatement(ctx, name, updates[i], writes);
       n += outcome.matched;
       nModified += outcome.modified;
       if (outcome.upsertedId !== undefined) {
@@ -93,7 +92,7 @@ async function update(ctx: CommandContext): Promise<Document> {
       if (ordered) break;
     }
   }
-  await commit(ctx, changes);
+  await commit(ctx, writes);
   return writeReply(upserted.length ? { n, nModified, upserted } : { n, nModified }, writeErrors);
 }
 

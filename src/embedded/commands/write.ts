@@ -1,12 +1,12 @@
 import { BSON, ObjectId, type Document } from "bson";
-import type { Change } from "../changes.ts";
 import { CommandError, errorReply } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
 import { firstKey, SERIALIZE, toNumber } from "../bson.ts";
 import type { Collection } from "../store/collection.ts";
+import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, statements } from "./args.ts";
-import { commit, type CommandContext, type Handler } from "./context.ts";
+import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateWriteError } from "./duplicate.ts";
 import { checkStorable } from "./storable.ts";
 
@@ -46,30 +46,29 @@ async function insert(ctx: CommandContext): Promise<Document> {
   const docs = statements(ctx, "documents");
   checkSize(ctx, docs);
   const ordered = ctx.body.ordered !== false;
-  const changes: Change[] = [];
-  const coll = ctx.engine.catalog.ensure(ctx.db, name, changes);
+  const writes = startWrites(ctx);
+  const coll = writes.ensure(ctx.db, name);
   const writeErrors: Document[] = [];
   let n = 0;
   for (let i = 0; i < docs.length; i++) {
-    const error = insertOne(coll, docs[i], i, changes);
+    const error = insertOne(writes, coll, docs[i], i);
     if (error === undefined) n++;
     else {
       writeErrors.push(error);
       if (ordered) break;
     }
   }
-  await commit(ctx, changes);
+  await commit(ctx, writes);
   return writeReply({ n }, writeErrors);
 }
 
-function insertOne(coll: Collection, raw: Document, index: number, changes: Change[]): Document | undefined {
+function insertOne(writes: WriteSet, coll: Collection, raw: Document, index: number): Document | undefined {
   try {
     const doc = prepareInsert(raw);
     checkStorable(doc, "insert");
     const dup = coll.findDuplicate(doc, true);
     if (dup) return duplicateWriteError(index, coll.db, coll.name, dup);
-    coll.put(doc);
-    changes.push({ op: "put", db: coll.db, coll: coll.name, doc });
+    writes.put(coll, doc);
     return undefined;
   } catch (error) {
     return statementError(index, error);
@@ -81,29 +80,26 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   const deletes = statements(ctx, "deletes");
   const ordered = ctx.body.ordered !== false;
   const coll = ctx.engine.catalog.get(ctx.db, name);
-  const changes: Change[] = [];
+  const writes = startWrites(ctx);
   const writeErrors: Document[] = [];
   let n = 0;
   for (let i = 0; i < deletes.length; i++) {
     try {
-      n += coll ? deleteMatching(coll, deletes[i], changes) : (compileFilter(deletes[i].q), 0);
+      n += coll ? deleteMatching(writes, coll, deletes[i]) : (compileFilter(deletes[i].q), 0);
     } catch (error) {
       writeErrors.push(statementError(i, error));
       if (ordered) break;
     }
   }
-  await commit(ctx, changes);
+  await commit(ctx, writes);
   return writeReply({ n }, writeErrors);
 }
 
-function deleteMatching(coll: Collection, statement: Document, changes: Change[]): number {
+function deleteMatching(writes: WriteSet, coll: Collection, statement: Document): number {
   const limit = toNumber(statement.limit ?? 0);
   if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
   const victims = collect(runRead(coll, { filter: statement.q, limit }));
-  for (const doc of victims) {
-    coll.delete(doc._id);
-    changes.push({ op: "delete", db: coll.db, coll: coll.name, id: doc._id });
-  }
+  for (const doc of victims) writes.delete(coll, doc._id);
   return victims.length;
 }
 

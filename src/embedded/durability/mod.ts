@@ -37,6 +37,11 @@ import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./sto
  * states); a change is in the in-memory state no later than right after its append()
  * resolves (the engine applies before appending); and dump()'s iterator tolerates the state
  * changing between chunks, since it is consumed across event-loop turns.
+ *
+ * A change whose append() rejects is taken back out of the in-memory state by the engine, so
+ * readers do not go on seeing what recovery would not rebuild. A snapshot may have dumped it
+ * meanwhile, but cannot commit: the journal refuses every sync after a failure, and the
+ * snapshot commits only after one.
  */
 
 /** A ChangeSink that keeps the engine's state on disk and can rebuild it. */

@@ -2,8 +2,8 @@ import type { Change } from "../changes.ts";
 import { Collection } from "./collection.ts";
 
 /**
- * All databases and collections of the engine. Commands read and change it synchronously;
- * every change they make is also described as a {@link Change} for the sink, and
+ * All databases and collections of the engine. Commands read it and change it synchronously
+ * through a WriteSet, which also describes every change as a {@link Change} for the sink;
  * {@link Catalog.applyChange} replays those descriptions during recovery.
  */
 export class Catalog {
@@ -14,20 +14,18 @@ export class Catalog {
     return this.#dbs.get(db)?.get(name);
   }
 
-  /** The collection `db.name`, created (and the creation recorded in `changes`) if missing. */
-  ensure(db: string, name: string, changes: Change[]): Collection {
-    const existing = this.get(db, name);
-    if (existing) return existing;
-    changes.push({ op: "createCollection", db, coll: name });
-    return this.#create(db, name);
+  /** Creates an empty collection `db.name` (replacing any: callers check first). */
+  create(db: string, name: string): Collection {
+    const coll = new Collection(db, name);
+    this.attach(db, name, coll);
+    return coll;
   }
 
-  #create(db: string, name: string): Collection {
+  /** Puts a collection object at `db.name` (a dropped one coming back when its drop is undone). */
+  attach(db: string, name: string, coll: Collection): void {
     let colls = this.#dbs.get(db);
     if (!colls) this.#dbs.set(db, (colls = new Map()));
-    const coll = new Collection(db, name);
     colls.set(name, coll);
-    return coll;
   }
 
   /** Collections of a database, in creation order. */
@@ -58,13 +56,13 @@ export class Catalog {
   applyChange(change: Change): void {
     switch (change.op) {
       case "put":
-        (this.get(change.db, change.coll) ?? this.#create(change.db, change.coll)).put(change.doc);
+        (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).put(change.doc);
         return;
       case "delete":
         this.get(change.db, change.coll)?.delete(change.id);
         return;
       case "createCollection":
-        if (!this.get(change.db, change.coll)) this.#create(change.db, change.coll);
+        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll);
         return;
       case "dropCollection":
         this.drop(change.db, change.coll);
@@ -73,7 +71,7 @@ export class Catalog {
         this.dropDatabase(change.db);
         return;
       case "createIndex": {
-        const coll = this.get(change.db, change.coll) ?? this.#create(change.db, change.coll);
+        const coll = this.get(change.db, change.coll) ?? this.create(change.db, change.coll);
         if (!coll.indexes.has(change.spec.name)) coll.addIndex(change.spec, true);
         return;
       }
