@@ -80,17 +80,28 @@ export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: nu
   const fields = Object.keys(spec);
   const dirs = fields.map((f) => direction(spec[f]));
   const cmp = comparator(fields, dirs);
+  const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i])), seq });
   const keep = limit === 0 ? Infinity : skip + limit;
-  const items: Keyed[] = [];
-  let seq = 0;
-  for (const doc of docs) {
-    const item = { doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i])), seq: seq++ };
-    if (keep > MAX_HEAP) items.push(item);
-    else offer(items, item, keep, cmp);
-  }
+  const items = keep > MAX_HEAP ? collectAll(docs, skip, keyed) : topK(docs, keep, keyed, cmp);
   if (skip >= items.length) return [];
   items.sort(cmp);
   return items.slice(skip, skip + (limit === 0 ? items.length : limit)).map((k) => k.doc);
+}
+
+type KeyOf = (doc: Document, seq: number) => Keyed;
+
+/** Every document, keyed; none when `skip` passes them all (no sort key is computed then). */
+function collectAll(docs: Iterable<Document>, skip: number, keyed: KeyOf): Keyed[] {
+  const all = [...docs];
+  return skip >= all.length ? [] : all.map(keyed);
+}
+
+/** The `keep` first documents in sort order, unordered, through a bounded max-heap. */
+function topK(docs: Iterable<Document>, keep: number, keyed: KeyOf, cmp: Compare): Keyed[] {
+  const heap: Keyed[] = [];
+  let seq = 0;
+  for (const doc of docs) offer(heap, keyed(doc, seq++), keep, cmp);
+  return heap;
 }
 
 /** Adds `item` to a max-heap of at most `keep` entries (the worst one on top). */
