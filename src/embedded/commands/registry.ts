@@ -24,10 +24,12 @@ const HANDLERS = new Map<string, Handler>(
 );
 
 /**
- * Runs a command and always resolves with a reply: any failure (including bugs and mingo
- * rejecting a query) becomes `{ ok: 0, errmsg, code, codeName }` instead of escaping.
+ * Runs a command and always comes back with a reply: any failure (including bugs and mingo
+ * rejecting a query) becomes `{ ok: 0, errmsg, code, codeName }` instead of escaping. A command
+ * that completes synchronously (every read) answers synchronously, so its reply can be written
+ * without a promise and a turn of the microtask queue; only the rest return a promise.
  */
-export async function dispatch(ctx: CommandContext): Promise<Reply> {
+export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
   try {
     const name = firstKey(ctx.body) ?? "";
     const handler = HANDLERS.get(name);
@@ -36,7 +38,8 @@ export async function dispatch(ctx: CommandContext): Promise<Reply> {
     if (ctx.request.tooLarge && name !== "insert") {
       throw new CommandError("BSONObjectTooLarge", `a document of ${ctx.request.tooLarge} exceeds the maximum size`);
     }
-    return await handler(ctx);
+    const reply = handler(ctx);
+    return reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
   } catch (error) {
     return errorReply(error);
   }

@@ -42,6 +42,9 @@ export function serveConnection(socket: Socket, id: number, engine: EngineState,
   const fail = (): void => {
     socket.destroy();
   };
+  const send = (request: Request, reply: Reply): void => {
+    if (!request.moreToCome && !socket.destroyed) socket.write(encode(request, reply));
+  };
   const handle = (frame: Buffer): void => {
     let request: Request;
     try {
@@ -49,12 +52,17 @@ export function serveConnection(socket: Socket, id: number, engine: EngineState,
     } catch {
       return fail();
     }
-    const done = dispatch({ engine, request, db: request.db, body: request.body, connectionId: id })
-      .then((reply) => {
-        if (!request.moreToCome && !socket.destroyed) socket.write(encode(request, reply));
-      })
-      .catch(fail);
-    track(done);
+    const reply = dispatch({ engine, request, db: request.db, body: request.body, connectionId: id });
+    // Only commands still running need tracking (and a promise): reads answer at once.
+    if (reply instanceof Promise) {
+      track(reply.then((done) => send(request, done)).catch(fail));
+      return;
+    }
+    try {
+      send(request, reply);
+    } catch {
+      fail();
+    }
   };
   socket.on("data", (chunk: Buffer) => {
     if (socket.destroyed) return;
