@@ -1,6 +1,7 @@
 import { clearInterval, setInterval } from "node:timers";
 import { Long, type Document } from "bson";
 import { writeDocument } from "./bson.ts";
+import { EncodedDocs } from "./encoded.ts";
 import type { Projector } from "./query/project.ts";
 
 /** One batch of a cursor, already serialised, ready for the wire (see wire/cursor-reply.ts). */
@@ -23,11 +24,16 @@ export interface OpenCursor {
   /** Documents still to hand out, lazily produced. */
   readonly source: Iterator<Document>;
   readonly project: Projector;
+  /** The source yields stored documents and `project` depends on them alone: use the cache. */
+  readonly cached: boolean;
   /** Serialised documents that did not fit the previous batch's byte budget. */
   pending: Uint8Array[];
   /** A document pulled to find out whether the source was exhausted. */
   lookahead: Document | undefined;
 }
+
+/** Bytes of serialised documents kept for page reads (see {@link EncodedDocs}). */
+const ENCODED_BUDGET = 8 * 1024 * 1024;
 
 /** Default number of documents of a first batch, as in MongoDB. */
 export const DEFAULT_FIRST_BATCH = 101;
@@ -39,6 +45,7 @@ export const DEFAULT_FIRST_BATCH = 101;
  */
 export class CursorRegistry {
   readonly #open = new Map<string, OpenCursor>();
+  readonly #encoded = new EncodedDocs(ENCODED_BUDGET);
   #nextId = BigInt(Date.now()) * 1000n;
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -73,14 +80,19 @@ export class CursorRegistry {
     return n;
   }
 
-  /** Produces the first batch of a read; keeps a cursor open only if more documents remain. */
-  first(ns: string, source: Iterator<Document>, project: Projector, batchSize: number | undefined, single: boolean): Batch {
+  /**
+   * Produces the first batch of a read; keeps a cursor open only if more documents remain.
+   * `cached`: the source yields stored documents and `project` depends on them alone, so their
+   * serialised form may be reused (page reads; see {@link EncodedDocs}).
+   */
+  first(ns: string, source: Iterator<Document>, project: Projector, batchSize: number | undefined, single: boolean, cached = false): Batch {
     const cursor: OpenCursor = {
       id: Long.ZERO,
       ns,
       lastUsed: this.now(),
       source,
       project,
+      cached,
       pending: [],
       lookahead: undefined,
     };
@@ -115,6 +127,7 @@ export class CursorRegistry {
   close(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#open.clear();
+    this.#encoded.clear();
   }
 
   #pull(cursor: OpenCursor): Document | undefined {
@@ -134,6 +147,10 @@ export class CursorRegistry {
       const doc = this.#pull(cursor);
       if (doc === undefined) break;
       raw.push(doc);
+    }
+    if (cursor.cached) {
+      cursor.pending = this.#encoded.encode(raw, cursor.project);
+      return;
     }
     const projected = cursor.project && raw.length ? cursor.project(raw) : raw;
     cursor.pending = projected.map(writeDocument);

@@ -2,7 +2,7 @@ import type { Document, Long } from "bson";
 import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { countMatching, indexCandidates, runRead } from "../query/plan.ts";
-import { compileProjection } from "../query/project.ts";
+import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { collectionName, cursorId, firstBatchSize, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
@@ -23,7 +23,9 @@ function find(ctx: CommandContext): Reply {
   });
   const project = compileProjection(optionalDocument(body, "projection"), filter);
   const batchSize = firstBatchSize(body);
-  return ctx.engine.cursors.first(namespace(ctx.db, name), source, project, batchSize, single);
+  // A limited read is a page, likely read again: its serialised documents are worth keeping.
+  const cached = limit > 0 && dependsOnDocumentOnly(project);
+  return ctx.engine.cursors.first(namespace(ctx.db, name), source, project, batchSize, single, cached);
 }
 
 function getMore(ctx: CommandContext): Reply {

@@ -40,6 +40,38 @@ function topLevelProjection(projection: Document): Projector | undefined {
     });
 }
 
+/** Compiled top-level projections by their JSON: a list sends the same one on every request. */
+const simpleProjectors = new Map<string, Projector>();
+const MAX_SIMPLE_PROJECTORS = 64;
+/** Every projector made by {@link topLevelProjection}, memoised or not. */
+const topLevelProjectors = new WeakSet<object>();
+
+/**
+ * A top-level projection, compiled once per distinct spec. Only values 0/1/true/false make a
+ * simple spec, so equal JSON means an equal spec; the cap keeps clients that vary their field
+ * lists from growing the map without bound.
+ */
+function simpleProjection(projection: Document): Projector | undefined {
+  const key = JSON.stringify(projection);
+  const known = simpleProjectors.get(key);
+  if (known !== undefined) return known;
+  const compiled = topLevelProjection(projection);
+  if (compiled === undefined) return undefined;
+  topLevelProjectors.add(compiled!);
+  if (simpleProjectors.size >= MAX_SIMPLE_PROJECTORS) simpleProjectors.clear();
+  simpleProjectors.set(key, compiled);
+  return compiled;
+}
+
+/**
+ * True when the projector's output depends on the document alone (none, or a top-level pick),
+ * so a projected document may be cached per stored document. Not so for mingo's projections:
+ * positional ones depend on the filter, and expressions may read variables such as $$NOW.
+ */
+export function dependsOnDocumentOnly(project: Projector): boolean {
+  return project === null || topLevelProjectors.has(project);
+}
+
 /**
  * Compiles a find projection. Simple top-level ones are picked directly; the rest go to
  * mingo, with input documents cloned first because they are the stored ones (mingo's
@@ -48,7 +80,7 @@ function topLevelProjection(projection: Document): Projector | undefined {
 export function compileProjection(projection: unknown, filter?: unknown): Projector {
   if (isEmptyFilter(projection)) return null;
   if (!isPlainObject(projection)) throw new CommandError("TypeMismatch", "projection must be an object");
-  const simple = topLevelProjection(projection);
+  const simple = simpleProjection(projection);
   if (simple) return simple;
   // The filter only matters to positional projections ("a.$"); the batch already matches it.
   const positional = Object.keys(projection).some((k) => k.endsWith(".$"));
