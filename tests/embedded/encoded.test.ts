@@ -6,6 +6,9 @@ import { EncodedDocs } from "../../src/embedded/encoded.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../../src/embedded/query/project.ts";
 import { connectTarget, type Connected } from "./helpers.ts";
 
+/** The documents of the driver test: integer ids. */
+type Row = { _id: number; name: string; secret?: string };
+
 /** The cache of serialised documents that page reads reuse. */
 describe("embedded engine: serialised page documents", () => {
   const docs: Document[] = [{ _id: 1, a: "x", secret: "s" }, { _id: 2, a: "y", secret: "t" }];
@@ -39,14 +42,14 @@ describe("embedded engine: serialised page documents", () => {
     let conn: Connected;
     before(async () => {
       conn = await connectTarget("encoded");
-      await conn.db.collection("c").insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, name: `n${i}`, secret: "s" })));
+      await conn.db.collection<Row>("c").insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, name: `n${i}`, secret: "s" })));
     });
     after(async () => {
       await conn.close();
     });
 
     test("a page read again after an update, a delete and a re-insert shows the new documents", async () => {
-      const c = conn.db.collection("c");
+      const c = conn.db.collection<Row>("c");
       const page = () => c.find({}, { skip: 10, limit: 3, projection: { secret: 0 } }).toArray();
       assert.deepEqual(await page(), [{ _id: 10, name: "n10" }, { _id: 11, name: "n11" }, { _id: 12, name: "n12" }]);
       await c.updateOne({ _id: 11 }, { $set: { name: "changed" } });
