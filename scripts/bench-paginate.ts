@@ -10,8 +10,8 @@
  * bytes, and the two are checked to answer identically. Then the load generator (another
  * process) loads bare and app in turn, on loopback, and the median per-round ratio app/bare
  * is reported against the product's target. `--floor` adds two reference servers that answer
- * the same bytes after only the driver's work: the same find and count (no framework), and
- * two pings (the bare cost of two round trips to the engine). The plumbing is shared with
+ * the same bytes after only the driver's work: the same find and count (no framework), two
+ * pings and one ping (the bare cost of round trips to the engine). The plumbing is shared with
  * bench-http.ts (scripts/lib/).
  */
 import { cpus } from "node:os";
@@ -34,6 +34,7 @@ const BARE = "bare node:http";
 const APP = "serveNode + createApp";
 const FIND = "serveNode + find & count";
 const PING = "serveNode + 2 pings";
+const PING_ONE = "serveNode + 1 ping";
 
 /** What a server process is started with: the users to seed, and the response to answer. */
 interface ServerSetup {
@@ -94,12 +95,13 @@ async function startFind({ users, captured }: ServerSetup): Promise<Running> {
   });
 }
 
-/** Reference (`--floor`): two concurrent pings through the driver, then the captured bytes. */
-async function startPing({ users, captured }: ServerSetup): Promise<Running> {
+/** Reference (`--floor`): `count` concurrent pings through the driver, then the captured bytes. */
+async function startPings({ users, captured }: ServerSetup, count: number): Promise<Running> {
   const app = await seededApp(users);
   const respond = capturedResponse(captured!);
+  const pings = Array.from({ length: count }, () => ({ ping: 1 }));
   return await serve(app, async () => {
-    await Promise.all([app.db.command({ ping: 1 }), app.db.command({ ping: 1 })]);
+    await Promise.all(pings.map((ping) => app.db.command(ping)));
     return respond();
   });
 }
@@ -121,7 +123,7 @@ function setupFromFlags() {
 
 /** Kills everything if a run outlives its budget (a hung server must not hang the caller). */
 function watchdog(setup: ReturnType<typeof setupFromFlags>, children: () => Contender[]): NodeJS.Timeout {
-  const budget = 30 + 4 * (1 + setup.rounds * (setup.seconds + 0.5));
+  const budget = 30 + 5 * (1 + setup.rounds * (setup.seconds + 0.5));
   const timer = setTimeout(() => {
     console.error(`bench-paginate: no result after ${budget} s, giving up`);
     for (const child of children()) child.process.kill();
@@ -139,7 +141,7 @@ async function startServers(script: string, users: number, servers: Contender[])
   servers.push(app);
   const captured = await fetchRaw(app.url + PATH);
   if (captured.status !== 200) throw new Error(`app answered ${captured.status}: ${Buffer.from(captured.body, "base64")}`);
-  const others = process.argv.includes("--floor") ? [BARE, FIND, PING] : [BARE];
+  const others = process.argv.includes("--floor") ? [BARE, FIND, PING, PING_ONE] : [BARE];
   for (const name of others) {
     const server = await startServerProcess(script, name, { users, captured } satisfies ServerSetup);
     servers.splice(name === BARE ? 0 : servers.length, 0, server);
@@ -182,7 +184,8 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [BARE]: startBare,
   [APP]: startApp,
   [FIND]: startFind,
-  [PING]: startPing,
+  [PING]: (setup) => startPings(setup, 2),
+  [PING_ONE]: (setup) => startPings(setup, 1),
 };
 
 const serverName = serverRole();
