@@ -32,6 +32,7 @@ const TARGET_RATIO = 0.3;
 const PATH = "/api/v1/users?page=2";
 const BARE = "bare node:http";
 const APP = "serveNode + createApp";
+const APP_UNCACHED = "same, responseCache: false";
 const FIND = "serveNode + find & count";
 const PING = "serveNode + 2 pings";
 const PING_ONE = "serveNode + 1 ping";
@@ -55,9 +56,9 @@ function users(from: number, to: number): Record<string, unknown>[] {
 }
 
 /** The example app, as main.ts builds it, on an in-memory engine holding `count` users. */
-async function seededApp(count: number): Promise<App> {
+async function seededApp(count: number, responseCache = true): Promise<App> {
   const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
-  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")) });
+  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")), responseCache });
   app.onError(defaultErrorHandler);
   const collection = app.db.collection("users");
   for (let from = 1; from <= count; from += 1000) await collection.insertMany(users(from, Math.min(count, from + 999)));
@@ -68,6 +69,12 @@ async function seededApp(count: number): Promise<App> {
 async function serve(app: App, fetch: (request: Request) => Promise<Response>): Promise<Running> {
   const server = await serveNode(fetch, { port: 0, host: "127.0.0.1" });
   return { url: server.url, close: async () => (await server.close(), await app.close()) };
+}
+
+/** The app with its response cache switched off: every request goes through the driver. */
+async function startUncachedApp({ users }: ServerSetup): Promise<Running> {
+  const app = await seededApp(users, false);
+  return await serve(app, app.fetch);
 }
 
 /** The app under test. */
@@ -141,7 +148,8 @@ async function startServers(script: string, users: number, servers: Contender[])
   servers.push(app);
   const captured = await fetchRaw(app.url + PATH);
   if (captured.status !== 200) throw new Error(`app answered ${captured.status}: ${Buffer.from(captured.body, "base64")}`);
-  const others = process.argv.includes("--floor") ? [BARE, FIND, PING, PING_ONE] : [BARE];
+  // The uncached app is always measured too: the cache's figure alone would hide the database path.
+  const others = process.argv.includes("--floor") ? [BARE, APP_UNCACHED, FIND, PING, PING_ONE] : [BARE, APP_UNCACHED];
   for (const name of others) {
     const server = await startServerProcess(script, name, { users, captured } satisfies ServerSetup);
     servers.splice(name === BARE ? 0 : servers.length, 0, server);
@@ -183,6 +191,7 @@ function report(servers: Contender[], setup: ReturnType<typeof setupFromFlags>, 
 const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [BARE]: startBare,
   [APP]: startApp,
+  [APP_UNCACHED]: startUncachedApp,
   [FIND]: startFind,
   [PING]: (setup) => startPings(setup, 2),
   [PING_ONE]: (setup) => startPings(setup, 1),

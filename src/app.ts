@@ -5,6 +5,7 @@ import { parentParam } from "./handlers/nested.ts";
 import type { AppState, Route } from "./handlers/route.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
+import { ResponseCache } from "./http/response-cache.ts";
 import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type GeneratedRoutes } from "./http/router.ts";
 import type { Model } from "./model/define.ts";
@@ -28,6 +29,12 @@ export interface AppOptions extends DatabaseOptions {
   limits?: Partial<QueryLimits>;
   /** Path prefix of the generated routes (default "/api/v1"). */
   basePath?: string;
+  /**
+   * Keep GET responses (SHOW and PAGINATE of models without hooks for them) until the next
+   * write. Exact, and only possible on the embedded engine, which sees every write; ignored on
+   * MongoDB. Default true.
+   */
+  responseCache?: boolean;
 }
 
 /** A running app: a fetch handler for any server, plus its database. */
@@ -117,6 +124,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     language,
     limits,
+    cache: database.changeCount && options.responseCache !== false ? new ResponseCache(database.changeCount) : undefined,
   };
   const routes = buildRoutes(state, options.models, hooks);
   const router = buildRouter(options.basePath ?? "/api/v1", routes);

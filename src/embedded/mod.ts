@@ -35,6 +35,12 @@ export interface EmbeddedEngine {
   port: number;
   /** Closes the server, every connection, and the durable store. */
   close(): Promise<void>;
+  /**
+   * How many commands that may change data have finished. Data changes only through this engine,
+   * so while the count stands still every read answers as before: exact cache invalidation
+   * for the process that owns the engine.
+   */
+  changeCount(): number;
 }
 
 async function openSink(catalog: Catalog, dataDir: string | undefined): Promise<ChangeSink> {
@@ -61,7 +67,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   const catalog = new Catalog();
   const sink = options.sink ?? (await openSink(catalog, options.dataDir));
   const cursors = new CursorRegistry(limits.maxBsonObjectSize);
-  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits };
+  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits, writes: 0 };
   const host = options.host ?? "127.0.0.1";
   let server;
   try {
@@ -80,5 +86,6 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
       await server.close();
       await sink.close();
     },
+    changeCount: () => engine.writes,
   };
 }

@@ -1,14 +1,14 @@
-import { cacheableJson } from "../http/responses.ts";
 import { toRecord } from "../model/serialize.ts";
 import { pagination } from "../query/page.ts";
 import { planList } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "../store/relations.ts";
+import { cachedGet } from "./cache.ts";
 import type { PaginateContext } from "./context.ts";
 import { parentFilter } from "./nested.ts";
 import { finish } from "./output.ts";
-import { allOf, hookContext, queryParams, type Handler } from "./route.ts";
+import { allOf, hookContext, queryParams, type Handler, type Route, type RouteRequest } from "./route.ts";
 import { scopeOf } from "./scope.ts";
 
 /**
@@ -16,7 +16,12 @@ import { scopeOf } from "./scope.ts";
  * list's hot path: what a request does not need (a parent lookup, hooks, relations) is skipped
  * without an `await` of its own.
  */
-export const paginate: Handler = async (request, route) => {
+export const paginate: Handler = (request, route) => {
+  const hooked = route.hooks.onBeforePaginate !== undefined || route.hooks.onAfterPaginate !== undefined;
+  return cachedGet(request, route, hooked, () => listPage(request, route));
+};
+
+async function listPage(request: RouteRequest, route: Route): Promise<unknown> {
   const { model, app, hooks } = route;
   const parent = route.parent ? await parentFilter(request, route.parent) : undefined;
   const scope = { ...scopeOf(request, model), ...parent };
@@ -35,5 +40,5 @@ export const paginate: Handler = async (request, route) => {
   if (query.with.length > 0) await loadRelations(app.db, docs, data, query.with, app.limits, (m) => scopeOf(request, m));
   ctx.result = { data, pagination: pagination(query, total) };
   if (hooks.onAfterPaginate) await hooks.onAfterPaginate(ctx);
-  return cacheableJson(request, finish(route, ctx.result, hooks.onAfterPaginate), app.language);
-};
+  return finish(route, ctx.result, hooks.onAfterPaginate);
+}

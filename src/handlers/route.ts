@@ -1,6 +1,7 @@
 import type { Db, Document } from "mongodb";
 import { notFound } from "../errors.ts";
 import { decodeParam, parseRecordId, QueryParams } from "../http/params.ts";
+import type { ResponseCache } from "../http/response-cache.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
@@ -16,6 +17,8 @@ export interface AppState {
   bodyLimit: number;
   language: string;
   limits: QueryLimits;
+  /** Exact response cache for GETs; present only on the embedded engine, unless switched off. */
+  cache?: ResponseCache;
 }
 
 /** Everything a handler needs about its route, built once at start-up. */

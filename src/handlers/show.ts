@@ -1,17 +1,22 @@
 import { notFound } from "../errors.ts";
-import { cacheableJson } from "../http/responses.ts";
 import { toRecord } from "../model/serialize.ts";
 import { planShow } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "../store/relations.ts";
+import { cachedGet } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
 import { finish } from "./output.ts";
-import { allOf, hookContext, queryParams, recordId, type Handler } from "./route.ts";
+import { allOf, hookContext, queryParams, recordId, type Handler, type Route, type RouteRequest } from "./route.ts";
 import { scopeOf } from "./scope.ts";
 
 /** SHOW: `GET /api/v1/<plural>/<id>`: one record, with `fields` and `with` applied. */
-export const show: Handler = async (request, route) => {
+export const show: Handler = (request, route) => {
+  const hooked = route.hooks.onBeforeShow !== undefined || route.hooks.onAfterShow !== undefined;
+  return cachedGet(request, route, hooked, () => oneRecord(request, route));
+};
+
+async function oneRecord(request: RouteRequest, route: Route): Promise<unknown> {
   const { model, app, hooks } = route;
   const id = recordId(request, model);
   const query = planShow(queryParams(request), model, app, scopeOf(request, model));
@@ -24,5 +29,5 @@ export const show: Handler = async (request, route) => {
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
-  return cacheableJson(request, finish(route, ctx.result, hooks.onAfterShow), app.language);
-};
+  return finish(route, ctx.result, hooks.onAfterShow);
+}

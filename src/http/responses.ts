@@ -25,9 +25,15 @@ export function errorResponse(message: string, status: number, language: string,
  * A 200 JSON response with a strong ETag, or a bodyless 304 when the client's If-None-Match
  * already names that ETag (GET and HEAD on SHOW and PAGINATE).
  */
-export function cacheableJson(request: Request, body: unknown, language: string): Response {
+export function cacheableJson(request: Request, body: unknown, language: string, remember?: (text: string, etag: string) => void): Response {
   const text = JSON.stringify(body);
   const etag = etagOf(text);
+  remember?.(text, etag);
+  return cachedJson(request, text, etag, language);
+}
+
+/** {@link cacheableJson} for a body already serialised (a response-cache hit). */
+export function cachedJson(request: Request, text: string, etag: string, language: string): Response {
   if (noneMatch(request.headers.get("if-none-match"), etag)) return empty(304, language, { etag });
   return createResponse(text, 200, jsonHeaders(language, { etag }));
 }

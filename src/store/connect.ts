@@ -18,6 +18,8 @@ export interface Database {
   client: MongoClient;
   db: Db;
   close(): Promise<void>;
+  /** The embedded engine's write counter; absent on MongoDB, where other processes may write. */
+  changeCount?: () => number;
 }
 
 function databaseName(uri: string, explicit: string | undefined): string | undefined {
@@ -39,6 +41,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   }
   return {
     client,
+    changeCount: engine?.changeCount,
     db: client.db(databaseName(uri, options.dbName)),
     async close() {
       await client.close();

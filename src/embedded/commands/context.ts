@@ -14,6 +14,11 @@ export interface EngineState {
   /** Undo records of the writes the sink has not acknowledged yet. */
   readonly ledger: Ledger;
   readonly limits: WireLimits;
+  /**
+   * Grows after every command that may change data has finished, whatever its outcome. The
+   * process that owns the engine reads it to invalidate caches exactly (see changeCount()).
+   */
+  writes: number;
 }
 
 /** One command invocation. */

@@ -23,6 +23,18 @@ const HANDLERS = new Map<string, Handler>(
   }),
 );
 
+/** Commands that never change data: everything else counts as a write for `EngineState.writes`. */
+const READS = new Set([
+  "find", "getMore", "killCursors", "count", "distinct", "aggregate", "hello", "isMaster", "ismaster",
+  "ping", "buildInfo", "buildinfo", "listIndexes", "listCollections", "listDatabases", "endSessions",
+]);
+
+/** Counts a finished write. After the change was applied, so a reader that saw it also sees the count move. */
+function countWrite<T>(ctx: CommandContext, reply: T): T {
+  ctx.engine.writes++;
+  return reply;
+}
+
 /**
  * Runs a command and always comes back with a reply: any failure (including bugs and mingo
  * rejecting a query) becomes `{ ok: 0, errmsg, code, codeName }` instead of escaping. A command
@@ -39,8 +51,10 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
       throw new CommandError("BSONObjectTooLarge", `a document of ${ctx.request.tooLarge} exceeds the maximum size`);
     }
     const reply = handler(ctx);
-    return reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
+    const settled = reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
+    if (READS.has(name)) return settled;
+    return settled instanceof Promise ? settled.then((done) => countWrite(ctx, done)) : countWrite(ctx, settled);
   } catch (error) {
-    return errorReply(error);
+    return countWrite(ctx, errorReply(error));
   }
 }

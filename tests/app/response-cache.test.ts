@@ -1,0 +1,95 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { string } from "superstruct";
+import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { ResponseCache } from "../../src/http/response-cache.ts";
+import { call, jsonOf } from "../helpers/app.ts";
+
+const Note = defineModel({ name: "Note", fields: { text: string() } });
+const Audited = defineModel({ name: "Audited", fields: { text: string() } });
+
+/** Counts the commands the app's driver sends while `run` runs. */
+async function commandsDuring(app: App, run: () => Promise<unknown>): Promise<number> {
+  let count = 0;
+  const listener = () => count++;
+  app.client.on("commandStarted", listener);
+  try {
+    await run();
+  } finally {
+    app.client.off("commandStarted", listener);
+  }
+  return count;
+}
+
+describe("response cache on the embedded engine", () => {
+  let app: App;
+  before(async () => {
+    app = await createApp({
+      models: [Note, Audited],
+      hooks: { Audited: { onBeforePaginate() {} } },
+      clientOptions: { monitorCommands: true },
+    });
+    for (const text of ["a", "b"]) await call(app, "POST", "/api/v1/notes", { text });
+  });
+  after(() => app.close());
+
+  test("a repeated GET is answered without the database, byte for byte", async () => {
+    const first = await call(app, "GET", "/api/v1/notes?per_page=5");
+    const firstBody = await first.text();
+    let second: Response | undefined;
+    assert.equal(await commandsDuring(app, async () => (second = await call(app, "GET", "/api/v1/notes?per_page=5"))), 0);
+    assert.equal(await second!.text(), firstBody);
+    assert.equal(second!.headers.get("etag"), first.headers.get("etag"));
+    assert.equal(await commandsDuring(app, () => call(app, "GET", "/api/v1/notes/1")), 1);
+    assert.equal(await commandsDuring(app, () => call(app, "GET", "/api/v1/notes/1")), 0);
+  });
+
+  test("any write, through the API or straight through the driver, is seen by the next GET", async () => {
+    await call(app, "PATCH", "/api/v1/notes/1", { text: "changed" });
+    assert.equal((await jsonOf(await call(app, "GET", "/api/v1/notes/1"))).body.text, "changed");
+    await app.db.collection("notes").updateOne({ _id: 1 as never }, { $set: { text: "driver" } });
+    assert.equal((await jsonOf(await call(app, "GET", "/api/v1/notes/1"))).body.text, "driver");
+    await app.db.collection("notes").insertOne({ _id: 3 as never, text: "c" });
+    assert.equal((await jsonOf(await call(app, "GET", "/api/v1/notes?per_page=5"))).body.pagination.total, 3);
+  });
+
+  test("If-None-Match is honoured on cached answers", async () => {
+    const etag = (await call(app, "GET", "/api/v1/notes")).headers.get("etag")!;
+    const again = await call(app, "GET", "/api/v1/notes", undefined, { "if-none-match": etag });
+    assert.equal(again.status, 304);
+  });
+
+  test("errors are not cached, and models with hooks for the handler are never cached", async () => {
+    assert.equal((await call(app, "GET", "/api/v1/notes?page=0")).status, 400);
+    assert.equal((await call(app, "GET", "/api/v1/notes?page=0")).status, 400);
+    await call(app, "GET", "/api/v1/auditeds");
+    assert.equal(await commandsDuring(app, () => call(app, "GET", "/api/v1/auditeds")), 2);
+  });
+});
+
+describe("response cache switched off or bounded", () => {
+  test("responseCache: false sends every GET to the database", async () => {
+    const app = await createApp({ models: [Note], responseCache: false, clientOptions: { monitorCommands: true } });
+    try {
+      await call(app, "GET", "/api/v1/notes");
+      assert.equal(await commandsDuring(app, () => call(app, "GET", "/api/v1/notes")), 2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("entries are dropped oldest first past the bounds, and a body made across a write is not kept", () => {
+    let writes = 0;
+    const cache = new ResponseCache(() => writes, { maxEntries: 2, maxChars: 1000 });
+    cache.set("a", 0, "A", '"a"');
+    cache.set("b", 0, "B", '"b"');
+    cache.set("c", 0, "C", '"c"');
+    assert.equal(cache.get("a"), undefined);
+    assert.equal(cache.get("c")?.text, "C");
+    const before = cache.version();
+    writes++;
+    cache.set("d", before, "D", '"d"');
+    assert.equal(cache.get("d"), undefined, "queries that began before a write must not be kept");
+    assert.equal(cache.get("c"), undefined, "a write invalidates everything");
+  });
+});
