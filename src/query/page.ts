@@ -17,7 +17,7 @@ const DIGITS = /^[0-9]{1,15}$/;
 function parseInteger(name: string, raw: string, min: number, max: number): number {
   const value = DIGITS.test(raw) ? Number(raw) : NaN;
   if (!(value >= min && value <= max)) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+    const range = `an integer from ${min} to ${max}`;
     throw new ApiError(`The ${name} parameter must be ${range}; received "${raw}".`);
   }
   return value;
@@ -31,10 +31,10 @@ function parseInteger(name: string, raw: string, min: number, max: number): numb
 export function parsePage(params: { get(name: string): string | null }, bounds: PageBounds): PageRequest {
   const page = params.get("page");
   const perPage = params.get("per_page");
-  return {
-    page: page === null ? 1 : parseInteger("page", page, 1, Number.MAX_SAFE_INTEGER),
-    perPage: perPage === null ? bounds.perPage : parseInteger("per_page", perPage, 1, bounds.maxPerPage),
-  };
+  const size = perPage === null ? bounds.perPage : parseInteger("per_page", perPage, 1, bounds.maxPerPage);
+  // The page's offset must stay an exact integer: past 2^53 `from` and the skip would be rounded.
+  const lastExact = Math.floor(Number.MAX_SAFE_INTEGER / size);
+  return { page: page === null ? 1 : parseInteger("page", page, 1, lastExact), perPage: size };
 }
 
 /** The spec's paging metadata: `from`/`to` are the zero-based, half-open window of the page. */

@@ -54,7 +54,9 @@ describe("PAGINATE", () => {
   });
 
   const bad: [string, RegExp][] = [
-    ["page=0", /^The page parameter must be an integer of at least 1; received "0"\.$/],
+    ["page=0", /^The page parameter must be an integer from 1 to 900719925474099; received "0"\.$/],
+    ["page=900719925474100", /page.*from 1 to 900719925474099; received "900719925474100"/],
+    ["page=9007199254740993", /page.*"9007199254740993"/],
     ["page=-1", /page.*"-1"/],
     ["page=abc", /page.*"abc"/],
     ["page=1.5", /page.*"1\.5"/],
