@@ -3,6 +3,10 @@ import type { AddressInfo } from "node:net";
 import { DEFAULT_BODY_LIMIT } from "./messages.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
 
+// The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the
+// one file of the project that names node:http.
+export type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+
 /** A fetch-style handler: the framework's `app.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage } from "./node-adapter.ts";
 import { bodyTooLargeMessage } from "./messages.ts";
 
 /** Raised into a request body stream once more bytes arrived than the adapter accepts. */

@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FetchHandler } from "./node-adapter.ts";
+import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
 import { directResponse } from "./fast-response.ts";
 import { bodyTooLargeMessage, INTERNAL_ERROR_BODY } from "./messages.ts";
 import { BodyLimitError } from "./node-body.ts";

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage } from "./node-adapter.ts";
 import { bodyStream, type BodyHooks } from "./node-body.ts";
 import { createNodeHeaders } from "./node-headers.ts";
 import { chainToReal } from "./node-lazy.ts";

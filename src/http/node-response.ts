@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { OutgoingHttpHeaders, ServerResponse } from "./node-adapter.ts";
 import { directResponse, type DirectResponse, type FullBody, type HeaderRecord } from "./fast-response.ts";
 
 /** Statuses whose responses never carry a body, nor a Content-Length that would promise one. */
