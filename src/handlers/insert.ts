@@ -15,7 +15,7 @@ import { hookContext, type Handler } from "./route.ts";
 export const insert: Handler = async (request, route) => {
   const { model, app, hooks } = route;
   const body = await readJsonBody(request, app.bodyLimit);
-  Object.assign(body, await parentFilter(request, route.parent));
+  Object.assign(body, await parentFilter(request, route.parent, true));
   const ctx: InsertContext = { ...hookContext(request, route), body };
   await hooks.onBeforeInsert?.(ctx);
   const data = validateBody(model, ctx.body);

@@ -4,7 +4,7 @@ import { parseRecordId } from "../http/params.ts";
 import type { Model } from "../model/define.ts";
 import type { RecordStore } from "../store/records.ts";
 import type { RouteRequest } from "./route.ts";
-import { scopeOf } from "./scope.ts";
+import { scopeOf, writeScope } from "./scope.ts";
 
 /** A hasMany relation exposed as a nested route: `/users/:userId/posts`. */
 export interface ParentLink {
@@ -26,10 +26,12 @@ export function parentParam(model: Model): string {
  * returns the child filter, which is also the value the child's foreign key is set to.
  * Outside a nested route it returns `{}`.
  */
-export async function parentFilter(request: RouteRequest, link: ParentLink | undefined): Promise<Document> {
+export async function parentFilter(request: RouteRequest, link: ParentLink | undefined, forWrite = false): Promise<Document> {
   if (!link) return {};
   const id = parseRecordId(request.params[link.param]);
   if (id === null) throw notFound(link.model.name);
-  if (!(await link.store.findById(id, scopeOf(request, link.model), { _id: 1 }))) throw notFound(link.model.name);
+  // Listing may include a trashed parent's children (trashed=true); creating under one may not.
+  const scope = forWrite ? writeScope(link.model) : scopeOf(request, link.model);
+  if (!(await link.store.findById(id, scope, { _id: 1 }))) throw notFound(link.model.name);
   return { [link.foreignKey]: id };
 }

@@ -1,16 +1,19 @@
 import { ApiError } from "../errors.ts";
-import { bodyTooLargeMessage } from "./messages.ts";
+import { BodyLimitError, bodyTooLargeMessage } from "./messages.ts";
 
 function tooLarge(limit: number): ApiError {
   return new ApiError(bodyTooLargeMessage(limit), 413);
 }
 
-/** A read that failed because the client stopped sending (disconnect, aborted upload): its mistake, not ours. */
+/**
+ * A read that failed is the client's doing: it stopped sending (disconnect, aborted upload), or
+ * an adapter cut the body off at its own limit. Neither is an unexpected server error.
+ */
 async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
   try {
     return await reader.read();
   } catch (error) {
-    if ((error as { status?: number }).status === 413 || (error as Error).name === "BodyLimitError") throw error;
+    if (error instanceof BodyLimitError) throw tooLarge(error.limit);
     throw new ApiError("The request body could not be read to the end.");
   }
 }

@@ -6,5 +6,20 @@ export function bodyTooLargeMessage(limit: number): string {
   return `The request body is larger than the limit of ${limit} bytes.`;
 }
 
+/**
+ * Raised into a request body stream once more bytes arrived than an adapter accepts. It lives
+ * here, not in the Node adapter, so the runtime-free core can recognise it and answer 413.
+ */
+export class BodyLimitError extends Error {
+  /** The limit that was passed, in bytes. */
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(bodyTooLargeMessage(limit));
+    this.name = "BodyLimitError";
+    this.limit = limit;
+  }
+}
+
 /** The spec's constant body for an unexpected error in production. */
 export const INTERNAL_ERROR_BODY: Readonly<{ message: string }> = Object.freeze({ message: "An error occurred!" });

@@ -1,17 +1,7 @@
 import type { IncomingMessage } from "./node-adapter.ts";
-import { bodyTooLargeMessage } from "./messages.ts";
+import { BodyLimitError } from "./messages.ts";
 
-/** Raised into a request body stream once more bytes arrived than the adapter accepts. */
-export class BodyLimitError extends Error {
-  /** The limit that was passed, in bytes. */
-  readonly limit: number;
-
-  constructor(limit: number) {
-    super(bodyTooLargeMessage(limit));
-    this.name = "BodyLimitError";
-    this.limit = limit;
-  }
-}
+export { BodyLimitError };
 
 /** What a request body stream reports back to the adapter that owns the socket. */
 export interface BodyHooks {

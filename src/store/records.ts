@@ -29,7 +29,8 @@ export class RecordStore {
   async page(query: PageQuery): Promise<[StoredDocument[], number]> {
     const { filter, sort, skip, limit, projection } = query;
     return await Promise.all([
-      this.collection.find(filter, { sort, skip, limit, projection }).toArray() as Promise<StoredDocument[]>,
+      // batchSize = limit: the whole page in the first batch, never a getMore round trip (default is 101).
+      this.collection.find(filter, { sort, skip, limit, projection, batchSize: limit }).toArray() as Promise<StoredDocument[]>,
       this.collection.countDocuments(filter),
     ]);
   }

@@ -2,6 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { any, date, defaulted, number, optional, string } from "superstruct";
 import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { BodyLimitError } from "../../src/http/messages.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
 
 /** JSON text of a string wrapped in `depth` arrays (built as text: JSON.stringify itself would overflow). */
@@ -85,6 +86,13 @@ describe("hostile bodies are 400s, never 500s", () => {
     const request = new Request("http://localhost/api/v1/things", { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
     const res = await jsonOf(await app.fetch(request));
     assert.deepEqual([res.status, res.body], [400, { error: "The request body could not be read to the end." }]);
+  });
+
+  test("a body an adapter cut off at its own limit is a 413, not a server error", async () => {
+    const body = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(new BodyLimitError(64)) });
+    const request = new Request("http://localhost/api/v1/things", { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    const res = await jsonOf(await app.fetch(request));
+    assert.deepEqual([res.status, res.body], [413, { error: "The request body is larger than the limit of 64 bytes." }]);
   });
 
   test("writes reach live records only: a second DELETE or a PATCH of a trashed record is a 404", async () => {

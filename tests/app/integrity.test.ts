@@ -105,10 +105,13 @@ describe("soft delete", () => {
     assert.equal((await call(app, "GET", "/api/v1/books/2?trashed=true")).status, 404);
   });
 
-  test("a soft-deleted parent cannot be referenced", async () => {
+  test("a soft-deleted parent cannot be referenced, not even through its nested route with trashed=true", async () => {
     await call(app, "DELETE", "/api/v1/authors/2");
     const res = await jsonOf(await call(app, "POST", "/api/v1/books", { author_id: 2, title: "x" }));
     assert.equal(res.status, 400);
     assert.deepEqual(res.body.errors, { author_id: ["The author_id field must refer to an existing Author."] });
+    const nested = await jsonOf(await call(app, "POST", "/api/v1/authors/2/books?trashed=true", { title: "x" }));
+    assert.deepEqual([nested.status, nested.body], [404, { error: "The item is not found on Author." }]);
+    assert.equal((await call(app, "GET", "/api/v1/authors/2/books?trashed=true")).status, 200, "listing may still see it");
   });
 });

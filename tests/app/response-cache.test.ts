@@ -78,6 +78,19 @@ describe("response cache switched off or bounded", () => {
     }
   });
 
+  test("a page larger than the driver's default first batch still costs exactly two commands", async () => {
+    const Row = defineModel({ name: "Row", fields: { n: string() }, maxPerPage: 200 });
+    const app = await createApp({ models: [Row], responseCache: false, clientOptions: { monitorCommands: true } });
+    try {
+      await app.db.collection("rows").insertMany(Array.from({ length: 150 }, (_, i) => ({ _id: i + 1, n: String(i) })) as never);
+      let rows = 0;
+      const commands = await commandsDuring(app, async () => (rows = (await jsonOf(await call(app, "GET", "/api/v1/rows?per_page=150"))).body.data.length));
+      assert.deepEqual([rows, commands], [150, 2], "find and count, no getMore");
+    } finally {
+      await app.close();
+    }
+  });
+
   test("entries are dropped oldest first past the bounds, and a body made across a write is not kept", () => {
     let writes = 0;
     const cache = new ResponseCache(() => writes, { maxEntries: 2, maxChars: 1000 });
