@@ -9,7 +9,9 @@ import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./sto
  * Disk durability for the embedded engine.
  *
  * Data folder layout:
- *   engine.lock                    pid of the engine using the folder
+ *   engine.lock                    pid of the engine using the folder (informational: the lock
+ *                                  itself is a socket the kernel releases, see lock.ts)
+ *   engine.sock                    that socket, on platforms without abstract sockets or pipes
  *   journal-<gen>.log              changes since snapshot <gen> (or since the start), in order
  *   snapshot-<gen>.bson            whole state when journal <gen> was started (fuzzy, see below)
  *   snapshot-<gen>.bson.tmp        a snapshot being written; ignored and removed at startup
