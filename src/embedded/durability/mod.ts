@@ -41,9 +41,14 @@ import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./sto
  * changing between chunks, since it is consumed across event-loop turns.
  *
  * A change whose append() rejects is taken back out of the in-memory state by the engine, so
- * readers do not go on seeing what recovery would not rebuild. A snapshot may have dumped it
- * meanwhile, but cannot commit: the journal refuses every sync after a failure, and the
- * snapshot commits only after one.
+ * readers do not go on seeing what recovery would not rebuild, and the journal cuts whatever
+ * part of it reached the file back off (journal.ts), so recovery does not rebuild it either.
+ * A snapshot may have dumped it meanwhile, but cannot commit: it commits only if no append
+ * failed while it was taken.
+ *
+ * A full disk is recovered from without a restart: the failed append is cut off, reported as
+ * OutOfDiskSpace (space.ts), and the next append tries again. Any other write failure, or a
+ * cut that fails, makes the journal refuse every later append until a restart.
  */
 
 /** A ChangeSink that keeps the engine's state on disk and can rebuild it. */
