@@ -22,6 +22,7 @@ export const CODES = {
   NotImplemented: 238,
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
+  OutOfDiskSpace: 14031,
 } as const;
 
 /** A MongoDB error code name known to the engine. */

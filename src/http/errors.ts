@@ -8,6 +8,20 @@ export type ErrorHandler = (error: unknown, request: Request) => Response | Prom
 /** MongoDB's duplicate-key code: a unique index refused a write. */
 const DUPLICATE_KEY = 11000;
 
+/**
+ * MongoDB's OutOfDiskSpace code: the server had no room to store a write. The embedded engine
+ * reports it when its journal hits a full disk, and guarantees the write was not applied.
+ */
+const OUT_OF_DISK_SPACE = 14031;
+
+/** The 507 message: what happened, that nothing was saved, and what to do. */
+export const OUT_OF_SPACE_MESSAGE =
+  "The server is out of storage space, so this write was not saved. Retry it once space has been freed.";
+
+function isOutOfDiskSpace(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === OUT_OF_DISK_SPACE;
+}
+
 function duplicateField(error: unknown): string | null {
   const candidate = error as { code?: unknown; keyValue?: Record<string, unknown> } | null;
   if (candidate?.code !== DUPLICATE_KEY || !candidate.keyValue) return null;
@@ -16,7 +30,8 @@ function duplicateField(error: unknown): string | null {
 
 /**
  * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
- * unique-index conflict) get their 4xx; anything else is unexpected and goes to the handler.
+ * unique-index conflict) get their 4xx, a full disk its 507; anything else is unexpected and
+ * goes to the handler.
  */
 export async function errorToResponse(
   error: unknown,
@@ -30,6 +45,7 @@ export async function errorToResponse(
   if (field !== null && field !== "_id") {
     return errorResponse(`The ${field} has already been taken.`, 409, language);
   }
+  if (isOutOfDiskSpace(error)) return errorResponse(OUT_OF_SPACE_MESSAGE, 507, language);
   if (handler === null) throw error;
   return await handler(error, request);
 }

@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { open, type FileHandle } from "node:fs/promises";
-import { fsyncDir, journalPath } from "./files.ts";
+import { fsyncDir, journalPath, removeIfExists } from "./files.ts";
+import { isOutOfSpace, outOfSpace } from "./space.ts";
 import { writeAll } from "./records.ts";
 
 /**
@@ -22,14 +23,18 @@ type Entry = Job & Waiter;
 export class JournalWriter {
   private queue: Entry[] = [];
   private draining = false;
-  private failure: unknown;
+  // A failure that makes every later append fail too; see settle().
+  private failure: Error | undefined;
   private closed = false;
+  private failedBatches = 0;
 
   private constructor(
     private readonly dir: string,
     private handle: FileHandle,
     private currentGen: number,
     private currentBytes: number,
+    // Bytes of the current file known to be complete and synced: where a failed batch is cut back to.
+    private durableBytes: number,
     private readonly onFlushed: () => void,
   ) {}
 
@@ -41,7 +46,7 @@ export class JournalWriter {
     const handle = await open(journalPath(dir, gen), "a");
     const { size } = await handle.stat();
     await fsyncDir(dir);
-    return new JournalWriter(dir, handle, gen, size, onFlushed);
+    return new JournalWriter(dir, handle, gen, size, size, onFlushed);
   }
 
   /** Generation of the file new records go to. */
@@ -54,7 +59,19 @@ export class JournalWriter {
     return this.currentBytes;
   }
 
-  /** Resolves once `record` is written and fsync'ed. */
+  /**
+   * Number of batches that failed so far. A snapshot compares it before and after: a write
+   * that failed meanwhile may be in the dump although it was rolled back, so that snapshot
+   * must not commit.
+   */
+  get failures(): number {
+    return this.failedBatches;
+  }
+
+  /**
+   * Resolves once `record` is written and fsync'ed. Rejects with an OutOfSpaceError when the
+   * disk is full: nothing of the record stays in the file, and later appends try again.
+   */
   append(record: Uint8Array): Promise<void> {
     return this.enqueue({ kind: "data", bytes: record });
   }
@@ -106,7 +123,7 @@ export class JournalWriter {
     const head = this.queue[0];
     if (head.kind === "rotate") {
       this.queue.shift();
-      await this.settle([head], () => this.switchTo(head.gen));
+      await this.switchTo(head.gen).then(head.resolve, head.reject);
       return;
     }
     const stop = this.queue.findIndex((entry) => entry.kind === "rotate");
@@ -123,32 +140,78 @@ export class JournalWriter {
     await writeAll(this.handle, bytes);
     // fdatasync also persists the grown file size, which is all an append needs.
     await this.handle.datasync();
+    this.durableBytes = this.currentBytes;
   }
 
+  // A rotation that fails (no room for the new file) leaves the old journal in use.
   private async switchTo(gen: number): Promise<void> {
-    const next = await open(journalPath(this.dir, gen), "wx");
-    await fsyncDir(this.dir);
-    await this.handle.close();
+    if (this.failure) throw this.failure;
+    const path = journalPath(this.dir, gen);
+    const next = await open(path, "wx");
+    try {
+      await fsyncDir(this.dir);
+    } catch (error) {
+      await next.close();
+      await removeIfExists(path);
+      throw error;
+    }
+    const previous = this.handle;
     this.handle = next;
+    // Everything in the old file is synced already; closing it cannot lose anything.
+    await previous.close().catch(() => {});
     this.currentGen = gen;
     this.currentBytes = 0;
+    this.durableBytes = 0;
   }
 
-  // Once a write or fsync fails, what reached the disk is unknown, so nothing later may be
-  // acknowledged: the journal refuses everything from then on.
+  // A batch that fails is cut back off the file, so that nothing its writers were told failed
+  // can come back at a restart. A lack of space is then only that batch's failure: the next
+  // one tries again, which is how the journal recovers once space is freed. Any other failure
+  // (or a cut that fails) leaves the disk in an unknown state: nothing later is acknowledged.
   private async settle(entries: Entry[], work: () => Promise<void>): Promise<void> {
     try {
       if (this.failure) throw this.failure;
       await work();
       for (const entry of entries) entry.resolve();
     } catch (error) {
-      this.failure ??= journalFailure(error);
-      for (const entry of entries) entry.reject(this.failure);
+      const reported = this.failure ?? (await this.failBatch(error));
+      for (const entry of entries) entry.reject(reported);
     }
+  }
+
+  private async failBatch(cause: unknown): Promise<Error> {
+    this.failedBatches++;
+    try {
+      await this.cutBackTo(this.durableBytes);
+    } catch (cutError) {
+      this.failure = uncertainFailure(cause, cutError);
+      return this.failure;
+    }
+    if (isOutOfSpace(cause)) return outOfSpace(cause);
+    this.failure = journalFailure(cause);
+    return this.failure;
+  }
+
+  private async cutBackTo(length: number): Promise<void> {
+    this.currentBytes = length;
+    await this.handle.truncate(length);
+    await this.handle.sync();
   }
 }
 
+function reasonOf(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
 function journalFailure(cause: unknown): Error {
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new Error(`Journal write failed (${reason}); restart the engine to recover.`, { cause });
+  return new Error(`Journal write failed (${reasonOf(cause)}); restart the engine to recover.`, { cause });
+}
+
+function uncertainFailure(cause: unknown, cutError: unknown): Error {
+  return new Error(
+    `Journal write failed (${reasonOf(cause)}) and its partial record could not be removed ` +
+      `(${reasonOf(cutError)}): this write may or may not be applied after a restart. ` +
+      `Restart the engine to recover.`,
+    { cause },
+  );
 }

@@ -1,91 +1,126 @@
-import { link, readFile, realpath, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { connect, createServer, type Server } from "node:net";
+import { readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { errorCode, removeIfExists } from "./files.ts";
 
 /**
- * The data-folder lock: a file holding the owner's pid. Two engines replaying and appending
- * to the same journal would corrupt it, so the second one must be refused.
+ * The data-folder lock. Two engines replaying and appending to the same journal would corrupt
+ * it, so the second one must be refused.
+ *
+ * The lock is a listening local socket whose name is derived from the folder's identity
+ * (device and inode). Only one socket can be bound to a name, binding is atomic, and the
+ * kernel closes a process's sockets the moment it dies, before it lingers as a zombie waiting
+ * to be reaped. So a crashed engine never holds the folder, and two engines starting at once
+ * on a crashed folder cannot both win: there is no stale state to judge and take over.
+ *
+ * - Linux: an abstract unix socket (no file; it vanishes with its last descriptor).
+ * - Windows: a named pipe, which behaves the same way.
+ * - Elsewhere (macOS, BSD): a socket file `engine.sock` in the folder. A file left by a crash
+ *   is recognised because nobody accepts connections on it, and is replaced; two engines doing
+ *   that at the same instant could both succeed, which the kernel-named sockets rule out.
+ *
+ * `engine.lock` holds the owner's pid, for the refusal message only; it decides nothing.
  */
 
-const LOCK_NAME = "engine.lock";
+const PID_FILE = "engine.lock";
+const SOCKET_FILE = "engine.sock";
 
-// Folders locked by this process. A lock file naming our own pid is only live if it is in
-// here; otherwise it was left by an earlier process that had the same pid (pid 1 in a
-// container restarted after a crash, typically).
-const heldHere = new Set<string>();
-
-// Numbers drafts, so two opens in this process never share one.
-let drafts = 0;
+// Node binds an abstract name with the whole 108-byte sun_path (padded with NULs), Deno with
+// the name's own length; a name that fills sun_path exactly is the same socket for both.
+const ABSTRACT_NAME_LENGTH = 107;
 
 /** Releases a lock taken by `acquireLock`. */
 export type ReleaseLock = () => Promise<void>;
 
 /**
- * Takes the lock on `dir`, or throws a clear error naming the engine that holds it. A lock
- * left by a process that no longer exists is taken over.
+ * Takes the lock on `dir`, or throws "Data directory /x is in use by another engine (pid N).
+ * Stop it or choose another DATA_DIR." `platform` picks the mechanism (tests use it to
+ * exercise the socket-file one on Linux).
  */
-export async function acquireLock(dir: string): Promise<ReleaseLock> {
+export async function acquireLock(dir: string, platform: string = process.platform): Promise<ReleaseLock> {
   // The real path, so that a folder reached through a symlink is still the same folder.
   const folder = await realpath(dir);
-  const lockPath = join(folder, LOCK_NAME);
-  // A few attempts, since another engine may be taking over the same stale lock right now.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (await tryCreate(lockPath)) {
-      heldHere.add(folder);
-      return () => release(folder, lockPath);
-    }
-    const owner = await readOwner(lockPath);
-    if (owner !== undefined && isLive(owner, folder)) {
-      throw new Error(
-        `Data directory ${folder} is in use by another engine (pid ${owner}). ` +
-          `Stop it or choose another DATA_DIR.`,
-      );
-    }
-    await removeIfExists(lockPath);
-  }
-  throw new Error(`Could not lock data directory ${folder}: the lock file keeps changing.`);
+  const address = await lockAddress(folder, platform);
+  const server = (await listenExclusive(address)) ?? (await takeOverSocketFile(address, platform));
+  if (!server) throw await inUse(folder);
+  const pidPath = join(folder, PID_FILE);
+  await writePid(pidPath);
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Only remove the pid file if it is still ours: a new owner may have written it already.
+    if ((await readOwner(pidPath)) === process.pid) await removeIfExists(pidPath);
+  };
 }
 
-// Writes the pid to a private file, then hard-links it into place: the link either creates
-// the lock with its content already there or fails, so nobody ever sees an empty lock.
-async function tryCreate(lockPath: string): Promise<boolean> {
-  const draft = `${lockPath}.${process.pid}.${++drafts}.tmp`;
+/** The socket name that stands for `folder` on `platform`. */
+async function lockAddress(folder: string, platform: string): Promise<string> {
+  if (platform !== "linux" && platform !== "win32") return join(folder, SOCKET_FILE);
+  const { dev, ino } = await stat(folder, { bigint: true });
+  const id = createHash("sha256").update(`${dev}:${ino}`).digest("hex");
+  if (platform === "win32") return `\\\\?\\pipe\\mongorest-engine-${id}`;
+  return `\0mongorest-engine-lock-${id}`.padEnd(ABSTRACT_NAME_LENGTH + 1, "-");
+}
+
+/** Binds `address`; undefined when someone else holds it. */
+function listenExclusive(address: string): Promise<Server | undefined> {
+  return new Promise((resolve, reject) => {
+    // Nobody needs to talk to the lock: a connection is closed at once.
+    const server = createServer((socket) => socket.destroy());
+    server.once("error", (error) => {
+      if (errorCode(error) === "EADDRINUSE") resolve(undefined);
+      else reject(error);
+    });
+    server.listen({ path: address, exclusive: true }, () => {
+      // The lock must not keep a process alive that is otherwise done.
+      server.unref();
+      resolve(server);
+    });
+  });
+}
+
+// A socket file outlives its process; one that refuses connections was left by a crash.
+async function takeOverSocketFile(address: string, platform: string): Promise<Server | undefined> {
+  if (platform === "linux" || platform === "win32") return undefined;
+  if (await accepts(address)) return undefined;
+  await removeIfExists(address);
+  return await listenExclusive(address);
+}
+
+function accepts(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", (error) => resolve(errorCode(error) !== "ECONNREFUSED" && errorCode(error) !== "ENOENT"));
+  });
+}
+
+async function inUse(folder: string): Promise<Error> {
+  const owner = await readOwner(join(folder, PID_FILE));
+  const who = owner === undefined ? "another engine" : `another engine (pid ${owner})`;
+  return new Error(`Data directory ${folder} is in use by ${who}. Stop it or choose another DATA_DIR.`);
+}
+
+// Written aside and renamed into place, so a reader never sees a half-written pid.
+async function writePid(pidPath: string): Promise<void> {
+  const draft = `${pidPath}.${process.pid}.tmp`;
   await writeFile(draft, `${process.pid}\n`);
-  try {
-    await link(draft, lockPath);
-    return true;
-  } catch (error) {
-    if (errorCode(error) === "EEXIST") return false;
-    throw error;
-  } finally {
-    await removeIfExists(draft);
-  }
+  await rename(draft, pidPath);
 }
 
-async function readOwner(lockPath: string): Promise<number | undefined> {
+async function readOwner(pidPath: string): Promise<number | undefined> {
   try {
-    const pid = Number.parseInt(await readFile(lockPath, "utf8"), 10);
+    const pid = Number.parseInt(await readFile(pidPath, "utf8"), 10);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
-}
-
-function isLive(pid: number, folder: string): boolean {
-  if (pid === process.pid) return heldHere.has(folder);
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else; it still counts as live.
-    return errorCode(error) === "EPERM";
-  }
-}
-
-async function release(folder: string, lockPath: string): Promise<void> {
-  if (!heldHere.delete(folder)) return;
-  // Only remove the file if it is still ours: someone may have taken it over meanwhile.
-  if ((await readOwner(lockPath)) === process.pid) await removeIfExists(lockPath);
 }

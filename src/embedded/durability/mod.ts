@@ -9,7 +9,9 @@ import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./sto
  * Disk durability for the embedded engine.
  *
  * Data folder layout:
- *   engine.lock                    pid of the engine using the folder
+ *   engine.lock                    pid of the engine using the folder (informational: the lock
+ *                                  itself is a socket the kernel releases, see lock.ts)
+ *   engine.sock                    that socket, on platforms without abstract sockets or pipes
  *   journal-<gen>.log              changes since snapshot <gen> (or since the start), in order
  *   snapshot-<gen>.bson            whole state when journal <gen> was started (fuzzy, see below)
  *   snapshot-<gen>.bson.tmp        a snapshot being written; ignored and removed at startup
@@ -39,9 +41,14 @@ import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./sto
  * changing between chunks, since it is consumed across event-loop turns.
  *
  * A change whose append() rejects is taken back out of the in-memory state by the engine, so
- * readers do not go on seeing what recovery would not rebuild. A snapshot may have dumped it
- * meanwhile, but cannot commit: the journal refuses every sync after a failure, and the
- * snapshot commits only after one.
+ * readers do not go on seeing what recovery would not rebuild, and the journal cuts whatever
+ * part of it reached the file back off (journal.ts), so recovery does not rebuild it either.
+ * A snapshot may have dumped it meanwhile, but cannot commit: it commits only if no append
+ * failed while it was taken.
+ *
+ * A full disk is recovered from without a restart: the failed append is cut off, reported as
+ * OutOfDiskSpace (space.ts), and the next append tries again. Any other write failure, or a
+ * cut that fails, makes the journal refuse every later append until a restart.
  */
 
 /** A ChangeSink that keeps the engine's state on disk and can rebuild it. */

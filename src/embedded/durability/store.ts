@@ -168,6 +168,7 @@ export class JournaledStore {
   private async runCompaction(): Promise<void> {
     const journal = this.journal!;
     const gen = journal.gen + 1;
+    const failuresBefore = journal.failures;
     await journal.rotate(gen);
     // Writers whose appends just became durable apply them after their await; give them that
     // turn so the dump below cannot miss a change that only the old journals hold.
@@ -175,8 +176,15 @@ export class JournaledStore {
     this.snapshotBytes = await writeSnapshot(this.dir, gen, this.dump(), {
       chunkChanges: this.chunk,
       shouldStop: () => this.phase !== "ready",
-      // Everything the dump saw must be durable before the snapshot replaces the old journals.
-      beforeCommit: () => journal.sync(),
+      // Everything the dump saw must be durable before the snapshot replaces the old journals,
+      // and nothing it saw may have failed since: a failed write is rolled back in memory, but
+      // the dump may hold it.
+      beforeCommit: async () => {
+        await journal.sync();
+        if (journal.failures !== failuresBefore) {
+          throw new Error("Snapshot abandoned: a journal write failed while it was taken.");
+        }
+      },
     });
     await removeOlderThan(this.dir, gen);
   }
