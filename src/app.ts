@@ -96,6 +96,13 @@ function responseCacheOf(database: Database, options: AppOptions): ResponseCache
   return new ResponseCache({ total: changeCount, of: collectionChangeCount });
 }
 
+/** The cursor signer: keyed by `cursorSecret`, or randomly for this process. */
+function cursorSealerOf(secret: string | undefined): CursorSealer {
+  if (secret === undefined) return CursorSealer.random();
+  if (typeof secret !== "string" || secret.length < 16) throw new TypeError("cursorSecret must be a string of at least 16 characters");
+  return new CursorSealer(new TextEncoder().encode(secret));
+}
+
 /** HEAD is answered as GET with the body dropped, so headers (ETag, length) stay identical. */
 function withoutBody(response: Response): Response {
   return new Response(null, { status: response.status, headers: response.headers });
@@ -142,7 +149,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     language,
     limits,
     cache: responseCacheOf(database, options),
-    cursors: options.cursorSecret === undefined ? CursorSealer.random() : new CursorSealer(new TextEncoder().encode(options.cursorSecret)),
+    cursors: cursorSealerOf(options.cursorSecret),
   };
   const routes = buildRoutes(state, options.models, hooks);
   const router = buildRouter(options.basePath ?? "/api/v1", routes);

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { number, optional, string } from "superstruct";
 import { createApp, defineModel, type App } from "../../src/mod.ts";
-import { call, jsonOf } from "../helpers/app.ts";
+import { call, exampleApp, jsonOf } from "../helpers/app.ts";
 
 // Cursor walks over 1,000 records with ties, nulls and missing fields, under inserts and deletes
 // between requests. Random data and changes come from a seeded generator: set CURSOR_SEED to
@@ -198,13 +198,29 @@ describe("bad cursors are 400s with {error}", () => {
 
   test("foreign: issued by another model's list, or by another server", async () => {
     await refused(`/api/v1/others?cursor=${encodeURIComponent(cursor)}`, /issued by another list, not \/api\/v1\/others/);
-    const elsewhere = await createApp({ models: [Item], cursorSecret: "another server" });
+    const elsewhere = await createApp({ models: [Item], cursorSecret: "another server's secret" });
     try {
       await elsewhere.db.collection("items").insertMany(Array.from({ length: 3 }, (_, i) => ({ _id: i + 1, name: "a" })) as never[]);
       const theirs = (await jsonOf(await call(elsewhere, "GET", "/api/v1/items?per_page=1"))).body.pagination.next;
       await refused(cursorUrl(theirs), /altered or was issued by another server/);
     } finally {
       await elsewhere.close();
+    }
+  });
+
+  test("foreign parent: a cursor of /users/1/posts does not page /users/2/posts", async () => {
+    const nested = await exampleApp({ responseCache: false });
+    try {
+      await nested.db.collection("users").insertMany([1, 2].map((id) => ({ _id: id, email: `u${id}@x.io`, name: "n", surname: "s" })) as never[]);
+      await nested.db.collection("posts").insertMany(Array.from({ length: 6 }, (_, i) => ({ _id: i + 1, user_id: 1 + (i % 2), title: `t${i}` })) as never[]);
+      const mine = (await jsonOf(await call(nested, "GET", "/api/v1/users/1/posts?per_page=1"))).body.pagination.next;
+      const ok = await jsonOf(await call(nested, "GET", `/api/v1/users/1/posts?cursor=${encodeURIComponent(mine)}`));
+      assert.deepEqual(ok.body.data.map((post: { id: number }) => post.id), [3]);
+      const theirs = await jsonOf(await call(nested, "GET", `/api/v1/users/2/posts?cursor=${encodeURIComponent(mine)}`));
+      assert.equal(theirs.status, 400);
+      assert.match(theirs.body.error, /issued by another list, not \/api\/v1\/users\/2\/posts/);
+    } finally {
+      await nested.close();
     }
   });
 
