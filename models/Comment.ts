@@ -11,5 +11,6 @@ export default defineModel({
   relations: {
     post: { type: "belongsTo", model: "Post", foreignKey: "post_id" },
   },
-  indexes: [{ keys: { post_id: 1 } }],
+  // A post's comments in order (GET /posts/1/comments?sort=created_at, with=comments).
+  indexes: [{ keys: { post_id: 1, created_at: 1 } }],
 });

@@ -13,5 +13,7 @@ export default defineModel({
     user: { type: "belongsTo", model: "User", foreignKey: "user_id" },
     comments: { type: "hasMany", model: "Comment", foreignKey: "post_id" },
   },
-  indexes: [{ keys: { user_id: 1 } }],
+  // A user's posts, newest first (GET /users/1/posts?sort=-created_at, with=posts); the
+  // equality on user_id alone is served by the same index's first key.
+  indexes: [{ keys: { user_id: 1, created_at: -1 } }, { keys: { created_at: -1 } }],
 });

@@ -11,7 +11,14 @@ export default defineModel({
     password: optional(string()),
   },
   hidden: ["password"],
-  unique: ["email"],
+  unique: ["email"],                    // also serves q={"email":…}
+  // Serve the lists clients ask for most: sort=name, sort=-created_at,name, and
+  // q={"surname":…} (equality on surname, then sorted by name). See "Choosing indexes" in the README.
+  indexes: [
+    { keys: { name: 1 } },
+    { keys: { created_at: -1, name: 1 } },
+    { keys: { surname: 1, name: 1 } },
+  ],
   relations: {
     posts: { type: "hasMany", model: "Post", foreignKey: "user_id" },
   },

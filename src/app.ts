@@ -10,8 +10,9 @@ import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type GeneratedRoutes } from "./http/router.ts";
 import type { Model } from "./model/define.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
+import { CursorSealer } from "./query/cursor.ts";
 import { resolveLimits, type QueryLimits } from "./query/limits.ts";
-import { openDatabase, type DatabaseOptions } from "./store/connect.ts";
+import { openDatabase, type Database, type DatabaseOptions } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
@@ -35,6 +36,11 @@ export interface AppOptions extends DatabaseOptions {
    * MongoDB. Default true.
    */
   responseCache?: boolean;
+  /**
+   * Key that signs list cursors. Unset: a random one per process, so cursors stop working when
+   * the process restarts; set it (the same on every instance) to keep them valid across restarts.
+   */
+  cursorSecret?: string;
 }
 
 /** A running app: a fetch handler for any server, plus its database. */
@@ -83,6 +89,20 @@ async function prepareCollections(db: Db, models: readonly Model[]): Promise<voi
   }
 }
 
+/** The exact response cache, on the embedded engine only (it sees every write) and unless switched off. */
+function responseCacheOf(database: Database, options: AppOptions): ResponseCache | undefined {
+  const { changeCount, collectionChangeCount } = database;
+  if (!changeCount || !collectionChangeCount || options.responseCache === false) return undefined;
+  return new ResponseCache({ total: changeCount, of: collectionChangeCount });
+}
+
+/** The cursor signer: keyed by `cursorSecret`, or randomly for this process. */
+function cursorSealerOf(secret: string | undefined): CursorSealer {
+  if (secret === undefined) return CursorSealer.random();
+  if (typeof secret !== "string" || secret.length < 16) throw new TypeError("cursorSecret must be a string of at least 16 characters");
+  return new CursorSealer(new TextEncoder().encode(secret));
+}
+
 /** HEAD is answered as GET with the body dropped, so headers (ETag, length) stay identical. */
 function withoutBody(response: Response): Response {
   return new Response(null, { status: response.status, headers: response.headers });
@@ -116,7 +136,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     throw error;
   }
   const language = options.language ?? "en";
-  const stores = new Map(options.models.map((model) => [model.name, new RecordStore(database.db, model)]));
+  const changeCount = database.collectionChangeCount;
+  const stores = new Map(options.models.map((model) => {
+    const count = changeCount && (() => changeCount(model.collection));
+    return [model.name, new RecordStore(database.db, model, count)];
+  }));
   const state: AppState = {
     db: database.db,
     registry,
@@ -124,7 +148,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     language,
     limits,
-    cache: database.changeCount && options.responseCache !== false ? new ResponseCache(database.changeCount) : undefined,
+    cache: responseCacheOf(database, options),
+    cursors: cursorSealerOf(options.cursorSecret),
   };
   const routes = buildRoutes(state, options.models, hooks);
   const router = buildRouter(options.basePath ?? "/api/v1", routes);

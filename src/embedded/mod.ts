@@ -8,6 +8,7 @@ import { CursorRegistry } from "./cursors.ts";
 import { Catalog } from "./store/catalog.ts";
 import { Ledger } from "./store/ledger.ts";
 import { listen } from "./wire/server.ts";
+import { WriteCounter } from "./write-counter.ts";
 
 /** Options of {@link startEmbeddedEngine}. */
 export interface EmbeddedEngineOptions {
@@ -41,6 +42,11 @@ export interface EmbeddedEngine {
    * for the process that owns the engine.
    */
   changeCount(): number;
+  /**
+   * A number that moves whenever a command that may have changed `db.collection` finishes, and
+   * stands still otherwise: what was read from that collection stays valid while it stands still.
+   */
+  collectionChangeCount(db: string, collection: string): number;
 }
 
 async function openSink(catalog: Catalog, dataDir: string | undefined): Promise<ChangeSink> {
@@ -67,7 +73,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   const catalog = new Catalog();
   const sink = options.sink ?? (await openSink(catalog, options.dataDir));
   const cursors = new CursorRegistry(limits.maxBsonObjectSize);
-  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits, writes: 0 };
+  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits, writes: new WriteCounter() };
   const host = options.host ?? "127.0.0.1";
   let server;
   try {
@@ -86,6 +92,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
       await server.close();
       await sink.close();
     },
-    changeCount: () => engine.writes,
+    changeCount: () => engine.writes.total(),
+    collectionChangeCount: (db, collection) => engine.writes.of(db, collection),
   };
 }

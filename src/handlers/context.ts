@@ -1,5 +1,5 @@
 import type { Db, Document } from "mongodb";
-import type { Model } from "../model/define.ts";
+import type { CountStrategy, Model } from "../model/define.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import type { Pagination } from "../query/page.ts";
 import type { WithNode } from "../query/with.ts";
@@ -24,8 +24,11 @@ export interface HookContext {
 
 /** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
 export interface ListQuery {
+  /** The page number; 1 on a page read by cursor (its position is the cursor's). */
   page: number;
   perPage: number;
+  /** How `total` is to be counted. */
+  count: CountStrategy;
   /** Selected columns, or null for all visible ones. */
   fields: string[] | null;
   sort: Document;

@@ -1,44 +1,94 @@
+import type { Document } from "mongodb";
+import { linkHeader } from "../http/link.ts";
+import { pathnameOf } from "../http/router.ts";
+import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
+import { sortKeys, type SortKey } from "../query/keyset.ts";
 import { pagination } from "../query/page.ts";
 import { planList } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "../store/relations.ts";
-import { cachedGet } from "./cache.ts";
-import type { PaginateContext } from "./context.ts";
+import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
+import type { ListQuery, PaginateContext } from "./context.ts";
+import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
+import { readWindow, type Window } from "./list-window.ts";
 import { parentFilter } from "./nested.ts";
 import { finish } from "./output.ts";
 import { allOf, hookContext, queryParams, type Handler, type Route, type RouteRequest } from "./route.ts";
-import { scopeOf } from "./scope.ts";
+import { readScope, scopeOf } from "./scope.ts";
 
 /**
- * PAGINATE: `GET /api/v1/<plural>`: one page, its total, and the paging metadata. This is the
- * list's hot path: what a request does not need (a parent lookup, hooks, relations) is skipped
- * without an `await` of its own.
+ * PAGINATE: `GET /api/v1/<plural>`: one page, its total, and the paging metadata, by page
+ * number or by cursor. This is the list's hot path: what a request does not need (a parent
+ * lookup, hooks, relations) is skipped without an `await` of its own.
  */
 export const paginate: Handler = (request, route) => {
   const hooked = route.hooks.onBeforePaginate !== undefined || route.hooks.onAfterPaginate !== undefined;
   return cachedGet(request, route, hooked, () => listPage(request, route));
 };
 
-async function listPage(request: RouteRequest, route: Route): Promise<unknown> {
+/** The read filter of a list: soft delete as the cursor pinned it (or as the request asks), and the parent. */
+function scopeFor(request: Request, model: Model, cursor: OpenedCursor | null): (m: Model) => Document {
+  if (cursor === null) return (m) => scopeOf(request, m);
+  // The pinned value was checked (scopeOf) when the cursor was made.
+  const trashed = cursor.state.trashed === "true";
+  return (m) => readScope(m, trashed);
+}
+
+/** The fields to read: the selection, the relation keys, and the sort keys the cursors are made of. */
+function readProjection(model: Model, query: ListQuery, keys: readonly SortKey[]): Document | undefined {
+  const sortFields = keys.map(([path]) => (path === "_id" ? "id" : path));
+  return projection(model, query.fields, [...parentKeys(query.with), ...sortFields]);
+}
+
+async function listPage(request: RouteRequest, route: Route): Promise<ReadResult> {
   const { model, app, hooks } = route;
+  const params = queryParams(request);
+  const cursor = await openCursor(params, request.url, route);
+  const scope = scopeFor(request, model, cursor);
   const parent = route.parent ? await parentFilter(request, route.parent) : undefined;
-  const scope = { ...scopeOf(request, model), ...parent };
-  const query = planList(queryParams(request), model, app, scope);
+  const query = planList(cursor?.params ?? params, model, app, { ...scope(model), ...parent });
+  if (cursor) checkPinned(params, query, model, app.limits, cursor.state);
   const ctx = hookContext(request, route) as PaginateContext;
   ctx.query = query;
   if (hooks.onBeforePaginate) await hooks.onBeforePaginate(ctx);
-  const [docs, total] = await route.store.page({
-    filter: allOf(query.filters),
-    sort: query.sort,
-    skip: (query.page - 1) * query.perPage,
-    limit: query.perPage,
-    projection: projection(model, query.fields, parentKeys(query.with)),
-  });
-  const data = docs.map((doc) => toRecord(model, doc, query.fields));
-  if (query.with.length > 0) await loadRelations(app.db, docs, data, query.with, app.limits, (m) => scopeOf(request, m));
-  ctx.result = { data, pagination: pagination(query, total) };
+  const keys = sortKeys(query.sort);
+  const filter = allOf(query.filters);
+  const [window, counted] = await Promise.all([
+    readWindow(route.store, {
+      filter, sort: query.sort, keys, perPage: query.perPage, skip: (query.page - 1) * query.perPage,
+      position: cursor && { side: cursor.state.side, key: cursor.state.key },
+      projection: readProjection(model, query, keys),
+    }),
+    route.store.counter.count(filter, query.count),
+  ]);
+  const data = window.docs.map((doc) => toRecord(model, doc, query.fields));
+  if (query.with.length > 0) await loadRelations(app.db, window.docs, data, query.with, app.limits, scope);
+  const cursors = await sealNeighbours(request.url, route, cursor?.params ?? params, query.perPage, window);
+  ctx.result = { data, pagination: pagination({ page: cursor ? null : query.page, perPage: query.perPage }, counted, cursors) };
   if (hooks.onAfterPaginate) await hooks.onAfterPaginate(ctx);
-  return finish(route, ctx.result, hooks.onAfterPaginate);
+  const link = linkHeader(request.url, ctx.result.pagination.next, ctx.result.pagination.prev);
+  return {
+    body: finish(route, ctx.result, hooks.onAfterPaginate),
+    collections: collectionsRead(route, query.with),
+    headers: link === undefined ? undefined : { link },
+  };
+}
+
+/** Cursors of the pages after and before this one, pinning the parameters the page was read with. */
+async function sealNeighbours(url: string, route: Route, params: { get(name: string): string | null }, perPage: number, window: Window) {
+  const base = {
+    list: pathnameOf(url),
+    q: params.get("q"),
+    sort: params.get("sort"),
+    trashed: route.model.softDelete ? params.get("trashed") : null,
+    perPage,
+  };
+  const { cursors } = route.app;
+  const [next, prev] = await Promise.all([
+    window.next && cursors.seal({ ...base, side: "after", key: window.next }),
+    window.prev && cursors.seal({ ...base, side: "before", key: window.prev }),
+  ]);
+  return { next, prev };
 }

@@ -4,6 +4,7 @@ import { decodeParam, parseRecordId, QueryParams } from "../http/params.ts";
 import type { ResponseCache } from "../http/response-cache.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
+import type { CursorSealer } from "../query/cursor.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import type { RecordStore, StoredDocument } from "../store/records.ts";
 import type { HookContext, ModelHooks } from "./context.ts";
@@ -19,6 +20,8 @@ export interface AppState {
   limits: QueryLimits;
   /** Exact response cache for GETs; present only on the embedded engine, unless switched off. */
   cache?: ResponseCache;
+  /** Signs and checks list cursors. */
+  cursors: CursorSealer;
 }
 
 /** Everything a handler needs about its route, built once at start-up. */

@@ -4,7 +4,7 @@ import { planShow } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "../store/relations.ts";
-import { cachedGet } from "./cache.ts";
+import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
 import { finish } from "./output.ts";
 import { allOf, hookContext, queryParams, recordId, type Handler, type Route, type RouteRequest } from "./route.ts";
@@ -16,7 +16,7 @@ export const show: Handler = (request, route) => {
   return cachedGet(request, route, hooked, () => oneRecord(request, route));
 };
 
-async function oneRecord(request: RouteRequest, route: Route): Promise<unknown> {
+async function oneRecord(request: RouteRequest, route: Route): Promise<ReadResult> {
   const { model, app, hooks } = route;
   const id = recordId(request, model);
   const query = planShow(queryParams(request), model, app, scopeOf(request, model));
@@ -29,5 +29,5 @@ async function oneRecord(request: RouteRequest, route: Route): Promise<unknown> 
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
-  return finish(route, ctx.result, hooks.onAfterShow);
+  return { body: finish(route, ctx.result, hooks.onAfterShow), collections: collectionsRead(route, query.with) };
 }

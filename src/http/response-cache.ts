@@ -1,11 +1,25 @@
+import type { HeaderRecord } from "./fast-response.ts";
+
 /** A response body kept for reuse, with the ETag computed when it was made. */
 export interface CachedBody {
   readonly text: string;
   readonly etag: string;
+  /** Headers that belong to the body (a list's Link header). */
+  readonly headers?: HeaderRecord;
 }
 
 interface Entry extends CachedBody {
+  /** The collections the body was read from, and their combined write count at the time. */
+  readonly collections: readonly string[];
   readonly version: number;
+}
+
+/** The engine's write counters, as the cache reads them. */
+export interface WriteCounts {
+  /** Every finished write so far. */
+  total(): number;
+  /** A number that moves whenever `collection` may have changed. */
+  of(collection: string): number;
 }
 
 /** Bounds of the cache: entries and total characters kept. */
@@ -18,42 +32,54 @@ export interface ResponseCacheLimits {
 export const DEFAULT_CACHE_LIMITS: ResponseCacheLimits = { maxEntries: 1000, maxChars: 8 * 1024 * 1024 };
 
 /**
- * Bodies of successful GETs keyed by URL, valid while the data-change counter stands where it
- * stood before the request's queries ran. The counter moves after every write has been applied,
- * so an entry that might predate a change is never served: the cache is exact, not "fresh
- * enough". Only possible where every write passes through this process (the embedded engine).
+ * Bodies of successful GETs keyed by URL, each valid while the write counters of the
+ * collections it was read from (the model's, and those pulled in through `with`) stand where they
+ * stood when its queries ran. A counter moves after every write has been applied, so an entry
+ * that might predate a change is never served: the cache is exact, not "fresh enough", and a
+ * write to one collection leaves bodies read from others alone. Only possible where every write
+ * passes through this process (the embedded engine).
  */
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private chars = 0;
 
   constructor(
-    private readonly changeCount: () => number,
+    private readonly counts: WriteCounts,
     private readonly limits: ResponseCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {}
 
   /** The counter to remember before running a request's queries. */
   version(): number {
-    return this.changeCount();
+    return this.counts.total();
   }
 
-  /** The body for `key` if nothing has been written since it was made. */
+  /** The body for `key` if none of the collections it was read from has been written since. */
   get(key: string): CachedBody | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.version === this.changeCount()) return entry;
+    if (entry.version === this.versionOf(entry.collections)) return entry;
     this.remove(key, entry);
     return undefined;
   }
 
-  /** Keeps a body made from queries that started at `version`. */
-  set(key: string, version: number, text: string, etag: string): void {
-    if (version !== this.changeCount() || text.length > this.limits.maxChars / 4) return;
+  /**
+   * Keeps a body read from `collections` by queries that started at `version`. Only when no
+   * write at all finished meanwhile: then the collections' counters are the ones the queries saw.
+   */
+  set(key: string, version: number, collections: readonly string[], text: string, etag: string, headers?: HeaderRecord): void {
+    if (version !== this.counts.total() || text.length > this.limits.maxChars / 4) return;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
-    this.entries.set(key, { version, text, etag });
+    this.entries.set(key, { collections, version: this.versionOf(collections), text, etag, headers });
     this.chars += text.length;
     this.evict();
+  }
+
+  // A sum of counters that only grow moves whenever any one of them moves.
+  private versionOf(collections: readonly string[]): number {
+    let sum = 0;
+    for (const collection of collections) sum += this.counts.of(collection);
+    return sum;
   }
 
   private evict(): void {

@@ -25,17 +25,23 @@ export function errorResponse(message: string, status: number, language: string,
  * A 200 JSON response with a strong ETag, or a bodyless 304 when the client's If-None-Match
  * already names that ETag (GET and HEAD on SHOW and PAGINATE).
  */
-export function cacheableJson(request: Request, body: unknown, language: string, remember?: (text: string, etag: string) => void): Response {
+export function cacheableJson(
+  request: Request,
+  body: unknown,
+  language: string,
+  remember?: (text: string, etag: string) => void,
+  extra?: HeaderRecord,
+): Response {
   const text = JSON.stringify(body);
   const etag = etagOf(text);
   remember?.(text, etag);
-  return cachedJson(request, text, etag, language);
+  return cachedJson(request, text, etag, language, extra);
 }
 
-/** {@link cacheableJson} for a body already serialised (a response-cache hit). */
-export function cachedJson(request: Request, text: string, etag: string, language: string): Response {
+/** {@link cacheableJson} for a body already serialised (a response-cache hit); `extra` adds headers (Link). */
+export function cachedJson(request: Request, text: string, etag: string, language: string, extra?: HeaderRecord): Response {
   if (noneMatch(request.headers.get("if-none-match"), etag)) return empty(304, language, { etag });
-  return createResponse(text, 200, jsonHeaders(language, { etag }));
+  return createResponse(text, 200, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
 }
 
 /** A JSON response for a record just written, with the ETag a later If-Match should send. */

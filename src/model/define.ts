@@ -23,6 +23,12 @@ export interface RelationDefinition {
   foreignKey: string;
 }
 
+/** How a list's `total` is produced: see `count` in the README. */
+export type CountStrategy = "exact" | "estimated" | "none";
+
+/** Every count strategy, in the order messages list them. */
+export const COUNT_STRATEGIES: readonly CountStrategy[] = ["exact", "estimated", "none"];
+
 /** A secondary index the framework creates at start-up. Keys map field names to 1 or -1. */
 export interface IndexDefinition {
   keys: Record<string, 1 | -1>;
@@ -52,6 +58,16 @@ export interface ModelDefinition {
   indexes?: readonly IndexDefinition[];
   /** When true, DELETE sets `deleted_at` instead of removing the document. */
   softDelete?: boolean;
+  /** Fields a client may sort on (`id` always may); unset: every visible field. Others are a 400. */
+  sortable?: readonly string[];
+  /** Fields a client may filter on in `q` (`id` always may); unset: every visible field. Others are a 400. */
+  filterable?: readonly string[];
+  /** Count strategy of a list request without `count` (default "exact"). */
+  defaultCount?: CountStrategy;
+  /** Largest count `count=estimated` runs on a filtered list before reporting "capped" (default 10,000). */
+  countLimit?: number;
+  /** Exact counts stop at this many records and report "capped" (default: no cap). */
+  maxExactCount?: number;
   /** Override the derived route segment. */
   route?: string;
   /** Override the derived collection name. */
@@ -91,6 +107,14 @@ export interface Model {
   readonly unique: readonly string[];
   readonly indexes: readonly IndexDefinition[];
   readonly softDelete: boolean;
+  /** Fields clients may sort on, or null for every visible one. */
+  readonly sortable: ReadonlySet<string> | null;
+  /** Fields clients may filter on, or null for every visible one. */
+  readonly filterable: ReadonlySet<string> | null;
+  readonly defaultCount: CountStrategy;
+  readonly countLimit: number;
+  /** Cap of exact counts, or null for none. */
+  readonly maxExactCount: number | null;
 }
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
@@ -134,6 +158,26 @@ function resolveKinds(def: ModelDefinition, hidden: ReadonlySet<string>): Map<st
   return kinds;
 }
 
+/** `sortable` / `filterable`: visible fields only, and `id` is always allowed (the primary key's own index). */
+function allowedFields(def: ModelDefinition, option: "sortable" | "filterable", visible: ReadonlySet<string>): Set<string> | null {
+  const names = def[option];
+  if (names === undefined) return null;
+  for (const name of names) {
+    if (!visible.has(name)) throw new TypeError(`Model ${def.name}: ${option} field "${name}" is not a visible field`);
+  }
+  return new Set(["id", ...names]);
+}
+
+function resolveCounting(def: ModelDefinition): Pick<Model, "defaultCount" | "countLimit" | "maxExactCount"> {
+  const defaultCount = def.defaultCount ?? "exact";
+  if (!COUNT_STRATEGIES.includes(defaultCount)) {
+    throw new TypeError(`Model ${def.name}: defaultCount must be one of ${COUNT_STRATEGIES.join(", ")}, got ${defaultCount}`);
+  }
+  const countLimit = positiveInteger(def.countLimit, 10_000, `Model ${def.name}: countLimit`);
+  const maxExactCount = def.maxExactCount === undefined ? null : positiveInteger(def.maxExactCount, 0, `Model ${def.name}: maxExactCount`);
+  return { defaultCount, countLimit, maxExactCount };
+}
+
 function resolveHandlers(def: ModelDefinition): Set<HandlerName> {
   return new Set(HANDLER_NAMES.filter((name) => def.handlers?.[name] !== false));
 }
@@ -151,6 +195,7 @@ export function defineModel(def: ModelDefinition): Model {
   const hidden = new Set(def.hidden ?? []);
   const kinds = resolveKinds(def, hidden);
   const visible = [...kinds.keys()];
+  const visibleSet = new Set(visible);
   const maxPerPage = positiveInteger(def.maxPerPage, 100, `Model ${def.name}: maxPerPage`);
   const perPage = positiveInteger(def.perPage, Math.min(10, maxPerPage), `Model ${def.name}: perPage`);
   if (perPage > maxPerPage) throw new TypeError(`Model ${def.name}: perPage ${perPage} exceeds maxPerPage ${maxPerPage}`);
@@ -162,7 +207,7 @@ export function defineModel(def: ModelDefinition): Model {
     kinds,
     hidden,
     visible,
-    visibleSet: new Set(visible),
+    visibleSet,
     relations: resolveRelations(def),
     perPage,
     maxPerPage,
@@ -170,5 +215,8 @@ export function defineModel(def: ModelDefinition): Model {
     unique: [...(def.unique ?? [])],
     indexes: [...(def.indexes ?? [])],
     softDelete: def.softDelete === true,
+    sortable: allowedFields(def, "sortable", visibleSet),
+    filterable: allowedFields(def, "filterable", visibleSet),
+    ...resolveCounting(def),
   });
 }

@@ -37,28 +37,55 @@ export function parsePage(params: { get(name: string): string | null }, bounds: 
   return { page: page === null ? 1 : parseInteger("page", page, 1, lastExact), perPage: size };
 }
 
-/** The spec's paging metadata: `from`/`to` are the zero-based, half-open window of the page. */
+/** How `total` was produced (see the README's count strategies). */
+export type CountMethod = "exact" | "estimated" | "capped" | "none";
+
+/**
+ * The spec's paging metadata, plus how `total` was counted and the cursors of the pages around
+ * this one. `from`/`to` are the zero-based, half-open window of the page; on a page read by
+ * cursor its position is unknown, so `currentPage`, `from` and `to` are null. Without a count
+ * (`count: "none"`) `total` and `lastPage` are null; with `"capped"` they are lower bounds.
+ */
 export interface Pagination {
-  total: number;
-  lastPage: number;
+  total: number | null;
+  lastPage: number | null;
   perPage: number;
-  currentPage: number;
-  from: number;
-  to: number;
+  currentPage: number | null;
+  from: number | null;
+  to: number | null;
+  count: CountMethod;
+  next: string | null;
+  prev: string | null;
+}
+
+/** Where a page is: its number, or null when it was read by cursor. */
+export interface PagePosition {
+  page: number | null;
+  perPage: number;
 }
 
 /**
- * Paging metadata for a page and a total.
- * @example pagination({ page: 1, perPage: 10 }, 1) // { total: 1, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10 }
+ * Paging metadata for a page, a count and the neighbouring cursors.
+ * @example pagination({ page: 1, perPage: 10 }, { total: 1, method: "exact" }, { next: null, prev: null })
+ * // { total: 1, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10, count: "exact", next: null, prev: null }
  */
-export function pagination(request: PageRequest, total: number): Pagination {
-  const from = (request.page - 1) * request.perPage;
+export function pagination(
+  position: PagePosition,
+  counted: { total: number | null; method: CountMethod },
+  cursors: { next: string | null; prev: string | null },
+): Pagination {
+  const { page, perPage } = position;
+  const { total } = counted;
+  const from = page === null ? null : (page - 1) * perPage;
   return {
     total,
-    lastPage: Math.max(1, Math.ceil(total / request.perPage)),
-    perPage: request.perPage,
-    currentPage: request.page,
+    lastPage: total === null ? null : Math.max(1, Math.ceil(total / perPage)),
+    perPage,
+    currentPage: page,
     from,
-    to: from + request.perPage,
+    to: from === null ? null : from + perPage,
+    count: counted.method,
+    next: cursors.next,
+    prev: cursors.prev,
   };
 }

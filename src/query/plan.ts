@@ -3,12 +3,16 @@ import type { ListQuery } from "../handlers/context.ts";
 import type { QueryParams } from "../http/params.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
+import { parseCount } from "./count.ts";
 import { parseFields } from "./fields.ts";
 import type { QueryLimits } from "./limits.ts";
 import { parsePage } from "./page.ts";
 import { parseSort } from "./sort.ts";
 import { parseWhere } from "./where.ts";
 import { parseWith } from "./with.ts";
+
+/** Where planning reads parameters: the request's, or a cursor's pinned ones over them. */
+export type ParamSource = Pick<QueryParams, "get">;
 
 /** What planning needs from the app. */
 export interface PlanSettings {
@@ -20,7 +24,7 @@ export interface PlanSettings {
  * Parse → plan for SHOW: field selection and relations. `scope` is the server's own filter
  * (soft delete), kept apart from anything the client sent.
  */
-export function planShow(params: QueryParams, model: Model, settings: PlanSettings, scope: Document): Pick<ListQuery, "fields" | "filters" | "with"> {
+export function planShow(params: ParamSource, model: Model, settings: PlanSettings, scope: Document): Pick<ListQuery, "fields" | "filters" | "with"> {
   return {
     fields: parseFields(params.get("fields"), model),
     filters: [scope],
@@ -32,9 +36,10 @@ export function planShow(params: QueryParams, model: Model, settings: PlanSettin
  * Parse → plan for PAGINATE: every query parameter is parsed and checked here, before a hook
  * or the database sees anything, so a bad parameter is always a 400 and never half-run.
  */
-export function planList(params: QueryParams, model: Model, settings: PlanSettings, scope: Document): ListQuery {
+export function planList(params: ParamSource, model: Model, settings: PlanSettings, scope: Document): ListQuery {
   const { page, perPage } = parsePage(params, model);
+  const count = parseCount(params.get("count"), model);
   const shown = planShow(params, model, settings, scope);
   shown.filters.push(parseWhere(params.get("q"), model, settings.limits));
-  return { page, perPage, sort: parseSort(params.get("sort"), model), ...shown };
+  return { page, perPage, count, sort: parseSort(params.get("sort"), model), ...shown };
 }

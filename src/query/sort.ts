@@ -24,6 +24,14 @@ function entries(raw: string): string[] {
   return parts;
 }
 
+/** A model with a `sortable` list refuses other fields, so no client can make it sort a large collection without an index. */
+function refuseUnsortable(model: Model, keys: readonly SortKey[]): void {
+  if (model.sortable === null) return;
+  const refused = keys.map((key) => key.field).filter((field) => !model.sortable!.has(field));
+  if (refused.length === 0) return;
+  throw new ApiError(`Sorting on ${refused.join(",")} is not allowed on ${model.name}; sortable fields: ${[...model.sortable].join(", ")}`, 400);
+}
+
 /**
  * Turns `sort` into a MongoDB sort document. `-` means descending, `+` or nothing ascending.
  * `_id` is always the last key, so rows with equal sort values keep a stable order across
@@ -38,6 +46,7 @@ export function parseSort(raw: string | null, model: Model): Document {
   const keys = entries(raw).map(parseEntry);
   const unknown = unknownColumns(model, keys.map((key) => key.field));
   if (unknown.length > 0) throw undefinedColumns(unknown);
+  refuseUnsortable(model, keys);
   const sort = new Map<string, 1 | -1>();
   for (const { field, direction } of keys) {
     const path = storedName(field);

@@ -19,6 +19,8 @@ interface Walk {
   limits: QueryLimits;
   conditions: number;
   unknown: string[];
+  /** Visible fields the model's `filterable` list leaves out. */
+  refused: string[];
 }
 
 const PREFIX = /^\$(or|and)\./;
@@ -56,6 +58,7 @@ function parseLeaf(key: string, value: unknown, walk: Walk): Part {
     walk.unknown.push(field);
     return { join, filter: null };
   }
+  if (walk.model.filterable !== null && !walk.model.filterable.has(field)) walk.refused.push(field);
   return { join, filter: leafFilter({ key, path: storedName(field), kind, operator, value }, walk.limits) };
 }
 
@@ -135,8 +138,12 @@ function parseJson(q: string, limits: QueryLimits): unknown {
  */
 export function parseWhere(q: string | null, model: Model, limits: QueryLimits): Document {
   if (q === null || q.trim() === "") return {};
-  const walk: Walk = { model, limits, conditions: 0, unknown: [] };
+  const walk: Walk = { model, limits, conditions: 0, unknown: [], refused: [] };
   const { filter } = parseNode(parseJson(q, limits), 0, walk);
   if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
+  if (walk.refused.length > 0) {
+    const allowed = [...model.filterable!].join(", ");
+    throw new ApiError(`Filtering on ${[...new Set(walk.refused)].join(",")} is not allowed on ${model.name}; filterable fields: ${allowed}`, 400);
+  }
   return filter ?? {};
 }

@@ -20,6 +20,8 @@ export interface Database {
   close(): Promise<void>;
   /** The embedded engine's write counter; absent on MongoDB, where other processes may write. */
   changeCount?: () => number;
+  /** The embedded engine's write counter for one collection of `db`; absent on MongoDB. */
+  collectionChangeCount?: (collection: string) => number;
 }
 
 function databaseName(uri: string, explicit: string | undefined): string | undefined {
@@ -39,10 +41,12 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     await engine?.close();
     throw error;
   }
+  const db = client.db(databaseName(uri, options.dbName));
   return {
     client,
     changeCount: engine?.changeCount,
-    db: client.db(databaseName(uri, options.dbName)),
+    collectionChangeCount: engine ? (collection) => engine.collectionChangeCount(db.databaseName, collection) : undefined,
+    db,
     async close() {
       await client.close();
       await engine?.close();

@@ -1,5 +1,6 @@
 import type { Collection, Db, Document, Sort } from "mongodb";
 import type { Model } from "../model/define.ts";
+import { RecordCounter } from "./counts.ts";
 import { nextId } from "./ids.ts";
 
 /** One page of a list query, already planned. */
@@ -20,19 +21,25 @@ export type StoredDocument = Document & { _id: number };
  */
 export class RecordStore {
   readonly collection: Collection<StoredDocument>;
+  /** The list's totals, by count strategy, kept until the collection is next written. */
+  readonly counter: RecordCounter;
 
-  constructor(private readonly db: Db, readonly model: Model) {
+  /** `changeCount`: the embedded engine's write counter of this model's collection, if any (counts are then reused). */
+  constructor(private readonly db: Db, readonly model: Model, changeCount?: () => number) {
     this.collection = db.collection<StoredDocument>(model.collection);
+    this.counter = new RecordCounter(this.collection as unknown as Collection<Document>, model, changeCount);
   }
 
-  /** The page and the total, queried concurrently: the list's hot path. */
-  async page(query: PageQuery): Promise<[StoredDocument[], number]> {
+  /** The documents of one page, in one batch. */
+  async find(query: PageQuery): Promise<StoredDocument[]> {
     const { filter, sort, skip, limit, projection } = query;
-    return await Promise.all([
-      // batchSize = limit: the whole page in the first batch, never a getMore round trip (default is 101).
-      this.collection.find(filter, { sort, skip, limit, projection, batchSize: limit }).toArray() as Promise<StoredDocument[]>,
-      this.collection.countDocuments(filter),
-    ]);
+    // batchSize = limit: the whole page in the first batch, never a getMore round trip (default is 101).
+    return (await this.collection.find(filter, { sort, skip, limit, projection, batchSize: limit }).toArray()) as StoredDocument[];
+  }
+
+  /** Whether any record matches `filter` (reads at most one id). */
+  async exists(filter: Document): Promise<boolean> {
+    return (await this.collection.find(filter, { projection: { _id: 1 }, limit: 1, batchSize: 1 }).toArray()).length > 0;
   }
 
   /** One record by id within an optional extra filter (soft delete, hooks), or null. */

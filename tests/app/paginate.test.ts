@@ -14,14 +14,14 @@ describe("PAGINATE", () => {
   test("an empty collection gives one empty page", async () => {
     const { status, body } = await jsonOf(await call(app, "GET", "/api/v1/comments"));
     assert.equal(status, 200);
-    assert.deepEqual(body, { data: [], pagination: { total: 0, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10 } });
+    assert.deepEqual(body, { data: [], pagination: { total: 0, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10, count: "exact", next: null, prev: null } });
   });
 
   test("one record at the default page size matches the spec's sample", async () => {
     await seedUsers(app, 1);
     const { body } = await jsonOf(await call(app, "GET", "/api/v1/users"));
     assert.equal(body.data.length, 1);
-    assert.deepEqual(body.pagination, { total: 1, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10 });
+    assert.deepEqual(body.pagination, { total: 1, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10, count: "exact", next: null, prev: null });
   });
 
   test("page 2 of 25 records holds ids 11..20 in id order", async () => {
@@ -29,7 +29,10 @@ describe("PAGINATE", () => {
     const { status, body } = await jsonOf(await call(app, "GET", "/api/v1/users?page=2&per_page=10"));
     assert.equal(status, 200);
     assert.deepEqual(body.data.map((u: { id: number }) => u.id), [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
-    assert.deepEqual(body.pagination, { total: 25, lastPage: 3, perPage: 10, currentPage: 2, from: 10, to: 20 });
+    const { next, prev, ...spec } = body.pagination;
+    assert.deepEqual(spec, { total: 25, lastPage: 3, perPage: 10, currentPage: 2, from: 10, to: 20, count: "exact" });
+    assert.equal(typeof next, "string", "a later page exists");
+    assert.equal(typeof prev, "string", "an earlier page exists");
   });
 
   test("records show id and timestamps, never _id or hidden fields", async () => {
@@ -44,7 +47,7 @@ describe("PAGINATE", () => {
     const { status, body } = await jsonOf(await call(app, "GET", "/api/v1/users?page=4&per_page=10"));
     assert.equal(status, 200);
     assert.deepEqual(body.data, []);
-    assert.deepEqual(body.pagination, { total: 25, lastPage: 3, perPage: 10, currentPage: 4, from: 30, to: 40 });
+    assert.deepEqual(body.pagination, { total: 25, lastPage: 3, perPage: 10, currentPage: 4, from: 30, to: 40, count: "exact", next: null, prev: null });
   });
 
   test("the largest page size is allowed and not exceeded", async () => {

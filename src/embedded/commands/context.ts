@@ -5,6 +5,7 @@ import type { Catalog } from "../store/catalog.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { WriteSet } from "../store/write-set.ts";
 import type { Request, WireLimits } from "../wire/messages.ts";
+import type { WriteCounter } from "../write-counter.ts";
 
 /** What commands operate on: the shared state of one engine. */
 export interface EngineState {
@@ -15,10 +16,11 @@ export interface EngineState {
   readonly ledger: Ledger;
   readonly limits: WireLimits;
   /**
-   * Grows after every command that may change data has finished, whatever its outcome. The
-   * process that owns the engine reads it to invalidate caches exactly (see changeCount()).
+   * Moves after every command that may change data has finished, whatever its outcome, for the
+   * collection it names. The process that owns the engine reads it to invalidate caches exactly
+   * (see changeCount() and collectionChangeCount()).
    */
-  writes: number;
+  readonly writes: WriteCounter;
 }
 
 /** One command invocation. */

@@ -29,9 +29,20 @@ const READS = new Set([
   "ping", "buildInfo", "buildinfo", "listIndexes", "listCollections", "listDatabases", "endSessions",
 ]);
 
+/** Writes that name the one collection they touch as the value of their first key. */
+const COLLECTION_WRITES = new Set([
+  "insert", "update", "delete", "findAndModify", "findandmodify", "create", "drop", "createIndexes", "dropIndexes", "deleteIndexes",
+]);
+
+/** The collection a write touches, or undefined when it may touch any (dropDatabase, anything unknown). */
+function writtenCollection(name: string, body: CommandContext["body"]): string | undefined {
+  const target = body[name];
+  return COLLECTION_WRITES.has(name) && typeof target === "string" ? target : undefined;
+}
+
 /** Counts a finished write. After the change was applied, so a reader that saw it also sees the count move. */
-function countWrite<T>(ctx: CommandContext, reply: T): T {
-  ctx.engine.writes++;
+function countWrite<T>(ctx: CommandContext, name: string, reply: T): T {
+  ctx.engine.writes.count(ctx.db, writtenCollection(name, ctx.body));
   return reply;
 }
 
@@ -42,8 +53,8 @@ function countWrite<T>(ctx: CommandContext, reply: T): T {
  * without a promise and a turn of the microtask queue; only the rest return a promise.
  */
 export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
+  const name = firstKey(ctx.body) ?? "";
   try {
-    const name = firstKey(ctx.body) ?? "";
     const handler = HANDLERS.get(name);
     if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);
     if (isTransactional(ctx.body)) refuseTransaction();
@@ -53,8 +64,8 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
     const reply = handler(ctx);
     const settled = reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
     if (READS.has(name)) return settled;
-    return settled instanceof Promise ? settled.then((done) => countWrite(ctx, done)) : countWrite(ctx, settled);
+    return settled instanceof Promise ? settled.then((done) => countWrite(ctx, name, done)) : countWrite(ctx, name, settled);
   } catch (error) {
-    return countWrite(ctx, errorReply(error));
+    return countWrite(ctx, name, errorReply(error));
   }
 }

@@ -1,0 +1,69 @@
+import { EJSON } from "bson";
+import { ApiError } from "../errors.ts";
+import type { QueryParams } from "../http/params.ts";
+import { pathnameOf } from "../http/router.ts";
+import type { Model } from "../model/define.ts";
+import type { CursorState } from "../query/cursor.ts";
+import type { QueryLimits } from "../query/limits.ts";
+import type { ParamSource } from "../query/plan.ts";
+import { parseSort } from "../query/sort.ts";
+import { parseWhere } from "../query/where.ts";
+import type { ListQuery } from "./context.ts";
+import type { Route } from "./route.ts";
+
+/** The parameters a cursor pins: the request may repeat them unchanged, or leave them out. */
+const PINNED = ["q", "sort", "per_page", "trashed"] as const;
+
+/** A list request read by cursor: the cursor's state, and the parameters to plan with. */
+export interface OpenedCursor {
+  state: CursorState;
+  params: ParamSource;
+}
+
+function pinnedValue(state: CursorState, name: (typeof PINNED)[number]): string | null {
+  if (name === "per_page") return String(state.perPage);
+  return state[name];
+}
+
+/**
+ * Opens the request's `cursor`, if any: checks its signature, that it was issued by this very
+ * list (same model and parent), and that no other parameter moves the page it points at.
+ * Returns the parameters to plan with: the cursor's pinned ones over the request's.
+ */
+export async function openCursor(params: QueryParams, url: string, route: Route): Promise<OpenedCursor | null> {
+  const raw = params.get("cursor");
+  if (raw === null) return null;
+  if (params.get("page") !== null) {
+    throw new ApiError("The page parameter cannot be combined with cursor: the cursor already says which page to read.", 400);
+  }
+  const state = await route.app.cursors.open(raw);
+  if (state.list !== pathnameOf(url)) {
+    throw new ApiError(`The cursor was issued by another list, not ${pathnameOf(url)}; a cursor works only on the list that issued it.`, 400);
+  }
+  return {
+    state,
+    params: { get: (name) => ((PINNED as readonly string[]).includes(name) ? pinnedValue(state, name as (typeof PINNED)[number]) : params.get(name)) },
+  };
+}
+
+function differs(name: string, pinned: string): ApiError {
+  return new ApiError(`The ${name} parameter differs from the ${pinned} this cursor was made for; send the cursor without ${name}, or with the same value.`, 400);
+}
+
+/**
+ * A cursor pins the sort, the filter, the page size and `trashed`: a request that sends one of
+ * them with another meaning is refused rather than silently answered with the cursor's.
+ * Values are compared as parsed, so spelling (`name` vs `+name`, spaces in `q`) does not matter.
+ */
+export function checkPinned(params: QueryParams, query: ListQuery, model: Model, limits: QueryLimits, state: CursorState): void {
+  const sort = params.get("sort");
+  if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(query.sort)) throw differs("sort", "sort");
+  const q = params.get("q");
+  if (q !== null && EJSON.stringify(parseWhere(q, model, limits)) !== EJSON.stringify(parseWhere(state.q, model, limits))) {
+    throw differs("q", "filter");
+  }
+  const perPage = params.get("per_page");
+  if (perPage !== null && perPage !== String(state.perPage)) throw differs("per_page", "page size");
+  const trashed = params.get("trashed");
+  if (trashed !== null && trashed !== (state.trashed ?? "false")) throw differs("trashed", "trashed setting");
+}

@@ -1,0 +1,75 @@
+import type { Document } from "mongodb";
+import type { CursorSide } from "../query/cursor.ts";
+import { keyOf, keysetFilter, reversed, type SortKey } from "../query/keyset.ts";
+import type { RecordStore, StoredDocument } from "../store/records.ts";
+import { allOf } from "./route.ts";
+
+/** A page's place in the list: after or before a boundary record's sort key. */
+export interface KeyPosition {
+  side: CursorSide;
+  key: unknown[];
+}
+
+/** What to read: the list's filter and order, the page size, and either an offset or a key position. */
+export interface WindowRequest {
+  filter: Document;
+  sort: Document;
+  keys: readonly SortKey[];
+  perPage: number;
+  skip: number;
+  position: KeyPosition | null;
+  projection?: Document;
+}
+
+/** One page in list order, and the keys its neighbours start from (null at either end). */
+export interface Window {
+  docs: StoredDocument[];
+  next: unknown[] | null;
+  prev: unknown[] | null;
+}
+
+/** Reads one more than a page: the extra record says whether there is a page beyond. */
+async function readPlusOne(store: RecordStore, request: WindowRequest, filter: Document, sort: Document, skip: number) {
+  const docs = await store.find({ filter, sort, skip, limit: request.perPage + 1, projection: request.projection });
+  const more = docs.length > request.perPage;
+  if (more) docs.pop();
+  return { docs, more };
+}
+
+/** An offset page: the next page exists if a record follows; the previous one if the page starts past the first. */
+async function offsetWindow(store: RecordStore, request: WindowRequest): Promise<Window> {
+  const { docs, more } = await readPlusOne(store, request, request.filter, request.sort, request.skip);
+  const { keys } = request;
+  return {
+    docs,
+    next: more ? keyOf(docs[docs.length - 1], keys) : null,
+    prev: request.skip > 0 && docs.length > 0 ? keyOf(docs[0], keys) : null,
+  };
+}
+
+/**
+ * A page by key: a range on the sort keys after (or before, read in reverse order) the
+ * boundary. Whether anything lies on the side the client came from is asked at the same time:
+ * the boundary record itself or anything beyond it that way (records there may have been
+ * deleted since the cursor was made).
+ */
+async function keyWindow(store: RecordStore, request: WindowRequest, position: KeyPosition): Promise<Window> {
+  const { filter, keys } = request;
+  const forward = position.side === "after";
+  const range = allOf([filter, keysetFilter(keys, position.key, position.side)]);
+  const behind = { $or: [keysetFilter(keys, position.key, forward ? "before" : "after"), { _id: position.key[keys.length - 1] }] };
+  const [{ docs, more }, back] = await Promise.all([
+    readPlusOne(store, request, range, forward ? request.sort : reversed(keys), 0),
+    store.exists(allOf([filter, behind])),
+  ]);
+  if (!forward) docs.reverse();
+  const first = docs.length > 0 ? keyOf(docs[0], keys) : position.key;
+  const last = docs.length > 0 ? keyOf(docs[docs.length - 1], keys) : position.key;
+  if (forward) return { docs, next: more ? last : null, prev: back ? first : null };
+  return { docs, prev: more ? first : null, next: back ? last : null };
+}
+
+/** Reads the page a list request asks for, by offset or by key. */
+export function readWindow(store: RecordStore, request: WindowRequest): Promise<Window> {
+  return request.position === null ? offsetWindow(store, request) : keyWindow(store, request, request.position);
+}

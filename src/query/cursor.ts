@@ -1,0 +1,104 @@
+import { EJSON } from "bson";
+import { ApiError } from "../errors.ts";
+
+/** Which side of the boundary record a cursor's page lies on. */
+export type CursorSide = "after" | "before";
+
+/**
+ * What a cursor pins: the list it belongs to (its path), the client's `q`, `sort`, `trashed`
+ * and page size as they were sent, the side, and the boundary record's sort key (sort values,
+ * then id). The key holds only values of sortable fields, which are never hidden.
+ */
+export interface CursorState {
+  list: string;
+  q: string | null;
+  sort: string | null;
+  trashed: string | null;
+  perPage: number;
+  side: CursorSide;
+  key: unknown[];
+}
+
+/** Longest cursor accepted: far above any the server issues (q is at most a few KiB). */
+const MAX_CURSOR_LENGTH = 16_384;
+const SIGNATURE_BYTES = 16;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+const MALFORMED = "The cursor is malformed or cut short; send pagination.next or pagination.prev exactly as received.";
+const FORGED = "The cursor has been altered or was issued by another server (its signature does not match); send pagination.next or pagination.prev exactly as received.";
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}
+
+function isState(value: unknown): value is CursorState {
+  const s = value as CursorState;
+  return typeof value === "object" && value !== null && typeof s.list === "string" && Number.isSafeInteger(s.perPage) &&
+    (s.side === "after" || s.side === "before") && Array.isArray(s.key) &&
+    [s.q, s.sort, s.trashed].every((v) => v === null || typeof v === "string");
+}
+
+/**
+ * Seals list positions into opaque cursors and opens them again. A cursor is its state as JSON
+ * (sort values in relaxed Extended JSON, so dates stay dates), base64url-encoded, then a dot and
+ * an HMAC-SHA-256 of it (Web Crypto, so it runs on any runtime). Without the secret no one can
+ * make or change one, so a cursor's filter and key are exactly what this server issued.
+ */
+export class CursorSealer {
+  readonly #key: Promise<CryptoKey>;
+
+  /** `secret`: any bytes; cursors verify only where the same secret is used. */
+  constructor(secret: Uint8Array) {
+    this.#key = crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  }
+
+  /** A sealer with a fresh random secret: its cursors are valid until the process ends. */
+  static random(): CursorSealer {
+    return new CursorSealer(crypto.getRandomValues(new Uint8Array(32)));
+  }
+
+  /** The opaque cursor for `state`. */
+  async seal(state: CursorState): Promise<string> {
+    const json = JSON.stringify({ ...state, key: EJSON.serialize(state.key, { relaxed: true }) });
+    const payload = toBase64Url(new TextEncoder().encode(json));
+    return `${payload}.${await this.sign(payload)}`;
+  }
+
+  /** The state sealed in `cursor`; a 400 saying what is wrong when it is malformed, cut short or altered. */
+  async open(cursor: string): Promise<CursorState> {
+    const dot = cursor.indexOf(".");
+    const payload = cursor.slice(0, dot);
+    const signature = cursor.slice(dot + 1);
+    if (cursor.length > MAX_CURSOR_LENGTH || dot < 1 || !BASE64URL.test(payload) || !BASE64URL.test(signature)) {
+      throw new ApiError(MALFORMED, 400);
+    }
+    if (signature.length !== Math.ceil((SIGNATURE_BYTES * 4) / 3)) throw new ApiError(MALFORMED, 400);
+    if (signature !== (await this.sign(payload))) throw new ApiError(FORGED, 400);
+    return decodeState(payload);
+  }
+
+  private async sign(payload: string): Promise<string> {
+    const mac = await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(payload));
+    return toBase64Url(new Uint8Array(mac, 0, SIGNATURE_BYTES));
+  }
+}
+
+// Signed, so only a secret shared with a different version of the server could get here with
+// an unexpected shape; it is still checked rather than trusted.
+function decodeState(payload: string): CursorState {
+  try {
+    const raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64Url(payload)));
+    const state = { ...raw, key: EJSON.deserialize(raw.key, { relaxed: true }) };
+    if (isState(state)) return state;
+  } catch {
+    // reported below
+  }
+  throw new ApiError(MALFORMED, 400);
+}

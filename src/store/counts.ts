@@ -1,0 +1,71 @@
+import { EJSON } from "bson";
+import type { Collection, Document } from "mongodb";
+import type { CountStrategy, Model } from "../model/define.ts";
+import type { CountMethod } from "../query/page.ts";
+
+/** A list's total and how it was produced (`total` is null with `none`). */
+export interface CountResult {
+  total: number | null;
+  method: CountMethod;
+}
+
+interface Kept {
+  version: number;
+  value: number;
+}
+
+/** Bound of kept counts per collection; the oldest go first. */
+const MAX_KEPT = 1000;
+
+/**
+ * Counts one collection's records by a strategy, and keeps counts for reuse: a count for a
+ * filter stays valid exactly until the collection is next written, which `changeCount` (the
+ * embedded engine's per-collection write counter) tells. Without it (MongoDB, where other
+ * processes write) nothing is kept.
+ */
+export class RecordCounter {
+  readonly #kept = new Map<string, Kept>();
+
+  constructor(
+    private readonly collection: Collection<Document>,
+    private readonly model: Model,
+    private readonly changeCount?: () => number,
+  ) {}
+
+  /**
+   * The total for `filter` under `strategy`: exact (capped at the model's `maxExactCount`),
+   * estimated (collection metadata without a filter, else a count capped at `countLimit`), or none.
+   */
+  async count(filter: Document, strategy: CountStrategy): Promise<CountResult> {
+    if (strategy === "none") return { total: null, method: "none" };
+    const empty = Object.keys(filter).length === 0;
+    if (strategy === "estimated" && empty) return { total: await this.collection.estimatedDocumentCount(), method: "estimated" };
+    const cap = strategy === "estimated" ? this.model.countLimit : this.model.maxExactCount;
+    if (cap === null) return { total: await this.countReused(filter, undefined), method: "exact" };
+    // One more than the cap tells "exactly cap" from "more than cap".
+    const counted = await this.countReused(filter, cap + 1);
+    return counted > cap ? { total: cap, method: "capped" } : { total: counted, method: "exact" };
+  }
+
+  private async countReused(filter: Document, limit: number | undefined): Promise<number> {
+    if (this.changeCount === undefined) return await this.countDocuments(filter, limit);
+    const key = `${limit ?? ""}|${EJSON.stringify(filter)}`;
+    const version = this.changeCount();
+    const kept = this.#kept.get(key);
+    if (kept !== undefined && kept.version === version) return kept.value;
+    const value = await this.countDocuments(filter, limit);
+    // Kept only if no write to the collection finished meanwhile: then it is the count at `version`.
+    if (this.changeCount() === version) this.keep(key, { version, value });
+    return value;
+  }
+
+  private keep(key: string, kept: Kept): void {
+    this.#kept.delete(key);
+    this.#kept.set(key, kept);
+    if (this.#kept.size > MAX_KEPT) this.#kept.delete(this.#kept.keys().next().value!);
+  }
+
+  private async countDocuments(filter: Document, limit: number | undefined): Promise<number> {
+    return await this.collection.countDocuments(filter, limit === undefined ? {} : { limit });
+  }
+}
