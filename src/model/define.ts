@@ -56,6 +56,10 @@ export interface ModelDefinition {
   route?: string;
   /** Override the derived collection name. */
   collection?: string;
+  /** What the resource is, for the OpenAPI document and the docs page. */
+  description?: string;
+  /** Per-field descriptions for the OpenAPI document: `{ email: "Where we write to." }`. */
+  descriptions?: Record<string, string>;
 }
 
 /** Scalar kinds the query layer understands when checking operands. */
@@ -91,6 +95,9 @@ export interface Model {
   readonly unique: readonly string[];
   readonly indexes: readonly IndexDefinition[];
   readonly softDelete: boolean;
+  readonly description?: string;
+  /** Per-field descriptions (system fields may be described too); hidden ones are never published. */
+  readonly descriptions: Readonly<Record<string, string>>;
 }
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
@@ -122,6 +129,11 @@ function checkNames(def: ModelDefinition): void {
   }
   for (const name of def.unique ?? []) {
     if (!(name in def.fields)) throw new TypeError(`Model ${def.name}: unique field "${name}" is not defined`);
+  }
+  for (const name of Object.keys(def.descriptions ?? {})) {
+    if (!(name in def.fields) && !SYSTEM_FIELDS.includes(name) && name !== "deleted_at") {
+      throw new TypeError(`Model ${def.name}: description given for undefined field "${name}"`);
+    }
   }
 }
 
@@ -170,5 +182,7 @@ export function defineModel(def: ModelDefinition): Model {
     unique: [...(def.unique ?? [])],
     indexes: [...(def.indexes ?? [])],
     softDelete: def.softDelete === true,
+    description: def.description,
+    descriptions: Object.freeze({ ...def.descriptions }),
   });
 }
