@@ -1,6 +1,7 @@
 import type { Route } from "../handlers/route.ts";
 import { routeEndpoints, type EndpointInfo } from "../http/router.ts";
-import type { Model } from "../model/define.ts";
+import type { ModelHooks } from "../handlers/context.ts";
+import type { HandlerName, Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import type { OperationInfo, OperationKind } from "./kinds.ts";
@@ -30,6 +31,16 @@ export interface DocumentSource {
 }
 
 type Operation = Record<string, unknown>;
+
+/** The hooks that run for each handler. */
+const HOOKS_OF: Record<HandlerName, (keyof ModelHooks)[]> = {
+  paginate: ["onBeforePaginate", "onAfterPaginate"],
+  show: ["onBeforeShow", "onAfterShow"],
+  insert: ["onBeforeInsert", "onAfterInsert"],
+  update: ["onBeforeUpdate", "onAfterUpdate"],
+  patch: ["onBeforePatch", "onAfterPatch"],
+  delete: ["onBeforeDelete", "onAfterDelete"],
+};
 
 function pascalPlural(model: Model): string {
   return model.route.split("-").map((part) => part[0].toUpperCase() + part.slice(1)).join("");
@@ -72,7 +83,9 @@ function requestBody(kind: OperationKind, route: Route): Operation | undefined {
 
 function operation(source: DocumentSource, route: Route, endpoint: EndpointInfo, path: string): Operation {
   const kind = kindOf(endpoint);
-  const op: OperationInfo = { kind, model: route.model, registry: source.registry, limits: source.limits, nested: route.parent !== undefined };
+  const hooks = HOOKS_OF[endpoint.name].filter((name) => route.hooks[name] !== undefined);
+  const nested = route.parent !== undefined;
+  const op: OperationInfo = { kind, model: route.model, registry: source.registry, limits: source.limits, nested, hooked: hooks.length > 0 };
   const { id, summary } = naming(kind, route);
   const body = requestBody(kind, route);
   const parameters = parametersOf(path, op);

@@ -22,4 +22,6 @@ export interface OperationInfo {
   limits: QueryLimits;
   /** True on nested routes (`/users/{userId}/posts`). */
   nested: boolean;
+  /** True when the model has a hook for this operation's handler, which may throw an `ApiError` of any status. */
+  hooked: boolean;
 }

@@ -68,6 +68,11 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
     build: () => jsonResponse("A non-empty body that is not application/json.", ref("Error")),
   },
   {
+    status: "4XX",
+    appliesTo: (op) => op.hooked,
+    build: ({ model }) => jsonResponse(`An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (403, …).`, ref("Error")),
+  },
+  {
     status: "500",
     appliesTo: always,
     build: () => jsonResponse("An unexpected error, with the default error handler in production.", ref("InternalError")),
