@@ -15,8 +15,8 @@ const isList = (op: OperationInfo) => op.kind === "list";
 const isRead = (op: OperationInfo) => READS.includes(op.kind);
 
 /** A comma-separated list (`fields=id,name`): an array in OpenAPI's form style, not exploded. */
-function commaList(name: string, items: JsonSchema, description: string, example: string[]): Parameter {
-  return { name, in: "query", style: "form", explode: false, description, schema: { type: "array", items, uniqueItems: true }, example };
+function commaList(name: string, items: JsonSchema, description: string): Parameter {
+  return { name, in: "query", style: "form", explode: false, description, schema: { type: "array", items, uniqueItems: true } };
 }
 
 /** The model's first own visible field (after id and the timestamps), for examples. */
@@ -38,7 +38,9 @@ function qExamples(op: OperationInfo): Record<string, { summary: string; value: 
   const field = ownField(op.model);
   const struct = op.model.fields[field];
   const value = ["Karl", "ada@example.com", 1].find((sample) => struct && !struct.validate(sample)[0]) ?? 1;
+  // The docs page fills a parameter with its first example, so the first one asks for nothing.
   return {
+    none: { summary: "no condition: every record", value: "" },
     equals: { summary: `${field} equals a value`, value: JSON.stringify({ [field]: value }) },
     range: { summary: "id greater than 10 and up to 20", value: JSON.stringify({ "id.$gt": 10, "id.$lte": 20 }) },
     either: { summary: "one condition or another", value: JSON.stringify([{ id: 1 }, { "$or.id": 2 }]) },
@@ -65,15 +67,14 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
   {
     appliesTo: isRead,
-    build: ({ model }) => commaList("fields", { enum: [...model.visible] }, "Columns to return; `id` always comes along.", ["id", ownField(model)]),
+    build: ({ model }) => commaList("fields", { enum: [...model.visible] }, `Columns to return, e.g. \`id,${ownField(model)}\`; \`id\` always comes along.`),
   },
   {
     appliesTo: isList,
     build: ({ model }) => commaList(
       "sort",
       { enum: model.visible.flatMap((name) => [name, `-${name}`]) },
-      "Sort keys, `-` for descending; ties are broken by `id`, so pages are stable. Default: `id`.",
-      ["-created_at", "id"],
+      "Sort keys, `-` for descending, e.g. `-created_at,id`; ties are broken by `id`, so pages are stable. Default: `id`.",
     ),
   },
   {
@@ -82,7 +83,7 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
       name: "q",
       in: "query",
       description: `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
-      schema: { type: "string", contentMediaType: "application/json" },
+      schema: { type: "string" },
       examples: qExamples(op),
     }),
   },
@@ -91,9 +92,8 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: (op) => ({
       name: "with",
       in: "query",
-      description: `Related records to include: ${relationNames(op).map((name) => `\`${name}\``).join(", ")}, separated by commas, each optionally with its fields and further relations in braces. At most ${op.limits.maxRelations} relations, ${op.limits.maxRelationDepth} levels deep.`,
+      description: `Related records to include: ${relationNames(op).map((name) => `\`${name}\``).join(", ")}, separated by commas, each optionally with its fields and further relations in braces, e.g. \`${withExample(op)}\`. At most ${op.limits.maxRelations} relations, ${op.limits.maxRelationDepth} levels deep.`,
       schema: { type: "string" },
-      example: withExample(op),
     }),
   },
   {

@@ -102,7 +102,9 @@ test("list parameters carry the model's real limits", () => {
   assert.equal(fields.explode, false);
   assert.ok(parameter("/api/v1/authors", "get", "sort").schema.items.enum.includes("-rating"));
   const q = parameter("/api/v1/authors", "get", "q");
-  assert.ok(Object.values(q.examples).every((example: any) => JSON.parse(example.value)));
+  const [first, ...conditions] = Object.values(q.examples) as { value: string }[];
+  assert.equal(first.value, "", "the docs page pre-fills the first example, so it asks for nothing");
+  assert.ok(conditions.length >= 2 && conditions.every((example) => typeof JSON.parse(example.value) === "object"));
   assert.match(q.description, /4096 bytes/);
   assert.match(parameter("/api/v1/authors", "get", "with").description, /`books`/);
   assert.deepEqual(parameter("/api/v1/books", "get", "trashed").schema, { type: "boolean", default: false });
