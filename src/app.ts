@@ -1,4 +1,5 @@
 import type { Db, MongoClient } from "mongodb";
+import { docsRoutes, type DocsRoutes } from "./docs-page/routes.ts";
 import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
 import { parentParam } from "./handlers/nested.ts";
@@ -9,6 +10,7 @@ import { ResponseCache } from "./http/response-cache.ts";
 import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type GeneratedRoutes } from "./http/router.ts";
 import type { Model } from "./model/define.ts";
+import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { CursorSealer } from "./query/cursor.ts";
 import { resolveLimits, type QueryLimits } from "./query/limits.ts";
@@ -41,6 +43,10 @@ export interface AppOptions extends DatabaseOptions {
    * the process restarts; set it (the same on every instance) to keep them valid across restarts.
    */
   cursorSecret?: string;
+  /** Title, version, description and servers of the OpenAPI document. */
+  openapi?: OpenApiOptions;
+  /** `false` switches off `<basePath>/openapi.json` and the `/docs` page (default true). */
+  docs?: boolean;
 }
 
 /** A running app: a fetch handler for any server, plus its database. */
@@ -108,10 +114,12 @@ function withoutBody(response: Response): Response {
   return new Response(null, { status: response.status, headers: response.headers });
 }
 
-async function dispatch(router: GeneratedRoutes, request: Request, language: string): Promise<Response> {
+async function dispatch(router: GeneratedRoutes, docs: DocsRoutes | null, request: Request, language: string): Promise<Response> {
   const response = router.fetch(request);
   if (response) return await response;
   const pathname = pathnameOf(request.url);
+  const page = docs?.(request, pathname);
+  if (page) return await page;
   const allowed = router.allowedFor(request.method, pathname);
   if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
   const allow = allowed.join(", ");
@@ -152,13 +160,19 @@ export async function createApp(options: AppOptions): Promise<App> {
     cursors: cursorSealerOf(options.cursorSecret),
   };
   const routes = buildRoutes(state, options.models, hooks);
-  const router = buildRouter(options.basePath ?? "/api/v1", routes);
+  const basePath = options.basePath ?? "/api/v1";
+  const router = buildRouter(basePath, routes);
+  const docs = options.docs === false ? null : docsRoutes({
+    basePath,
+    document: buildOpenApiDocument({ routes, basePath, registry, limits, options: options.openapi }),
+    language,
+  });
   let errorHandler: ErrorHandler | null = null;
   const app: App = {
     fetch: async (request) => {
       if (request.method === "HEAD") return withoutBody(await app.fetch(new Request(request.url, { headers: request.headers })));
       try {
-        return await dispatch(router, request, language);
+        return await dispatch(router, docs, request, language);
       } catch (error) {
         return await errorToResponse(error, request, language, errorHandler);
       }

@@ -124,6 +124,23 @@ function servedBy(endpoint: Endpoint, route: Route): boolean {
   return !endpoint.softDeleteOnly || route.model.softDelete;
 }
 
+/** One operation a route serves, as the OpenAPI document describes it. */
+export interface EndpointInfo {
+  name: HandlerName;
+  method: Method;
+  /** The path pattern, with `:param` segments: `/api/v1/users/:userId/posts`. */
+  path: string;
+  /** `DELETE …/:id/force` on a soft-delete model. */
+  force: boolean;
+}
+
+/** The enabled operations of a route, exactly those {@link buildRouter} registers for it. */
+export function routeEndpoints(base: string, route: Route): EndpointInfo[] {
+  const collection = collectionPath(base, route);
+  return ENDPOINTS.filter((e) => servedBy(e, route) && route.model.handlers.has(e.name))
+    .map((e) => ({ name: e.name, method: e.method, path: collection + e.suffix, force: e.softDeleteOnly === true }));
+}
+
 /**
  * Registers the routes once at start-up. A switched-off handler is simply not registered,
  * so its route answers 404; a method no handler serves on an existing path answers 405.

@@ -72,6 +72,10 @@ export interface ModelDefinition {
   route?: string;
   /** Override the derived collection name. */
   collection?: string;
+  /** What the resource is, for the OpenAPI document and the docs page. */
+  description?: string;
+  /** Per-field descriptions for the OpenAPI document: `{ email: "Where we write to." }`. */
+  descriptions?: Record<string, string>;
 }
 
 /** Scalar kinds the query layer understands when checking operands. */
@@ -115,6 +119,9 @@ export interface Model {
   readonly countLimit: number;
   /** Cap of exact counts, or null for none. */
   readonly maxExactCount: number | null;
+  readonly description?: string;
+  /** Per-field descriptions (system fields may be described too); hidden ones are never published. */
+  readonly descriptions: Readonly<Record<string, string>>;
 }
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
@@ -146,6 +153,11 @@ function checkNames(def: ModelDefinition): void {
   }
   for (const name of def.unique ?? []) {
     if (!(name in def.fields)) throw new TypeError(`Model ${def.name}: unique field "${name}" is not defined`);
+  }
+  for (const name of Object.keys(def.descriptions ?? {})) {
+    if (!(name in def.fields) && !SYSTEM_FIELDS.includes(name) && name !== "deleted_at") {
+      throw new TypeError(`Model ${def.name}: description given for undefined field "${name}"`);
+    }
   }
 }
 
@@ -218,5 +230,7 @@ export function defineModel(def: ModelDefinition): Model {
     sortable: allowedFields(def, "sortable", visibleSet),
     filterable: allowedFields(def, "filterable", visibleSet),
     ...resolveCounting(def),
+    description: def.description,
+    descriptions: Object.freeze({ ...def.descriptions }),
   });
 }

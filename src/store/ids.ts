@@ -35,3 +35,13 @@ export async function syncCounter(db: Db, collection: string): Promise<void> {
   if (typeof last?._id !== "number") return;
   await db.collection<Counter>(COUNTERS).updateOne({ _id: collection }, { $max: { seq: last._id } }, { upsert: true });
 }
+
+/**
+ * Reserves `count` consecutive ids at once (bulk loads, the seeder) and returns the first. One
+ * atomic `$inc`, so ids handed out meanwhile by {@link nextId} never overlap the block.
+ */
+export async function reserveIds(db: Db, collection: string, count: number): Promise<number> {
+  await syncCounter(db, collection);
+  const after = await db.collection<Counter>(COUNTERS).findOneAndUpdate({ _id: collection }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after" });
+  return after!.seq - count + 1;
+}

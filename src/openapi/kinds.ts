@@ -1,0 +1,27 @@
+import type { Model } from "../model/define.ts";
+import type { ModelRegistry } from "../model/registry.ts";
+import type { QueryLimits } from "../query/limits.ts";
+
+/** What an operation does; the parameter and response tables are keyed by it. */
+export type OperationKind = "list" | "show" | "create" | "replace" | "patch" | "delete" | "forceDelete";
+
+/** Kinds that read (GET) and so answer 304 to a matching If-None-Match. */
+export const READS: readonly OperationKind[] = ["list", "show"];
+
+/** Kinds that take a JSON body. */
+export const BODY_WRITES: readonly OperationKind[] = ["create", "replace", "patch"];
+
+/** Kinds that address one stored record and honour If-Match. */
+export const RECORD_WRITES: readonly OperationKind[] = ["replace", "patch", "delete", "forceDelete"];
+
+/** What a table entry may look at to decide whether it applies and how it reads. */
+export interface OperationInfo {
+  kind: OperationKind;
+  model: Model;
+  registry: ModelRegistry;
+  limits: QueryLimits;
+  /** True on nested routes (`/users/{userId}/posts`). */
+  nested: boolean;
+  /** True when the model has a hook for this operation's handler, which may throw an `ApiError` of any status. */
+  hooked: boolean;
+}

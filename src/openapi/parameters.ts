@@ -1,0 +1,127 @@
+import { SYSTEM_FIELDS } from "../model/define.ts";
+import { RECORD_WRITES, READS, type OperationInfo } from "./kinds.ts";
+import type { JsonSchema } from "./schemas.ts";
+
+/** An OpenAPI Parameter Object. */
+export type Parameter = Record<string, unknown>;
+
+/** One query or header parameter: where it applies, and how it reads there. */
+interface ParameterEntry {
+  appliesTo(op: OperationInfo): boolean;
+  build(op: OperationInfo): Parameter;
+}
+
+const isList = (op: OperationInfo) => op.kind === "list";
+const isRead = (op: OperationInfo) => READS.includes(op.kind);
+
+/** A comma-separated list (`fields=id,name`): an array in OpenAPI's form style, not exploded. */
+function commaList(name: string, items: JsonSchema, description: string): Parameter {
+  return { name, in: "query", style: "form", explode: false, description, schema: { type: "array", items, uniqueItems: true } };
+}
+
+/** The model's first own visible field (after id and the timestamps), for examples. */
+function ownField(model: OperationInfo["model"]): string {
+  return model.visible.find((name) => !SYSTEM_FIELDS.includes(name)) ?? "id";
+}
+
+function relationNames(op: OperationInfo): string[] {
+  return [...op.model.relations.keys()];
+}
+
+function withExample(op: OperationInfo): string {
+  const [first] = op.model.relations.values();
+  if (!first) return "";
+  return `${first.name}{${ownField(op.registry.get(first.model)!)}}`;
+}
+
+function qExamples(op: OperationInfo): Record<string, { summary: string; value: string }> {
+  const field = ownField(op.model);
+  const struct = op.model.fields[field];
+  const value = ["Karl", "ada@example.com", 1].find((sample) => struct && !struct.validate(sample)[0]) ?? 1;
+  // The docs page fills a parameter with its first example, so the first one asks for nothing.
+  return {
+    none: { summary: "no condition: every record", value: "" },
+    equals: { summary: `${field} equals a value`, value: JSON.stringify({ [field]: value }) },
+    range: { summary: "id greater than 10 and up to 20", value: JSON.stringify({ "id.$gt": 10, "id.$lte": 20 }) },
+    either: { summary: "one condition or another", value: JSON.stringify([{ id: 1 }, { "$or.id": 2 }]) },
+  };
+}
+
+/**
+ * The query parameters of the generated routes, in the order they are documented. New list
+ * parameters (cursors, count strategies) are one more entry here.
+ */
+export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
+  {
+    appliesTo: isList,
+    build: () => ({ name: "page", in: "query", description: "Page number, from 1. A page past the end is 200 with no data.", schema: { type: "integer", minimum: 1, default: 1 } }),
+  },
+  {
+    appliesTo: isList,
+    build: ({ model }) => ({
+      name: "per_page",
+      in: "query",
+      description: `Page size, from 1 to ${model.maxPerPage}; values outside are refused, never clamped.`,
+      schema: { type: "integer", minimum: 1, maximum: model.maxPerPage, default: model.perPage },
+    }),
+  },
+  {
+    appliesTo: isRead,
+    build: ({ model }) => commaList("fields", { enum: [...model.visible] }, `Columns to return, e.g. \`id,${ownField(model)}\`; \`id\` always comes along.`),
+  },
+  {
+    appliesTo: isList,
+    build: ({ model }) => commaList(
+      "sort",
+      { enum: model.visible.flatMap((name) => [name, `-${name}`]) },
+      "Sort keys, `-` for descending, e.g. `-created_at,id`; ties are broken by `id`, so pages are stable. Default: `id`.",
+    ),
+  },
+  {
+    appliesTo: isList,
+    build: (op) => ({
+      name: "q",
+      in: "query",
+      description: `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
+      schema: { type: "string" },
+      examples: qExamples(op),
+    }),
+  },
+  {
+    appliesTo: (op) => isRead(op) && op.model.relations.size > 0,
+    build: (op) => ({
+      name: "with",
+      in: "query",
+      description: `Related records to include: ${relationNames(op).map((name) => `\`${name}\``).join(", ")}, separated by commas, each optionally with its fields and further relations in braces, e.g. \`${withExample(op)}\`. At most ${op.limits.maxRelations} relations, ${op.limits.maxRelationDepth} levels deep.`,
+      schema: { type: "string" },
+    }),
+  },
+  {
+    appliesTo: (op) => isRead(op) && op.model.softDelete,
+    build: () => ({ name: "trashed", in: "query", description: "`true` includes soft-deleted records.", schema: { type: "boolean", default: false } }),
+  },
+  {
+    appliesTo: isRead,
+    build: () => ({ name: "If-None-Match", in: "header", description: "An ETag from an earlier answer: a match gives 304.", schema: { type: "string" } }),
+  },
+  {
+    appliesTo: (op) => RECORD_WRITES.includes(op.kind),
+    build: () => ({ name: "If-Match", in: "header", description: "The record's ETag: the write happens only if it still matches, else 412.", schema: { type: "string" } }),
+  },
+];
+
+/** The path parameters of an operation: the parent's id on nested routes, the record's id on record routes. */
+export function pathParameters(path: string, op: OperationInfo): Parameter[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    description: name === "id" ? `The ${op.model.name}'s id.` : `The parent record's id.`,
+    schema: { type: "integer", minimum: 1 },
+  }));
+}
+
+/** Every parameter of an operation: path parameters first, then the table's entries that apply. */
+export function parametersOf(path: string, op: OperationInfo): Parameter[] {
+  return [...pathParameters(path, op), ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op))];
+}

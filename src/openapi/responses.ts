@@ -1,0 +1,109 @@
+import { BODY_WRITES, READS, RECORD_WRITES, type OperationInfo, type OperationKind } from "./kinds.ts";
+import { ref, type JsonSchema } from "./schemas.ts";
+
+/** An OpenAPI Response Object. */
+export type ResponseObject = Record<string, unknown>;
+
+const JSON_TYPE = "application/json";
+
+function jsonResponse(description: string, schema: JsonSchema, headers?: Record<string, unknown>): ResponseObject {
+  return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema } } };
+}
+
+const ETAG_HEADER = { ETag: { description: "Strong validator of this body, for If-None-Match and If-Match.", schema: { type: "string" } } };
+const ALLOW_HEADER = { Allow: { description: "The methods this path serves.", schema: { type: "string" } } };
+
+/** One error status: when an operation can answer it, and its body. */
+interface ErrorEntry {
+  status: string;
+  appliesTo(op: OperationInfo): boolean;
+  build(op: OperationInfo): ResponseObject;
+}
+
+const always = () => true;
+const kindIn = (kinds: readonly OperationKind[]) => (op: OperationInfo) => kinds.includes(op.kind);
+
+function badRequest(op: OperationInfo): ResponseObject {
+  const single = "A bad query parameter, a malformed body, or an `ApiError` thrown by a hook: `{error}`.";
+  if (!BODY_WRITES.includes(op.kind)) return jsonResponse(single, ref("Error"));
+  return jsonResponse(`Validation failed: \`{errors}\` with every invalid field. ${single}`, { oneOf: [ref("ValidationErrors"), ref("Error")] });
+}
+
+function notFound(op: OperationInfo): ResponseObject {
+  if (op.kind === "list" && !op.nested) return jsonResponse("The handler is switched off, or the path is unknown.", ref("Error"));
+  const what = op.kind === "list" || op.kind === "create" ? "The parent record does not exist" : `No live ${op.model.name} has this id`;
+  return jsonResponse(`${what}: \`The item is not found on <Model>.\``, ref("Error"));
+}
+
+/**
+ * The error responses of the generated routes, by status. A new status (429 for rate limits,
+ * 507 for a full disk) is one more entry here.
+ */
+export const ERROR_RESPONSES: readonly ErrorEntry[] = [
+  { status: "400", appliesTo: always, build: badRequest },
+  { status: "404", appliesTo: always, build: notFound },
+  {
+    status: "405",
+    appliesTo: always,
+    build: () => jsonResponse("A method this path does not serve (see `Allow`).", ref("Error"), ALLOW_HEADER),
+  },
+  {
+    status: "409",
+    appliesTo: (op) => BODY_WRITES.includes(op.kind) && op.model.unique.some((field) => !op.model.hidden.has(field)),
+    build: ({ model }) => jsonResponse(`A unique field's value is taken (${model.unique.join(", ")}).`, ref("Error")),
+  },
+  {
+    status: "412",
+    appliesTo: kindIn(RECORD_WRITES),
+    build: () => jsonResponse("If-Match does not match the record's current ETag; nothing was written.", ref("Error")),
+  },
+  {
+    status: "413",
+    appliesTo: kindIn(BODY_WRITES),
+    build: () => jsonResponse("The body is larger than the limit.", ref("Error")),
+  },
+  {
+    status: "415",
+    appliesTo: kindIn(BODY_WRITES),
+    build: () => jsonResponse("A non-empty body that is not application/json.", ref("Error")),
+  },
+  {
+    status: "4XX",
+    appliesTo: (op) => op.hooked,
+    build: ({ model }) => jsonResponse(`An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (403, …).`, ref("Error")),
+  },
+  {
+    status: "500",
+    appliesTo: always,
+    build: () => jsonResponse("An unexpected error, with the default error handler in production.", ref("InternalError")),
+  },
+];
+
+/** The success responses of an operation. */
+function successResponses(op: OperationInfo): Record<string, ResponseObject> {
+  const name = op.model.name;
+  switch (op.kind) {
+    case "list":
+      return { "200": jsonResponse(`One page of ${name} records and the paging metadata.`, ref(`${name}Page`), ETAG_HEADER) };
+    case "show":
+      return { "200": jsonResponse(`The ${name}.`, ref(name), ETAG_HEADER) };
+    case "create":
+      return { "201": jsonResponse(`The stored ${name}, as a plain GET returns it.`, ref(name), ETAG_HEADER) };
+    case "replace":
+    case "patch":
+      return { "200": jsonResponse(`The stored ${name}.`, ref(name), ETAG_HEADER) };
+    case "delete":
+    case "forceDelete":
+      return { "204": { description: op.kind === "delete" && op.model.softDelete ? "Soft-deleted (deleted_at is set)." : "Deleted." } };
+  }
+}
+
+/** Every response of an operation: its successes, 304 for reads, then the table's errors that apply. */
+export function responsesOf(op: OperationInfo): Record<string, ResponseObject> {
+  const responses = successResponses(op);
+  if (READS.includes(op.kind)) responses["304"] = { description: "If-None-Match names the current ETag; no body.", headers: ETAG_HEADER };
+  for (const entry of ERROR_RESPONSES) {
+    if (entry.appliesTo(op)) responses[entry.status] = entry.build(op);
+  }
+  return responses;
+}

@@ -1,0 +1,188 @@
+import type { Struct } from "superstruct";
+import type { Model } from "../model/define.ts";
+import type { ModelRegistry } from "../model/registry.ts";
+import { outputOrder } from "../model/serialize.ts";
+import { requiredFields } from "../model/validate.ts";
+
+/** A JSON Schema 2020-12 object, as OpenAPI 3.1 embeds it. */
+export type JsonSchema = Record<string, unknown>;
+
+/** `$ref` to a schema under `components.schemas`. */
+export function ref(name: string): JsonSchema {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+const TIMESTAMP: JsonSchema = { type: "string", format: "date-time", examples: ["2026-01-02T03:04:05.678Z"] };
+
+const SYSTEM_SCHEMAS: Record<string, JsonSchema> = {
+  id: { type: "integer", minimum: 1, description: "Set by the framework: 1, 2, 3 … per model, never reused." },
+  created_at: { ...TIMESTAMP, description: "Set by the framework when the record is created." },
+  updated_at: { ...TIMESTAMP, description: "Set by the framework on every write." },
+  deleted_at: { type: ["string", "null"], format: "date-time", description: "Set by DELETE on a soft-delete model; null while live." },
+};
+
+/** superstruct's `refine(…, "email", …)` (the framework's `email()`) refuses a non-address with that refinement. */
+function isEmail(struct: Struct<any, any>): boolean {
+  return struct.validate("not an address")[0]?.failures()[0]?.refinement === "email";
+}
+
+/** A struct's own type, without optional/nullable/default, which superstruct keeps only in its validators. */
+function baseSchema(struct: Struct<any, any>): JsonSchema {
+  const inner = struct.schema as unknown;
+  switch (struct.type) {
+    case "string":
+      return isEmail(struct) ? { type: "string", format: "email" } : { type: "string" };
+    case "integer":
+      // id() is an integer ≥ 1; a plain integer() takes 0.
+      return struct.validate(0)[0] && !struct.validate(1)[0] ? { type: "integer", minimum: 1 } : { type: "integer" };
+    case "number":
+    case "boolean":
+      return { type: struct.type };
+    case "date":
+      return { type: "string", format: "date-time" };
+    case "enums":
+      return { enum: Object.values(inner as Record<string, unknown>) };
+    case "literal":
+      return { const: inner };
+    case "array":
+      return inner ? { type: "array", items: baseSchema(inner as Struct<any, any>) } : { type: "array" };
+    case "object":
+    case "type":
+      return objectSchema(inner as Record<string, Struct<any, any>>, struct.type === "object");
+    default:
+      return {};
+  }
+}
+
+function objectSchema(shape: Record<string, Struct<any, any>> | undefined, closed: boolean): JsonSchema {
+  if (!shape) return { type: "object" };
+  const properties = Object.fromEntries(Object.entries(shape).map(([key, struct]) => [key, valueSchema(struct)]));
+  const required = Object.keys(shape).filter((key) => shape[key].validate(undefined)[0]);
+  return { type: "object", properties, required, ...(closed ? { additionalProperties: false } : {}) };
+}
+
+/** Adds "null" to a schema's type (or wraps it), for nullable fields and unset optional output fields. */
+function orNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === "string") return { ...schema, type: [schema.type, "null"] };
+  if (Array.isArray(schema.enum)) return { ...schema, enum: [...schema.enum, null] };
+  if (Object.keys(schema).length === 0) return schema;
+  return { anyOf: [schema, { type: "null" }] };
+}
+
+/** The schema of any value a struct accepts: its type, `null` when `nullable()`, and its default. */
+function valueSchema(struct: Struct<any, any>): JsonSchema {
+  const schema = struct.validate(null)[0] ? baseSchema(struct) : orNull(baseSchema(struct));
+  const fallback = struct.validate(undefined, { coerce: true })[1];
+  return fallback === undefined ? schema : { ...schema, default: fallback instanceof Date ? fallback.toISOString() : fallback };
+}
+
+function described(model: Model, field: string, schema: JsonSchema): JsonSchema {
+  const description = model.descriptions[field];
+  return description === undefined ? schema : { ...schema, description };
+}
+
+/** Writable, visible fields of a model. Hidden fields never reach the document. */
+function writableFields(model: Model): string[] {
+  return Object.keys(model.fields).filter((field) => !model.hidden.has(field));
+}
+
+/**
+ * The body of POST and PUT (`partial` false: required fields listed) or PATCH (`partial`);
+ * `fromPath` is a nested route's foreign key, which the path supplies.
+ * A model with hidden fields accepts them too, without the document naming them, so its
+ * body schema stays open; otherwise unknown fields are refused, as the API refuses them.
+ */
+export function inputSchema(model: Model, partial: boolean, fromPath?: string): JsonSchema {
+  const fields = writableFields(model).filter((field) => field !== fromPath);
+  const properties = Object.fromEntries(fields.map((field) => [field, described(model, field, valueSchema(model.fields[field]))]));
+  const required = partial ? [] : fields.filter((field) => requiredFields(model).has(field));
+  const closed = model.hidden.size === 0;
+  return {
+    type: "object",
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    ...(closed ? { additionalProperties: false } : {}),
+  };
+}
+
+function outputFieldSchema(model: Model, field: string): JsonSchema {
+  const system = SYSTEM_SCHEMAS[field];
+  if (system) return described(model, field, { ...system, readOnly: true });
+  const schema = valueSchema(model.fields[field]);
+  // A field left unset is sent as null.
+  const output = requiredFields(model).has(field) ? schema : orNull(schema);
+  const { default: _default, ...withoutDefault } = output;
+  return described(model, field, withoutDefault);
+}
+
+function relationSchema(registry: ModelRegistry, model: Model, relation: string): JsonSchema {
+  const rel = model.relations.get(relation)!;
+  const target = registry.get(rel.model)!;
+  const item = ref(`${target.name}Related`);
+  const description = `Loaded only when asked for with \`with=${relation}\`.`;
+  if (rel.type === "hasMany") return { type: "array", items: item, description };
+  return { anyOf: [item, { type: "null" }], description };
+}
+
+/**
+ * A record as responses carry it: `id`, the visible fields, the timestamps (read-only) and the
+ * relations `with` can add. `fields` can narrow it, so only `id` is always there; a record loaded
+ * through `with` (the `<Model>Related` variant) need not even have that.
+ */
+export function recordSchema(registry: ModelRegistry, model: Model, related: boolean): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of outputOrder(model)) properties[field] = outputFieldSchema(model, field);
+  for (const relation of model.relations.keys()) properties[relation] = relationSchema(registry, model, relation);
+  return {
+    type: "object",
+    ...(model.description ? { description: model.description } : {}),
+    properties,
+    ...(related ? {} : { required: ["id"] }),
+    additionalProperties: false,
+  };
+}
+
+/** The schemas every document has: the pagination object and the three error bodies. */
+export const COMMON_SCHEMAS: Readonly<Record<string, JsonSchema>> = Object.freeze({
+  Pagination: {
+    type: "object",
+    description: "`from` and `to` are the zero-based, half-open window of the page.",
+    properties: {
+      total: { type: "integer", minimum: 0, description: "Records that match, on every page." },
+      lastPage: { type: "integer", minimum: 1, description: "max(1, ceil(total / perPage))." },
+      perPage: { type: "integer", minimum: 1 },
+      currentPage: { type: "integer", minimum: 1 },
+      from: { type: "integer", minimum: 0, description: "(currentPage - 1) * perPage." },
+      to: { type: "integer", minimum: 1, description: "from + perPage." },
+    },
+    required: ["total", "lastPage", "perPage", "currentPage", "from", "to"],
+    additionalProperties: false,
+  },
+  Error: {
+    type: "object",
+    description: "A single-message error.",
+    properties: { error: { type: "string" } },
+    required: ["error"],
+    additionalProperties: false,
+  },
+  ValidationErrors: {
+    type: "object",
+    description: "Every invalid field of the body at once, each with its messages.",
+    properties: {
+      errors: {
+        type: "object",
+        additionalProperties: { type: "array", items: { type: "string" }, minItems: 1 },
+        examples: [{ email: ["The email field is required."] }],
+      },
+    },
+    required: ["errors"],
+    additionalProperties: false,
+  },
+  InternalError: {
+    type: "object",
+    description: "An unexpected error, in production (NODE_ENV=production).",
+    properties: { message: { const: "An error occurred!" } },
+    required: ["message"],
+    additionalProperties: false,
+  },
+});

@@ -1,0 +1,74 @@
+/**
+ * The docs page in a real headless Chromium (Debian's, driven by playwright-core): it loads from
+ * the app alone, shows the users routes, and runs `GET /api/v1/users` from the page.
+ * Node only: playwright-core drives the browser through Node's child-process pipes.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { test } from "node:test";
+import { call, exampleApp } from "../helpers/app.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const FLAGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+// A bound for each browser step so a broken page fails the test instead of hanging it; never a speed check.
+const STEP_LIMIT_MS = 120_000;
+
+const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+const skip = isDeno
+  ? "the browser test runs on Node only: playwright-core drives Chromium through Node's child-process pipes"
+  : !existsSync(CHROMIUM) ? `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)` : false;
+
+if (skip) console.log(`skipped: the docs-page browser test (${skip})`);
+
+test("the docs page runs GET /api/v1/users from the browser and shows the 200 and the body", { skip }, async () => {
+  const { chromium } = await import("playwright-core");
+  const { serveNode } = await import("../../src/http/node-adapter.ts");
+  const app = await exampleApp();
+  const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
+  // A fresh profile: Playwright takes the user-data-dir as this argument, not as a flag.
+  const profile = await mkdtemp(join(tmpdir(), "mongorest-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  try {
+    assert.equal((await call(app, "POST", "/api/v1/users", { email: "grace@example.com", name: "Grace", surname: "Hopper" })).status, 201);
+    context.setDefaultTimeout(STEP_LIMIT_MS);
+    const page = context.pages()[0] ?? (await context.newPage());
+    const foreign: string[] = [];
+    page.on("request", (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith("data:")) foreign.push(request.url());
+    });
+    const failures: string[] = [];
+    page.on("pageerror", (error) => failures.push(error.message));
+
+    await page.goto(`${server.url}/docs`);
+    const list = page.locator("#operations-User-listUsers");
+    await list.waitFor();
+    assert.match(await list.locator(".opblock-summary-path").innerText(), /\/api\/v1\/users/);
+    assert.ok(await page.locator("#operations-User-showUser").isVisible(), "the users routes are listed");
+
+    await list.locator(".opblock-summary").click();
+    await list.locator("button.try-out__btn").click();
+    await list.locator("button.execute").click();
+    const response = list.locator(".live-responses-table tr.response");
+    await response.waitFor();
+    assert.equal((await response.locator(".response-col_status").innerText()).trim(), "200");
+    const body = await response.locator(".response-col_description pre").first().innerText();
+    assert.match(body, /"email": "grace@example\.com"/);
+    assert.match(body, /"pagination"/);
+
+    if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false });
+    assert.deepEqual(foreign, [], "every request of the page stays on the app (no CDN)");
+    assert.deepEqual(failures, []);
+  } finally {
+    await context.close();
+    await rm(profile, { recursive: true, force: true });
+    await server.close();
+    await app.close();
+  }
+});

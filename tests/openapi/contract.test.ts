@@ -1,0 +1,137 @@
+/**
+ * Contract test: a scripted session against the example app that reaches every documented
+ * operation and every documented status, checking each response body against the schema the
+ * OpenAPI document gives for that route and status.
+ */
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, before, test } from "node:test";
+import { defaultErrorHandler, type App } from "../../src/mod.ts";
+import { call, exampleApp } from "../helpers/app.ts";
+import { ResponseChecker, templateOf, type OpenApiDocument } from "./checker.ts";
+
+let app: App;
+let doc: OpenApiDocument;
+let checker: ResponseChecker;
+const seenOperations = new Set<string>();
+const seenStatuses = new Set<string>();
+
+before(async () => {
+  app = await exampleApp();
+  doc = await (await call(app, "GET", "/api/v1/openapi.json")).json();
+  checker = new ResponseChecker(doc);
+});
+after(async () => await app.close());
+
+/** One request of the session: the status must be the expected one and the body must match the document. */
+async function step(method: string, path: string, expected: number, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const response = await call(app, method, path, body, headers);
+  const text = await response.clone().text();
+  assert.equal(response.status, expected, `${method} ${path}: ${text}`);
+  const pathname = path.split("?")[0];
+  assert.deepEqual(checker.check(method, pathname, response.status, response.headers.get("content-type"), text), [], `${method} ${path}`);
+  const template = templateOf(doc, pathname)!;
+  const found = checker.responseKey(method.toLowerCase(), template, response.status)!;
+  if (doc.paths[template][method.toLowerCase()]) seenOperations.add(`${method} ${template}`);
+  seenStatuses.add(found.key);
+  return response;
+}
+
+const ada = { email: "ada@example.com", name: "Ada", surname: "Lovelace", password: "s3cret" };
+const as1 = { "x-user-id": "1" };
+
+async function users(): Promise<void> {
+  await step("POST", "/api/v1/users", 201, ada);
+  await step("POST", "/api/v1/users", 201, { email: "bob@example.com", name: "Bob", surname: "Byte" });
+  await step("POST", "/api/v1/users", 400, { name: 7 });
+  await step("POST", "/api/v1/users", 400, "{not json");
+  await step("POST", "/api/v1/users", 409, ada);
+  await step("POST", "/api/v1/users", 415, "email=x", { "content-type": "text/plain" });
+  await step("POST", "/api/v1/users", 413, { ...ada, name: "x".repeat(1024 * 1024) });
+  const page = "/api/v1/users?per_page=1&page=2&sort=-name&fields=name,email";
+  const list = await step("GET", page, 200);
+  await step("GET", page, 304, undefined, { "if-none-match": list.headers.get("etag")! });
+  await step("GET", "/api/v1/users?per_page=0", 400);
+  await step("GET", "/api/v1/users?with=posts{title|comments{content}}&q={\"name.$like\":\"A%\"}", 200);
+  const one = await step("GET", "/api/v1/users/1", 200);
+  await step("GET", "/api/v1/users/1", 304, undefined, { "if-none-match": one.headers.get("etag")! });
+  await step("GET", "/api/v1/users/1?fields=password", 400);
+  await step("GET", "/api/v1/users/99", 404);
+  await step("PUT", "/api/v1/users/1", 200, { ...ada, name: "Ada K." });
+  await step("PUT", "/api/v1/users/1", 412, ada, { "if-match": "\"stale\"" });
+  await step("PUT", "/api/v1/users/1", 400, { email: "not an address" });
+  await step("PUT", "/api/v1/users/99", 404, ada);
+  await step("PATCH", "/api/v1/users/2", 200, { surname: "Bytes" });
+  await step("PATCH", "/api/v1/users/2", 412, { surname: "B" }, { "if-match": "\"stale\"" });
+  await step("PATCH", "/api/v1/users/2", 409, { email: ada.email });
+  await step("DELETE", "/api/v1/users", 405);
+}
+
+async function posts(): Promise<void> {
+  await step("POST", "/api/v1/users/1/posts", 201, { title: "Nested" }, as1);
+  await step("POST", "/api/v1/users/99/posts", 404, { title: "Orphan" }, as1);
+  await step("GET", "/api/v1/users/1/posts?with=user", 200);
+  await step("GET", "/api/v1/users/99/posts", 404);
+  await step("POST", "/api/v1/posts", 201, { user_id: 1, title: "Top", body: "text" }, as1);
+  await step("POST", "/api/v1/posts", 403, { user_id: 2, title: "Not mine" }, as1);
+  await step("GET", "/api/v1/posts?with=user{name},comments", 200);
+  await step("GET", "/api/v1/posts/2", 200);
+  await step("PUT", "/api/v1/posts/2", 200, { user_id: 1, title: "Top, again" }, as1);
+  await step("PATCH", "/api/v1/posts/2", 200, { body: "Changed" }, as1);
+  await step("PATCH", "/api/v1/posts/2", 400, { title: 3 }, as1);
+}
+
+async function comments(): Promise<void> {
+  await step("POST", "/api/v1/posts/1/comments", 201, { content: "First!" });
+  await step("GET", "/api/v1/posts/1/comments", 200);
+  await step("POST", "/api/v1/comments", 201, { post_id: 2, content: "Second" });
+  await step("POST", "/api/v1/comments", 400, { post_id: 99, content: "Nowhere" });
+  await step("GET", "/api/v1/comments?q={\"post_id\":2}", 200);
+  await step("GET", "/api/v1/comments/2?with=post", 200);
+  await step("PUT", "/api/v1/comments/2", 200, { post_id: 2, content: "Edited" });
+  await step("PATCH", "/api/v1/comments/2", 200, { content: "Edited again" });
+  await step("DELETE", "/api/v1/comments/2", 412, undefined, { "if-match": "\"stale\"" });
+  await step("DELETE", "/api/v1/comments/2", 204);
+  await step("DELETE", "/api/v1/posts/2", 204, undefined, as1);
+  await step("DELETE", "/api/v1/users/2", 204);
+}
+
+/** The last step: the database is gone, so the default error handler answers 500 in production. */
+async function unexpected(): Promise<void> {
+  const previous = process.env.NODE_ENV;
+  process.env.NODE_ENV = "production";
+  const log = console.error;
+  console.error = () => {};
+  try {
+    app.onError(defaultErrorHandler);
+    await app.client.close();
+    await step("GET", "/api/v1/comments?per_page=3", 500);
+  } finally {
+    console.error = log;
+    if (previous === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = previous;
+  }
+}
+
+test("every response of a scripted session matches the document's schema for its route and status", async () => {
+  await users();
+  await posts();
+  await comments();
+  await unexpected();
+});
+
+test("the session reached every documented operation and every documented status", () => {
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+  assert.deepEqual(operations.filter((op) => !seenOperations.has(op)), []);
+  const statuses = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op: any) => Object.keys(op.responses))));
+  assert.deepEqual([...statuses].filter((status) => !seenStatuses.has(status)).sort(), []);
+});
+
+test("the checker refuses what the document does not allow", () => {
+  const record = { id: 1, email: "a@b.co", name: "A", surname: "B", created_at: "2026-01-02T03:04:05.678Z", updated_at: "2026-01-02T03:04:05.678Z" };
+  assert.deepEqual(checker.check("GET", "/api/v1/users/1", 200, "application/json", JSON.stringify(record)), []);
+  const leaked = JSON.stringify({ ...record, password: "s3cret" });
+  assert.match(checker.check("GET", "/api/v1/users/1", 200, "application/json", leaked).join(), /additional properties/);
+  assert.match(checker.check("GET", "/api/v1/users/1", 418, "application/json", "{}").join(), /not documented/);
+  assert.match(checker.check("GET", "/api/v1/users", 400, "application/json", JSON.stringify({ message: "x" })).join(), /required property 'error'/);
+});
