@@ -66,6 +66,27 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     }),
   },
   {
+    appliesTo: isList,
+    build: () => ({
+      name: "cursor",
+      in: "query",
+      description:
+        "Pages by key instead of by number: send `pagination.next` or `pagination.prev` exactly as received. The cursor pins the sort, `q`, `trashed` and the page size; combined with `page` or a different `sort`, `q` or `per_page` it is a 400.",
+      schema: { type: "string" },
+    }),
+  },
+  {
+    appliesTo: isList,
+    build: ({ model }) => ({
+      name: "count",
+      in: "query",
+      description:
+        "How `pagination.total` is counted: `exact`, `estimated` (the collection's metadata count without a filter, else a count capped at " +
+        `${model.countLimit}) or \`none\` (no count; \`total\` and \`lastPage\` are null).`,
+      schema: { enum: ["exact", "estimated", "none"], default: model.defaultCount },
+    }),
+  },
+  {
     appliesTo: isRead,
     build: ({ model }) => commaList("fields", { enum: [...model.visible] }, `Columns to return, e.g. \`id,${ownField(model)}\`; \`id\` always comes along.`),
   },

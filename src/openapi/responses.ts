@@ -11,6 +11,9 @@ function jsonResponse(description: string, schema: JsonSchema, headers?: Record<
 }
 
 const ETAG_HEADER = { ETag: { description: "Strong validator of this body, for If-None-Match and If-Match.", schema: { type: "string" } } };
+const LINK_HEADER = {
+  Link: { description: "RFC 8288 links to the next and previous pages by cursor (rel=\"next\", rel=\"prev\").", schema: { type: "string" } },
+};
 const ALLOW_HEADER = { Allow: { description: "The methods this path serves.", schema: { type: "string" } } };
 
 /** One error status: when an operation can answer it, and its body. */
@@ -68,6 +71,11 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
     build: () => jsonResponse("A non-empty body that is not application/json.", ref("Error")),
   },
   {
+    status: "507",
+    appliesTo: (op) => !READS.includes(op.kind),
+    build: () => jsonResponse("The embedded engine's disk is full: the write was not saved (now or after a restart); retry once space is freed.", ref("Error")),
+  },
+  {
     status: "4XX",
     appliesTo: (op) => op.hooked,
     build: ({ model }) => jsonResponse(`An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (403, …).`, ref("Error")),
@@ -84,7 +92,7 @@ function successResponses(op: OperationInfo): Record<string, ResponseObject> {
   const name = op.model.name;
   switch (op.kind) {
     case "list":
-      return { "200": jsonResponse(`One page of ${name} records and the paging metadata.`, ref(`${name}Page`), ETAG_HEADER) };
+      return { "200": jsonResponse(`One page of ${name} records and the paging metadata.`, ref(`${name}Page`), { ...ETAG_HEADER, ...LINK_HEADER }) };
     case "show":
       return { "200": jsonResponse(`The ${name}.`, ref(name), ETAG_HEADER) };
     case "create":

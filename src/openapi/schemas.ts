@@ -146,16 +146,20 @@ export function recordSchema(registry: ModelRegistry, model: Model, related: boo
 export const COMMON_SCHEMAS: Readonly<Record<string, JsonSchema>> = Object.freeze({
   Pagination: {
     type: "object",
-    description: "`from` and `to` are the zero-based, half-open window of the page.",
+    description:
+      "`from` and `to` are the zero-based, half-open window of the page. In cursor mode `currentPage`, `from` and `to` are null; with `count=none`, `total` and `lastPage` are null.",
     properties: {
-      total: { type: "integer", minimum: 0, description: "Records that match, on every page." },
-      lastPage: { type: "integer", minimum: 1, description: "max(1, ceil(total / perPage))." },
+      total: { type: ["integer", "null"], minimum: 0, description: "Records that match, on every page; how it was counted is in `count`." },
+      lastPage: { type: ["integer", "null"], minimum: 1, description: "max(1, ceil(total / perPage))." },
       perPage: { type: "integer", minimum: 1 },
-      currentPage: { type: "integer", minimum: 1 },
-      from: { type: "integer", minimum: 0, description: "(currentPage - 1) * perPage." },
-      to: { type: "integer", minimum: 1, description: "from + perPage." },
+      currentPage: { type: ["integer", "null"], minimum: 1 },
+      from: { type: ["integer", "null"], minimum: 0, description: "(currentPage - 1) * perPage." },
+      to: { type: ["integer", "null"], minimum: 1, description: "from + perPage." },
+      count: { enum: ["exact", "estimated", "capped", "none"], description: "How `total` was produced." },
+      next: { type: ["string", "null"], description: "Opaque cursor of the following page (`?cursor=`), null at the end." },
+      prev: { type: ["string", "null"], description: "Opaque cursor of the preceding page, null at the start." },
     },
-    required: ["total", "lastPage", "perPage", "currentPage", "from", "to"],
+    required: ["total", "lastPage", "perPage", "currentPage", "from", "to", "count", "next", "prev"],
     additionalProperties: false,
   },
   Error: {

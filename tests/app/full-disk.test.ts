@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { App } from "../../src/mod.ts";
 import { defaultErrorHandler } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf } from "../helpers/app.ts";
+import { ResponseChecker } from "../openapi/checker.ts";
 import { mountTinyDisk, tinyDiskUnavailable, type TinyDisk } from "../fixtures/tiny-disk.ts";
 
 /**
@@ -42,6 +43,7 @@ describe("the app on a full disk", { skip: tinyDiskUnavailable }, () => {
   test("answers 507 while full, recovers without a restart, and keeps exactly the 201s", async () => {
     const dataDir = join(disk.dir, "data");
     let current = await open(dataDir);
+    const checker = new ResponseChecker(await (await call(current, "GET", "/api/v1/openapi.json")).json());
     const created: string[] = [];
     let next = 1;
     const post = async () => {
@@ -61,7 +63,9 @@ describe("the app on a full disk", { skip: tinyDiskUnavailable }, () => {
         }
         assert.equal(response.status, 507, await response.clone().text());
         assert.equal(response.headers.get("content-type"), "application/json; charset=utf-8");
-        assert.deepEqual(await response.json(), { error: OUT_OF_SPACE });
+        const text = await response.text();
+        assert.deepEqual(JSON.parse(text), { error: OUT_OF_SPACE });
+        assert.deepEqual(checker.check("POST", "/api/v1/users", 507, response.headers.get("content-type"), text), [], "the OpenAPI document describes the 507");
         refused++;
       }
     }

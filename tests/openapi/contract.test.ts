@@ -52,6 +52,10 @@ async function users(): Promise<void> {
   const list = await step("GET", page, 200);
   await step("GET", page, 304, undefined, { "if-none-match": list.headers.get("etag")! });
   await step("GET", "/api/v1/users?per_page=0", 400);
+  const first = await (await step("GET", "/api/v1/users?per_page=1&sort=name&count=none", 200)).json();
+  await step("GET", `/api/v1/users?cursor=${first.pagination.next}`, 200);
+  await step("GET", `/api/v1/users?cursor=${first.pagination.next}&page=2`, 400);
+  await step("GET", "/api/v1/users?count=estimated&q={\"name\":\"Ada\"}", 200);
   await step("GET", "/api/v1/users?with=posts{title|comments{content}}&q={\"name.$like\":\"A%\"}", 200);
   const one = await step("GET", "/api/v1/users/1", 200);
   await step("GET", "/api/v1/users/1", 304, undefined, { "if-none-match": one.headers.get("etag")! });
@@ -124,7 +128,9 @@ test("the session reached every documented operation and every documented status
   const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
   assert.deepEqual(operations.filter((op) => !seenOperations.has(op)), []);
   const statuses = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op: any) => Object.keys(op.responses))));
-  assert.deepEqual([...statuses].filter((status) => !seenStatuses.has(status)).sort(), []);
+  // 507 needs a full disk: tests/app/full-disk.test.ts reaches it and checks it against this document.
+  const elsewhere = new Set(["507"]);
+  assert.deepEqual([...statuses].filter((status) => !seenStatuses.has(status) && !elsewhere.has(status)).sort(), []);
 });
 
 test("the checker refuses what the document does not allow", () => {
