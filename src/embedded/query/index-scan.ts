@@ -119,7 +119,8 @@ function probeAt(entries: SortedBlocks, probe: Probe, pos: Position): number {
  * Reads the documents of the entries within the bounds, in index order (or reverse), each
  * document once. Lazy, and safe across writes between steps: after entries moved it finds
  * its place again from the last entry it read. `skip` entries that pass are passed over
- * without being yielded (only when each document has one entry).
+ * without being yielded (only when each document has one entry); when nothing but the ranges
+ * restricts the entries, by position, without reading them.
  */
 export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, skip = 0): Generator<Document> {
   const { entries } = spec.index;
@@ -132,6 +133,14 @@ export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, sk
     const start = startProbe(range, dirs);
     const end = endProbe(range, dirs);
     let pos = spec.reverse ? entries.prev(entries.seek(end)) : entries.seek(start);
+    if (skip > 0 && seen === undefined && filters.every((f) => f === undefined)) {
+      // Every entry of the range matches: pass over skipped ones by position, without reading them.
+      const count = distance(entries, entries.seek(start), entries.seek(end));
+      const passed = Math.min(skip, count);
+      skip -= passed;
+      if (passed === count) continue;
+      pos = entries.atRank(spec.reverse ? entries.rank(pos) - passed : entries.rank(pos) + passed);
+    }
     let epoch = entries.epoch;
     for (; entries.valid(pos); pos = spec.reverse ? entries.prev(pos) : entries.next(pos)) {
       if (spec.reverse ? probeAt(entries, start, pos) < 0 : probeAt(entries, end, pos) >= 0) break;

@@ -148,6 +148,22 @@ export class SortedBlocks {
     return this.#before[pos.block] + pos.offset;
   }
 
+  /** The position of the entry with `rank` entries before it (past the end when there is none). O(log n). */
+  atRank(rank: number): Position {
+    if (rank >= this.#size) return { block: this.#blocks.length, offset: 0 };
+    this.rank({ block: 0, offset: 0 });
+    const before = this.#before!;
+    let lo = 0;
+    let hi = before.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (before[mid] <= rank) lo = mid;
+      else hi = mid - 1;
+    }
+    while (this.#blocks[lo].docs.length === 0) lo++;
+    return { block: lo, offset: rank - before[lo] };
+  }
+
   /** Inserts an entry (its place is found from the key tuple and the document's `_id`). */
   insert(key: readonly unknown[], doc: Document): void {
     const pos = this.seek(this.#exact(key, doc._id));
