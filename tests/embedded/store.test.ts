@@ -4,7 +4,7 @@ import { Long, ObjectId } from "bson";
 import type { Change } from "../../src/embedded/changes.ts";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
 import { OrderedDocs } from "../../src/embedded/store/ordered.ts";
-import { Posting } from "../../src/embedded/store/posting.ts";
+import { SortedBlocks } from "../../src/embedded/store/blocks.ts";
 import { compareValues, keyOf } from "../../src/embedded/store/values.ts";
 
 /** The in-memory structures under the commands (no driver involved). */
@@ -107,26 +107,29 @@ describe("embedded engine: document store", () => {
     assert.deepEqual(put, Array.from({ length: 50 }, (_, i) => i));
   });
 
-  test("an index posting hands out _id keys in order through removals, re-adds and out-of-order ids", () => {
-    const posting = new Posting();
-    const model = new Map<number, number>();
-    const add = (id: number) => (posting.add(keyOf(id), id), model.set(id, id));
-    const remove = (id: number) => (posting.remove(keyOf(id)), model.delete(id));
-    const check = () => {
-      assert.deepEqual(posting.inOrder(), [...model.keys()].sort((a, b) => a - b));
-      assert.equal(posting.size, model.size);
+  test("sorted blocks keep (key, _id) order through inserts, removals, block splits and a bulk load", () => {
+    const blocks = new SortedBlocks([-1]);
+    const model: [number, number][] = [];
+    const order = (a: [number, number], b: [number, number]) => b[0] - a[0] || a[1] - b[1];
+    const read = () => {
+      const out: [number, number][] = [];
+      for (let pos = blocks.seek(() => 0); blocks.valid(pos); pos = blocks.next(pos)) out.push([blocks.keyAt(pos, 0) as number, blocks.docAt(pos)._id as number]);
+      return out;
     };
-    for (let i = 0; i < 20; i++) add(i);
-    check();
-    remove(5);
-    remove(19);
-    add(5); // back after a removal: must not be listed twice
-    check();
-    for (let i = 0; i < 15; i++) remove(i); // more removed than left: compacted on the way
-    add(-1);
-    add(-1);
-    check();
-    remove(100);
-    check();
+    // A fixed pseudo-random sequence: keys repeat, so ties are ordered by _id.
+    for (let i = 0, x = 7; i < 2000; i++, x = (x * 48271) % 2147483647) {
+      const entry: [number, number] = [x % 50, i];
+      blocks.insert([entry[0]], { _id: entry[1] });
+      model.push(entry);
+    }
+    for (let i = 0; i < 2000; i += 3) assert.ok(blocks.remove([model[i][0]], model[i][1]));
+    assert.equal(blocks.remove([1000], 1), false);
+    const left = model.filter((_, i) => i % 3 !== 0).sort(order);
+    assert.deepEqual(read(), left);
+    assert.equal(blocks.size, left.length);
+    const mid = blocks.seek((at, doc) => order([at(0) as number, doc._id as number], left[700]));
+    assert.equal(blocks.rank(mid), 700);
+    blocks.load(left.flatMap(([k]) => [k]).reverse(), left.map(([, id]) => ({ _id: id })).reverse());
+    assert.deepEqual(read(), left);
   });
 });

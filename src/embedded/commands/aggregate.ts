@@ -19,7 +19,7 @@ function rejectWrites(value: unknown): void {
 }
 
 /** `[$match?, $skip?, $limit?, {$group: {_id: const, n: {$sum: 1}}}]`: the driver's countDocuments. */
-function countShape(pipeline: Document[]): { spec: ReadSpec; group: Document } | undefined {
+export function countShape(pipeline: Document[]): { spec: ReadSpec; group: Document } | undefined {
   const spec: ReadSpec = {};
   let i = 0;
   if (pipeline[i]?.$match !== undefined) spec.filter = pipeline[i++].$match;
@@ -35,7 +35,7 @@ function countShape(pipeline: Document[]): { spec: ReadSpec; group: Document } |
 }
 
 /** Folds a leading `$match`, `$sort`, `$skip`, `$limit` into an indexed, streaming read. */
-function leadingRead(pipeline: Document[]): { spec: ReadSpec; rest: Document[] } {
+export function leadingRead(pipeline: Document[]): { spec: ReadSpec; rest: Document[] } {
   const spec: ReadSpec = {};
   let i = 0;
   if (pipeline[i]?.$match !== undefined) spec.filter = pipeline[i++].$match;
@@ -45,7 +45,8 @@ function leadingRead(pipeline: Document[]): { spec: ReadSpec; rest: Document[] }
   return { spec, rest: pipeline.slice(i) };
 }
 
-function resolver(ctx: CommandContext): CollectionResolver {
+/** Finds the other collections a pipeline joins, in the command's database. */
+export function resolver(ctx: CommandContext): CollectionResolver {
   return (name) => ctx.engine.catalog.get(ctx.db, name)?.docs.view() ?? [];
 }
 

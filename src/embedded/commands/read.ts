@@ -1,7 +1,6 @@
 import type { Document, Long } from "bson";
 import { CommandError } from "../errors.ts";
-import { compileFilter } from "../query/filter.ts";
-import { countMatching, indexCandidates, runRead } from "../query/plan.ts";
+import { countMatching, matching, runRead } from "../query/plan.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
@@ -62,10 +61,8 @@ function distinct(ctx: CommandContext): Document {
   const coll = ctx.engine.catalog.get(ctx.db, name);
   if (!coll) return { values: [], ok: 1 };
   const filter = optionalDocument(ctx.body, "query");
-  const predicate = compileFilter(filter);
   const seen = new Map<unknown, unknown>();
-  for (const doc of indexCandidates(coll, filter)?.docs ?? coll.docs.iterate()) {
-    if (predicate !== null && !predicate(doc)) continue;
+  for (const doc of matching(coll, filter)) {
     for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
   }
   return { values: [...seen.values()].sort(compareValues), ok: 1 };

@@ -1,6 +1,7 @@
 import { firstKey } from "../bson.ts";
 import { CommandError, errorReply } from "../errors.ts";
 import { aggregateCommands } from "./aggregate.ts";
+import { explainCommands } from "./explain.ts";
 import { collectionCommands } from "./collections.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 import { findAndModifyCommands } from "./find-and-modify.ts";
@@ -20,13 +21,14 @@ const HANDLERS = new Map<string, Handler>(
     ...findAndModifyCommands,
     ...collectionCommands,
     ...indexCommands,
+    ...explainCommands,
   }),
 );
 
 /** Commands that never change data: everything else counts as a write for `EngineState.writes`. */
 const READS = new Set([
   "find", "getMore", "killCursors", "count", "distinct", "aggregate", "hello", "isMaster", "ismaster",
-  "ping", "buildInfo", "buildinfo", "listIndexes", "listCollections", "listDatabases", "endSessions",
+  "ping", "buildInfo", "buildinfo", "listIndexes", "listCollections", "listDatabases", "endSessions", "explain",
 ]);
 
 /** Writes that name the one collection they touch as the value of their first key. */

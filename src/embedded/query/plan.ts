@@ -1,10 +1,12 @@
 import type { Document } from "bson";
 import type { Collection } from "../store/collection.ts";
-import { findLookup, lookupCount, lookupDocs, planStats } from "./candidates.ts";
-import { compileFilter, type Predicate } from "./filter.ts";
-import { sortDocuments, sortKind } from "./sort.ts";
+import { compareValues } from "../store/values.ts";
+import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
+import { countInRanges, scanIndex, type ScanStats } from "./index-scan.ts";
+import { choosePlan, sortKeys, type Plan, type SortKey } from "./planner.ts";
+import { sortDocuments } from "./sort.ts";
 
-export { indexCandidates, planStats, type Candidates } from "./candidates.ts";
+export type { Plan } from "./planner.ts";
 
 /** What a find-like read asks for. `limit` 0 means no limit. */
 export interface ReadSpec {
@@ -14,11 +16,26 @@ export interface ReadSpec {
   limit?: number;
 }
 
-/** Where a read gets its documents: an index lookup, or the whole collection. */
-function plan(coll: Collection, filter: unknown): { narrowed?: Document[]; predicate: Predicate } {
-  const lookup = findLookup(coll, filter);
-  const narrowed = lookup && lookupDocs(coll, lookup);
-  return { narrowed, predicate: lookup?.exact ? null : compileFilter(filter) };
+/**
+ * Work counters of all reads, for tests that assert on work done rather than time: `examined`
+ * counts documents tested against a filter, `sorted` documents put through a sort because the
+ * plan did not yield them in order.
+ */
+export const planStats = { examined: 0, sorted: 0 };
+
+/** A read in progress: its plan, its lazy output and the work it has done so far. */
+export interface PlannedRead {
+  plan: Plan;
+  keys: SortKey[];
+  docs: Iterator<Document>;
+  stats: ScanStats;
+}
+
+function* counted(source: Iterable<Document>, stats: ScanStats): Generator<Document> {
+  for (const doc of source) {
+    stats.docsExamined++;
+    yield doc;
+  }
 }
 
 function* filtered(source: Iterable<Document>, predicate: Predicate): Generator<Document> {
@@ -38,46 +55,110 @@ function* window(source: Iterator<Document>, skip: number, limit: number): Gener
   }
 }
 
+function idDocs(coll: Collection, values: readonly unknown[]): Document[] {
+  const found = new Set<Document>();
+  for (const v of values) {
+    const doc = coll.docs.get(v);
+    if (doc) found.add(doc);
+  }
+  return [...found].sort((a, b) => compareValues(a._id, b._id));
+}
+
 /**
- * Runs a read lazily. In stored order (no sort, or by `_id`) it streams: with no filter, skip
- * is a position in the `_id` array; with a filter, it stops once skip+limit matches are seen.
- * Another sort keeps at most skip+limit documents (see sortDocuments). Nothing else is materialised.
+ * The documents a plan reads, tested against the filter unless the plan decides it, counted
+ * into `stats`. `skip` is how many leading matches to pass over without fetching them, which
+ * only an exact, ordered plan can do; the caller skips the rest.
  */
-export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<Document> {
-  if (!coll) return [][Symbol.iterator]();
+function source(coll: Collection, plan: Plan, filter: unknown, stats: ScanStats, skip: number): { docs: Iterable<Document>; skipped: number } {
+  const predicate = plan.exact ? null : compileFilter(filter);
+  switch (plan.kind) {
+    case "collscan": {
+      const fast = predicate === null && plan.ordered ? skip : 0;
+      return { docs: filtered(counted(coll.docs.iterate(plan.reverse, fast), stats), predicate), skipped: fast };
+    }
+    case "id":
+      return { docs: filtered(counted(idDocs(coll, plan.values), stats), predicate), skipped: 0 };
+    case "ixscan": {
+      const fast = plan.exact && plan.ordered && !plan.scan.index.multikey ? skip : 0;
+      return { docs: filtered(counted(scanIndex(plan.scan, plan.ranges, stats, fast), stats), predicate), skipped: fast };
+    }
+  }
+}
+
+function* sortedCount(source: Iterable<Document>): Generator<Document> {
+  for (const doc of source) {
+    planStats.sorted++;
+    yield doc;
+  }
+}
+
+/**
+ * Plans and starts a read, lazily. An ordered plan streams and stops after skip + limit
+ * matches (an exact one passes over the skipped entries without fetching them); otherwise the
+ * matches go through a bounded sort that keeps at most skip + limit of them (see sortDocuments).
+ */
+export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedRead | undefined {
+  const keys = sortKeys(spec.sort);
+  if (!coll) return undefined;
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
-  const kind = sortKind(spec.sort);
-  const { narrowed, predicate } = plan(coll, spec.filter);
-  if (kind === "custom") {
-    const source = filtered(narrowed ?? coll.docs.iterate(), predicate);
-    return sortDocuments(source, spec.sort as Document, skip, limit)[Symbol.iterator]();
+  const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
+  const plan = choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity);
+  if (plan.ordered) {
+    const { docs, skipped } = source(coll, plan, spec.filter, stats, skip);
+    return { plan, keys, stats, docs: window(docs[Symbol.iterator](), skip - skipped, limit) };
   }
-  const reverse = kind === "reverse";
-  if (narrowed) {
-    const ordered = reverse ? narrowed.reverse() : narrowed;
-    return window(filtered(ordered, predicate), skip, limit);
-  }
-  if (predicate === null) return window(coll.docs.iterate(reverse, skip), 0, limit);
-  return window(filtered(coll.docs.iterate(reverse), predicate), skip, limit);
+  const { docs } = source(coll, plan, spec.filter, stats, 0);
+  const sorted = sortDocuments(sortedCount(docs), Object.fromEntries(keys), skip, limit);
+  return { plan, keys, stats, docs: sorted[Symbol.iterator]() };
+}
+
+/** Runs a read lazily (see {@link planRead}). */
+export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<Document> {
+  return planRead(coll, spec)?.docs ?? [][Symbol.iterator]();
+}
+
+/** The documents matching a filter, in no particular order. */
+export function matching(coll: Collection, filter: unknown): Iterable<Document> {
+  const plan = choosePlan(coll, filter, []);
+  return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, 0).docs;
+}
+
+/** A finished count: the number, the plan that produced it and its work. */
+export interface PlannedCount {
+  n: number;
+  plan: Plan | undefined;
+  stats: ScanStats;
 }
 
 /**
  * Counts matches (then applies skip/limit). An empty filter is answered from the collection's
- * size and an exact index lookup from the index, without fetching or ordering documents.
+ * size; a filter an index decides alone from the index (by position, without reading entries,
+ * when nothing but the scanned ranges restricts it), without fetching documents.
  */
-export function countMatching(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0): number {
-  if (!coll) return 0;
+export function planCount(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0): PlannedCount {
+  const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   let n = 0;
-  const lookup = findLookup(coll, filter);
-  if (lookup?.exact) n = lookupCount(coll, lookup);
-  else {
-    const predicate = compileFilter(filter);
-    if (predicate === null) n = coll.docs.size;
-    else for (const _ of filtered(lookup ? lookupDocs(coll, lookup) : coll.docs.iterate(), predicate)) n++;
+  let plan: Plan | undefined;
+  if (coll && isEmptyFilter(filter)) n = coll.docs.size;
+  else if (coll) {
+    plan = choosePlan(coll, filter, []);
+    if (plan.kind === "ixscan" && plan.countable) {
+      n = countInRanges(plan.scan.index.entries, plan.ranges);
+      stats.keysExamined += n;
+    } else if (plan.kind === "ixscan" && plan.exact) {
+      for (const _ of scanIndex(plan.scan, plan.ranges, stats)) n++;
+    } else {
+      for (const _ of source(coll, plan, filter, stats, 0).docs) n++;
+    }
   }
   n = Math.max(0, n - skip);
-  return limit > 0 ? Math.min(n, limit) : n;
+  return { n: limit > 0 ? Math.min(n, limit) : n, plan, stats };
+}
+
+/** Counts matches (see {@link planCount}). */
+export function countMatching(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0): number {
+  return planCount(coll, filter, skip, limit).n;
 }
 
 /** Drains a read into an array (for writes, which must know their targets before changing them). */

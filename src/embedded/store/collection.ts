@@ -1,26 +1,24 @@
 import type { Document } from "bson";
 import type { IndexSpec } from "../changes.ts";
-import { MultiIndex, type KeyedIndex } from "./keyed-index.ts";
 import { OrderedDocs } from "./ordered.ts";
-import { UniqueIndex, type DuplicateKey } from "./unique.ts";
-import { keyOf } from "./values.ts";
+import { OrderedIndex } from "./ordered-index.ts";
+import type { DuplicateKey } from "./unique.ts";
+import { compareValues, keyOf } from "./values.ts";
 
 /** The index every collection has. */
 export const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 } };
 
 /**
- * One collection: its documents in `_id` order plus its secondary indexes, each kept as a map
- * from index key to documents so equality and `$in` filters on indexed fields need no scan.
+ * One collection: its documents in `_id` order plus its secondary indexes, each kept ordered
+ * by its key (see {@link OrderedIndex}) so equality, `$in`, ranges, prefix regexes and sorts on
+ * indexed fields need no scan of the collection.
  */
 export class Collection {
   /** Documents by `_id`. */
   readonly docs = new OrderedDocs();
   /** Secondary index specs by name (the `_id` index is implicit). */
   readonly indexes = new Map<string, IndexSpec>();
-  readonly #lookups = new Map<string, KeyedIndex>();
-  readonly #unique = new Map<string, UniqueIndex>();
-  /** The lookup structures in planning order: unique ones first, as they narrow best. */
-  #planOrder: KeyedIndex[] = [];
+  readonly #ordered = new Map<string, OrderedIndex>();
 
   /** Creates an empty collection `db.name`. */
   constructor(
@@ -33,14 +31,9 @@ export class Collection {
     return [ID_INDEX, ...this.indexes.values()];
   }
 
-  /** The secondary indexes, unique ones first, for query planning. */
-  lookupIndexes(): readonly KeyedIndex[] {
-    return this.#planOrder;
-  }
-
-  #reorder(): void {
-    const all = [...this.#lookups.values()];
-    this.#planOrder = [...all.filter((i) => i instanceof UniqueIndex), ...all.filter((i) => !(i instanceof UniqueIndex))];
+  /** The secondary indexes, in creation order, for query planning. */
+  orderedIndexes(): Iterable<OrderedIndex> {
+    return this.#ordered.values();
   }
 
   /**
@@ -52,8 +45,8 @@ export class Collection {
       return { index: ID_INDEX, keyValue: { _id: doc._id } };
     }
     const self = keyOf(doc._id);
-    for (const index of this.#unique.values()) {
-      if (index.conflict(doc, self) !== undefined) return { index: index.spec, keyValue: index.keyValue(doc) };
+    for (const index of this.#ordered.values()) {
+      if (index.spec.unique && index.conflict(doc, self)) return { index: index.spec, keyValue: index.keyValue(doc) };
     }
     return undefined;
   }
@@ -61,7 +54,7 @@ export class Collection {
   /** Stores a document (insert or replace), maintaining the indexes. Checks nothing. */
   put(doc: Document): Document | undefined {
     const old = this.docs.put(doc);
-    for (const index of this.#lookups.values()) {
+    for (const index of this.#ordered.values()) {
       if (old) index.replace(old, doc);
       else index.add(doc);
     }
@@ -71,43 +64,48 @@ export class Collection {
   /** Removes a document by `_id`; returns it. */
   delete(id: unknown): Document | undefined {
     const old = this.docs.delete(id);
-    if (old) for (const index of this.#lookups.values()) index.remove(old);
+    if (old) for (const index of this.#ordered.values()) index.remove(old);
     return old;
   }
 
   /**
-   * Adds an index, built over the existing documents. For a unique one the returned duplicate
-   * (if any) means it was not added; `lenient` (recovery) skips that check.
+   * Adds an index, built over the existing documents with one sort. For a unique one the
+   * returned duplicate (if any) means it was not added; `lenient` (recovery) skips that check.
    */
   addIndex(spec: IndexSpec, lenient = false): DuplicateKey | undefined {
-    const unique = spec.unique ? new UniqueIndex(spec) : undefined;
-    const index = unique ?? new MultiIndex(spec);
-    for (const doc of this.docs.iterate()) {
-      if (unique && !lenient && unique.conflict(doc, keyOf(doc._id)) !== undefined) {
-        return { index: spec, keyValue: unique.keyValue(doc) };
-      }
-      index.add(doc);
+    const index = new OrderedIndex(spec);
+    index.build(this.docs.iterate());
+    if (spec.unique && !lenient) {
+      const dup = firstDuplicate(index);
+      if (dup) return { index: spec, keyValue: index.keyValue(dup) };
     }
     this.indexes.set(spec.name, spec);
-    this.#lookups.set(spec.name, index);
-    if (unique) this.#unique.set(spec.name, unique);
-    this.#reorder();
+    this.#ordered.set(spec.name, index);
     return undefined;
   }
 
   /** Drops an index by name; returns false when there is none. */
   dropIndex(name: string): boolean {
-    this.#unique.delete(name);
-    this.#lookups.delete(name);
-    this.#reorder();
+    this.#ordered.delete(name);
     return this.indexes.delete(name);
   }
 
   /** Rebuilds the index structures from the documents (after recovery replayed them loosely). */
   rebuildIndexes(): void {
-    for (const index of this.#lookups.values()) {
-      index.clear();
-      for (const doc of this.docs.iterate()) index.add(doc);
-    }
+    for (const index of this.#ordered.values()) index.build(this.docs.iterate());
   }
+}
+
+/** The second of two documents sharing a key in a freshly built index, if any. */
+function firstDuplicate(index: OrderedIndex): Document | undefined {
+  const { entries } = index;
+  let prev = entries.seek(() => 0);
+  if (!entries.valid(prev)) return undefined;
+  for (let pos = entries.next(prev); entries.valid(pos); prev = pos, pos = entries.next(pos)) {
+    if (keyOf(entries.docAt(pos)._id) === keyOf(entries.docAt(prev)._id)) continue;
+    let same = true;
+    for (let f = 0; same && f < index.fields.length; f++) same = compareValues(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
+    if (same) return entries.docAt(pos);
+  }
+  return undefined;
 }

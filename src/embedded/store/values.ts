@@ -1,8 +1,8 @@
 import type { Binary, Long, ObjectId, Timestamp } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 
-/** Rank of each BSON type in MongoDB's cross-type comparison order. */
-function typeRank(v: unknown): number {
+/** Rank of each BSON type in MongoDB's cross-type comparison order (null and missing: 2). */
+export function typeRank(v: unknown): number {
   if (v === undefined || v === null) return 2;
   switch (typeof v) {
     case "number":

@@ -1,0 +1,108 @@
+import type { Document } from "bson";
+import { performance } from "node:perf_hooks";
+import { firstKey, isPlainObject } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+import { countStages, executionStats, findStages } from "../query/describe.ts";
+import { isEmptyFilter } from "../query/filter.ts";
+import { planCount, planRead, type ReadSpec } from "../query/plan.ts";
+import { runPipeline } from "../query/pipeline.ts";
+import type { ScanStats } from "../query/index-scan.ts";
+import { countShape, leadingRead, resolver } from "./aggregate.ts";
+import { collectionName, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import type { CommandContext, Handler } from "./context.ts";
+
+const VERBOSITIES = new Set(["queryPlanner", "executionStats", "allPlansExecution"]);
+
+/** What one explained read reports: its winning plan and, if run, its execution statistics. */
+interface Explained {
+  queryPlanner: Document;
+  executionStats?: Document;
+}
+
+function planner(ns: string, filter: unknown, winningPlan: Document): Document {
+  return { namespace: ns, parsedQuery: filter ?? {}, indexFilterSet: false, winningPlan, rejectedPlans: [] };
+}
+
+/** Plans a find-like read and, unless only the plan is wanted, runs it to the end through `drain`. */
+function explainRead(ctx: CommandContext, name: string, spec: ReadSpec, run: boolean, drain = (it: Iterator<Document>) => it): Explained {
+  const started = performance.now();
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  const read = planRead(coll, spec);
+  const skip = spec.skip ?? 0;
+  const limit = spec.limit ?? 0;
+  const winning = read ? findStages(read.plan, read.keys, spec.filter, skip, limit) : { stage: "EOF" };
+  const out: Explained = { queryPlanner: planner(namespace(ctx.db, name), spec.filter, winning) };
+  if (!run) return out;
+  let n = 0;
+  const output = drain(read?.docs ?? [][Symbol.iterator]());
+  for (let step = output.next(); !step.done; step = output.next()) n++;
+  const stats: ScanStats = read?.stats ?? { keysExamined: 0, docsExamined: 0 };
+  return { ...out, executionStats: executionStats(winning, stats, n, performance.now() - started) };
+}
+
+function explainCount(ctx: CommandContext, name: string, filter: unknown, skip: number, limit: number, run: boolean): Explained & { n: number } {
+  const started = performance.now();
+  const counted = planCount(ctx.engine.catalog.get(ctx.db, name), isEmptyFilter(filter) ? undefined : filter, skip, limit);
+  const winning = countStages(counted.plan, filter);
+  const out = { queryPlanner: planner(namespace(ctx.db, name), filter, winning), n: counted.n };
+  return run ? { ...out, executionStats: executionStats(winning, counted.stats, 0, performance.now() - started) } : out;
+}
+
+function explainFind(ctx: CommandContext, body: Document, run: boolean): Explained {
+  const name = collectionName({ ...ctx, body }, "find");
+  const spec: ReadSpec = {
+    filter: optionalDocument(body, "filter"),
+    sort: optionalDocument(body, "sort"),
+    skip: optionalCount(body, "skip") ?? 0,
+    limit: Math.abs(optionalNumber(body, "limit") ?? 0),
+  };
+  return explainRead(ctx, name, spec, run);
+}
+
+function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Document {
+  const name = collectionName({ ...ctx, body }, "aggregate");
+  const pipeline = body.pipeline;
+  if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
+  const counting = countShape(pipeline);
+  if (counting) {
+    const { spec } = counting;
+    const { n: _, ...explained } = explainCount(ctx, name, spec.filter, spec.skip ?? 0, spec.limit ?? 0, run);
+    return { stages: [{ $cursor: explained }, pipeline.at(-1)] };
+  }
+  const { spec, rest } = leadingRead(pipeline);
+  const explained = explainRead(ctx, name, spec, run, (it) => runPipeline(rest, it, resolver(ctx)));
+  return rest.length === 0 ? { ...explained } : { stages: [{ $cursor: explained }, ...rest] };
+}
+
+/**
+ * The explain command over find, count and aggregate, in MongoDB's shape: `queryPlanner`
+ * with the winning plan (COLLSCAN, IXSCAN, FETCH, SORT, SKIP, LIMIT, COUNT, COUNT_SCAN) and,
+ * unless the verbosity is `queryPlanner`, `executionStats` from running the read to the end.
+ */
+function explain(ctx: CommandContext): Document {
+  const inner = ctx.body.explain;
+  if (!isPlainObject(inner)) throw new CommandError("TypeMismatch", "'explain' must be a command document");
+  const verbosity = ctx.body.verbosity ?? "allPlansExecution";
+  if (typeof verbosity !== "string" || !VERBOSITIES.has(verbosity)) {
+    throw new CommandError("BadValue", `verbosity must be one of queryPlanner, executionStats, allPlansExecution, not ${JSON.stringify(verbosity)}`);
+  }
+  const run = verbosity !== "queryPlanner";
+  const command = firstKey(inner);
+  const head = { explainVersion: "1" };
+  const tail = { command: inner, serverInfo: { host: "embedded", version: "7.0.0" }, ok: 1 };
+  switch (command) {
+    case "find":
+      return { ...head, ...explainFind(ctx, inner, run), ...tail };
+    case "count": {
+      const limit = Math.abs(optionalNumber(inner, "limit") ?? 0);
+      const { n: _, ...explained } = explainCount(ctx, collectionName({ ...ctx, body: inner }, "count"), optionalDocument(inner, "query"), optionalCount(inner, "skip") ?? 0, limit, run);
+      return { ...head, ...explained, ...tail };
+    }
+    case "aggregate":
+      return { ...head, ...explainAggregate(ctx, inner, run), ...tail };
+  }
+  throw new CommandError("CommandNotFound", `explain is supported for find, count and aggregate, not '${command ?? ""}'`);
+}
+
+/** The explain command. */
+export const explainCommands: Record<string, Handler> = { explain };

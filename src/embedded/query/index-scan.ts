@@ -1,0 +1,165 @@
+import type { Document } from "bson";
+import type { Position, Probe, SortedBlocks } from "../store/blocks.ts";
+import type { OrderedIndex } from "../store/ordered-index.ts";
+import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
+import { allPoints, compareToEndpoint, inBounds, isFull, type FieldBounds, type Interval } from "./bounds.ts";
+
+/** Most point combinations (e.g. two `$in` lists on a compound index) a scan expands to. */
+export const MAX_RANGES = 1000;
+
+/** Work counters of one read, as explain reports them. */
+export interface ScanStats {
+  keysExamined: number;
+  docsExamined: number;
+}
+
+/** A stretch of the index: equal to `prefix` on the first fields, then within `interval`, if any. */
+interface Range {
+  prefix: unknown[];
+  interval?: Interval;
+}
+
+/** What one index scan reads: the index, its bounds per field, and the direction. */
+export interface ScanSpec {
+  index: OrderedIndex;
+  bounds: FieldBounds[];
+  reverse: boolean;
+}
+
+/**
+ * The stretches of the index the bounds select, in index order: every combination of the
+ * leading fields bounded to points, then the intervals of the next field. Undefined when the
+ * combinations exceed {@link MAX_RANGES}.
+ */
+export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] | undefined {
+  const dirs = index.entries.dirs;
+  let p = 0;
+  while (p < bounds.length && allPoints(bounds[p])) p++;
+  let prefixes: unknown[][] = [[]];
+  for (let f = 0; f < p; f++) {
+    const values = bounds[f].intervals.map((iv) => iv.lo.value);
+    if (dirs[f] === -1) values.reverse();
+    if (prefixes.length * values.length > MAX_RANGES) return undefined;
+    prefixes = prefixes.flatMap((pre) => values.map((v) => [...pre, v]));
+  }
+  if (p === bounds.length) return prefixes.map((prefix) => ({ prefix }));
+  const intervals = dirs[p] === -1 ? [...bounds[p].intervals].reverse() : bounds[p].intervals;
+  if (prefixes.length * intervals.length > MAX_RANGES) return undefined;
+  return prefixes.flatMap((prefix) => intervals.map((interval) => ({ prefix, interval })));
+}
+
+function comparePrefix(at: (f: number) => unknown, prefix: unknown[], dirs: readonly (1 | -1)[]): number {
+  for (let f = 0; f < prefix.length; f++) {
+    const c = compareValues(at(f), prefix[f]) * dirs[f];
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** Negative while an entry lies before the start of `range`. */
+function startProbe(range: Range, dirs: readonly (1 | -1)[]): Probe {
+  return (at) => {
+    const c = comparePrefix(at, range.prefix, dirs);
+    if (c !== 0 || !range.interval) return c;
+    const p = range.prefix.length;
+    const ep = dirs[p] === 1 ? range.interval.lo : range.interval.hi;
+    return compareToEndpoint(at(p), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
+  };
+}
+
+/** Negative while an entry lies at or before the end of `range`. */
+function endProbe(range: Range, dirs: readonly (1 | -1)[]): Probe {
+  return (at) => {
+    const c = comparePrefix(at, range.prefix, dirs);
+    if (c !== 0) return c;
+    if (!range.interval) return -1;
+    const p = range.prefix.length;
+    const ep = dirs[p] === 1 ? range.interval.hi : range.interval.lo;
+    return compareToEndpoint(at(p), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
+  };
+}
+
+/** Entries from `a` (inclusive) to `b` (exclusive) when no write happened in between. */
+function distance(entries: SortedBlocks, a: Position, b: Position): number {
+  return Math.max(0, entries.rank(b) - entries.rank(a));
+}
+
+/** How many entries the ranges hold, in O(log n) per range (an estimate when later fields filter). */
+export function countInRanges(entries: SortedBlocks, ranges: Range[]): number {
+  let n = 0;
+  for (const range of ranges) n += distance(entries, entries.seek(startProbe(range, entries.dirs)), entries.seek(endProbe(range, entries.dirs)));
+  return n;
+}
+
+/** True when the fields after the ranged one restrict nothing, so ranges hold only matching keys. */
+export function rangesAreExact(bounds: FieldBounds[]): boolean {
+  let p = 0;
+  while (p < bounds.length && allPoints(bounds[p])) p++;
+  return bounds.slice(p + 1).every(isFull);
+}
+
+/** The first position after (or, reversed, before) an entry, found again after writes moved entries. */
+function reseek(entries: SortedBlocks, key: unknown[], id: unknown, reverse: boolean): Position {
+  const after = entries.seek((at, doc) => {
+    for (let f = 0; f < key.length; f++) {
+      const c = compareValues(at(f), key[f]) * entries.dirs[f];
+      if (c !== 0) return c;
+    }
+    const c = compareValues(doc._id, id);
+    return reverse ? (c < 0 ? -1 : 1) : c <= 0 ? -1 : 1;
+  });
+  return reverse ? entries.prev(after) : after;
+}
+
+function probeAt(entries: SortedBlocks, probe: Probe, pos: Position): number {
+  return probe((f) => entries.keyAt(pos, f), entries.docAt(pos));
+}
+
+/**
+ * Reads the documents of the entries within the bounds, in index order (or reverse), each
+ * document once. Lazy, and safe across writes between steps: after entries moved it finds
+ * its place again from the last entry it read. `skip` entries that pass are passed over
+ * without being yielded (only when each document has one entry); when nothing but the ranges
+ * restricts the entries, by position, without reading them.
+ */
+export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, skip = 0): Generator<Document> {
+  const { entries } = spec.index;
+  const dirs = entries.dirs;
+  const seen: Set<ValueKey> | undefined = spec.index.multikey ? new Set() : undefined;
+  const p = ranges[0]?.interval ? ranges[0].prefix.length : entries.width;
+  const filters = spec.bounds.map((b, f) => (f > p && !isFull(b) ? b.intervals : undefined));
+  const ordered = spec.reverse ? [...ranges].reverse() : ranges;
+  for (const range of ordered) {
+    const start = startProbe(range, dirs);
+    const end = endProbe(range, dirs);
+    let pos = spec.reverse ? entries.prev(entries.seek(end)) : entries.seek(start);
+    if (skip > 0 && seen === undefined && filters.every((f) => f === undefined)) {
+      // Every entry of the range matches: pass over skipped ones by position, without reading them.
+      const count = distance(entries, entries.seek(start), entries.seek(end));
+      const passed = Math.min(skip, count);
+      skip -= passed;
+      if (passed === count) continue;
+      pos = entries.atRank(spec.reverse ? entries.rank(pos) - passed : entries.rank(pos) + passed);
+    }
+    let epoch = entries.epoch;
+    for (; entries.valid(pos); pos = spec.reverse ? entries.prev(pos) : entries.next(pos)) {
+      if (spec.reverse ? probeAt(entries, start, pos) < 0 : probeAt(entries, end, pos) >= 0) break;
+      stats.keysExamined++;
+      if (!filters.every((iv, f) => iv === undefined || inBounds(entries.keyAt(pos, f), iv))) continue;
+      const doc = entries.docAt(pos);
+      if (seen) {
+        if (seen.has(keyOf(doc._id))) continue;
+        seen.add(keyOf(doc._id));
+      }
+      if (skip > 0 && skip--) continue;
+      const key = Array.from({ length: entries.width }, (_, f) => entries.keyAt(pos, f));
+      yield doc;
+      if (entries.epoch !== epoch) {
+        // Writes moved entries while the reader held the document: continue after it.
+        const again = reseek(entries, key, doc._id, spec.reverse);
+        pos = spec.reverse ? entries.next(again) : entries.prev(again);
+        epoch = entries.epoch;
+      }
+    }
+  }
+}

@@ -1,0 +1,248 @@
+import type { Document } from "bson";
+import { compareValues } from "./values.ts";
+
+/**
+ * Most entries one block holds before it splits. 256 keeps a splice into a block cheap (a few
+ * hundred pointer moves) while a million entries need only ~4-8k blocks, whose directory is
+ * binary-searched.
+ */
+const BLOCK_SIZE = 256;
+
+/**
+ * One block: `docs[i]` is the document of entry i, its key values are
+ * `keys[i * width .. i * width + width)`. Flat parallel arrays cost one or two pointers per
+ * entry, with no object per entry.
+ */
+interface Block {
+  keys: unknown[];
+  docs: Document[];
+}
+
+/** A position in {@link SortedBlocks}: block number and offset in it. */
+export interface Position {
+  block: number;
+  offset: number;
+}
+
+/**
+ * Tells where an entry lies relative to a search target: negative when the entry sorts before
+ * it. Gets the entry's key values through `key(f)` and its document.
+ */
+export type Probe = (key: (field: number) => unknown, doc: Document) => number;
+
+/**
+ * Index entries (key tuple, document) kept sorted in blocks of at most {@link BLOCK_SIZE}: a
+ * B+tree of height two. Entries are ordered by their key values (each field ascending or
+ * descending, in MongoDB's BSON order) and then by `_id`, so every entry has a unique place
+ * and equal keys read in `_id` order. Bulk loads sort once; single writes binary-search the
+ * block directory, then the block, and splice.
+ */
+export class SortedBlocks {
+  #blocks: Block[] = [{ keys: [], docs: [] }];
+  #size = 0;
+  /** Entries before each block, rebuilt lazily after a write (see {@link rank}). */
+  #before: Int32Array | undefined;
+  /** Bumped whenever entries move, so open scans find their place again. */
+  #epoch = 0;
+
+  /** `dirs[f]` is 1 or -1: the order of key field f. */
+  constructor(readonly dirs: readonly (1 | -1)[]) {}
+
+  /** Number of key fields per entry. */
+  get width(): number {
+    return this.dirs.length;
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Changes whenever positions shift. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** Compares an entry with a key tuple and `_id`, in index order. */
+  compareEntry(pos: Position, key: readonly unknown[], id: unknown): number {
+    const block = this.#blocks[pos.block];
+    const base = pos.offset * this.width;
+    for (let f = 0; f < this.width; f++) {
+      const c = compareValues(block.keys[base + f], key[f]);
+      if (c !== 0) return c * this.dirs[f];
+    }
+    return compareValues(block.docs[pos.offset]._id, id);
+  }
+
+  /** Key value `field` of the entry at `pos`. */
+  keyAt(pos: Position, field: number): unknown {
+    return this.#blocks[pos.block].keys[pos.offset * this.width + field];
+  }
+
+  /** Document of the entry at `pos`. */
+  docAt(pos: Position): Document {
+    return this.#blocks[pos.block].docs[pos.offset];
+  }
+
+  /** True when `pos` points at an entry. */
+  valid(pos: Position): boolean {
+    const block = this.#blocks[pos.block];
+    return block !== undefined && pos.offset >= 0 && pos.offset < block.docs.length;
+  }
+
+  /** The position after `pos` (possibly past the end). */
+  next(pos: Position): Position {
+    if (pos.offset + 1 < this.#blocks[pos.block].docs.length) return { block: pos.block, offset: pos.offset + 1 };
+    let block = pos.block + 1;
+    while (block < this.#blocks.length && this.#blocks[block].docs.length === 0) block++;
+    return { block, offset: 0 };
+  }
+
+  /** The position before `pos` (offset -1 when there is none). */
+  prev(pos: Position): Position {
+    if (pos.offset > 0) return { block: pos.block, offset: pos.offset - 1 };
+    let block = pos.block - 1;
+    while (block >= 0 && this.#blocks[block].docs.length === 0) block--;
+    return block < 0 ? { block: 0, offset: -1 } : { block, offset: this.#blocks[block].docs.length - 1 };
+  }
+
+  /**
+   * The first entry for which `probe` is not negative (entries are assumed to be ordered so
+   * that it is negative for a prefix of them); past the end when there is none. O(log n).
+   */
+  seek(probe: Probe): Position {
+    const blocks = this.#blocks;
+    let lo = 0;
+    let hi = blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const last = blocks[mid].docs.length - 1;
+      if (last >= 0 && this.#probeAt(probe, mid, last) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const docs = blocks[lo].docs;
+    let a = 0;
+    let b = docs.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.#probeAt(probe, lo, mid) < 0) a = mid + 1;
+      else b = mid;
+    }
+    return a < docs.length ? { block: lo, offset: a } : this.next({ block: lo, offset: a - 1 });
+  }
+
+  #probeAt(probe: Probe, block: number, offset: number): number {
+    const b = this.#blocks[block];
+    const base = offset * this.width;
+    return probe((f) => b.keys[base + f], b.docs[offset]);
+  }
+
+  /** How many entries lie before `pos`. O(1) after the first call following a write. */
+  rank(pos: Position): number {
+    if (pos.block >= this.#blocks.length) return this.#size;
+    if (!this.#before) {
+      const before = new Int32Array(this.#blocks.length);
+      for (let i = 1; i < before.length; i++) before[i] = before[i - 1] + this.#blocks[i - 1].docs.length;
+      this.#before = before;
+    }
+    return this.#before[pos.block] + pos.offset;
+  }
+
+  /** The position of the entry with `rank` entries before it (past the end when there is none). O(log n). */
+  atRank(rank: number): Position {
+    if (rank >= this.#size) return { block: this.#blocks.length, offset: 0 };
+    this.rank({ block: 0, offset: 0 });
+    const before = this.#before!;
+    let lo = 0;
+    let hi = before.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (before[mid] <= rank) lo = mid;
+      else hi = mid - 1;
+    }
+    while (this.#blocks[lo].docs.length === 0) lo++;
+    return { block: lo, offset: rank - before[lo] };
+  }
+
+  /** Inserts an entry (its place is found from the key tuple and the document's `_id`). */
+  insert(key: readonly unknown[], doc: Document): void {
+    const pos = this.seek(this.#exact(key, doc._id));
+    const target = pos.block < this.#blocks.length ? pos : { block: this.#blocks.length - 1, offset: this.#blocks[this.#blocks.length - 1].docs.length };
+    const block = this.#blocks[target.block];
+    block.docs.splice(target.offset, 0, doc);
+    block.keys.splice(target.offset * this.width, 0, ...key);
+    if (block.docs.length > BLOCK_SIZE) this.#split(target.block);
+    this.#changed(1);
+  }
+
+  /** Removes the entry with this key tuple and `_id`; false when there is none. */
+  remove(key: readonly unknown[], id: unknown): boolean {
+    const pos = this.#find(key, id);
+    if (!pos) return false;
+    const block = this.#blocks[pos.block];
+    block.docs.splice(pos.offset, 1);
+    block.keys.splice(pos.offset * this.width, this.width);
+    if (block.docs.length === 0 && this.#blocks.length > 1) this.#blocks.splice(pos.block, 1);
+    this.#changed(-1);
+    return true;
+  }
+
+  /** Points the entry with this key tuple and `_id` at a new version of its document. */
+  swap(key: readonly unknown[], doc: Document): boolean {
+    const pos = this.#find(key, doc._id);
+    if (pos) this.#blocks[pos.block].docs[pos.offset] = doc;
+    return pos !== undefined;
+  }
+
+  /** Replaces every entry by the given ones (unsorted), sorting once. */
+  load(keys: unknown[], docs: Document[]): void {
+    const w = this.width;
+    const order = Array.from(docs.keys());
+    order.sort((a, b) => {
+      for (let f = 0; f < w; f++) {
+        const c = compareValues(keys[a * w + f], keys[b * w + f]);
+        if (c !== 0) return c * this.dirs[f];
+      }
+      return compareValues(docs[a]._id, docs[b]._id);
+    });
+    const blocks: Block[] = [];
+    for (let start = 0; start < order.length || blocks.length === 0; start += BLOCK_SIZE) {
+      const slice = order.slice(start, start + BLOCK_SIZE);
+      blocks.push({ docs: slice.map((i) => docs[i]), keys: slice.flatMap((i) => keys.slice(i * w, i * w + w)) });
+    }
+    this.#blocks = blocks;
+    this.#size = docs.length;
+    this.#before = undefined;
+    this.#epoch++;
+  }
+
+  #exact(key: readonly unknown[], id: unknown): Probe {
+    return (at, doc) => {
+      for (let f = 0; f < this.width; f++) {
+        const c = compareValues(at(f), key[f]);
+        if (c !== 0) return c * this.dirs[f];
+      }
+      return compareValues(doc._id, id);
+    };
+  }
+
+  #find(key: readonly unknown[], id: unknown): Position | undefined {
+    const pos = this.seek(this.#exact(key, id));
+    return this.valid(pos) && this.compareEntry(pos, key, id) === 0 ? pos : undefined;
+  }
+
+  #split(index: number): void {
+    const block = this.#blocks[index];
+    const half = block.docs.length >>> 1;
+    const right: Block = { docs: block.docs.slice(half), keys: block.keys.slice(half * this.width) };
+    block.docs.length = half;
+    block.keys.length = half * this.width;
+    this.#blocks.splice(index + 1, 0, right);
+  }
+
+  #changed(delta: number): void {
+    this.#size += delta;
+    this.#before = undefined;
+    this.#epoch++;
+  }
+}

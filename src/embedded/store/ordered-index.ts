@@ -1,0 +1,136 @@
+import type { Document } from "bson";
+import { isPlainObject } from "../bson.ts";
+import type { IndexSpec } from "../changes.ts";
+import { SortedBlocks } from "./blocks.ts";
+import { valuesAt } from "./paths.ts";
+import { compareValues, keyOf, type ValueKey } from "./values.ts";
+
+/** True when reading `path` in `doc` meets an array (the document makes the index multikey). */
+function touchesArray(doc: unknown, path: string): boolean {
+  let current: unknown = doc;
+  for (const part of path.split(".")) {
+    if (Array.isArray(current)) return true;
+    if (!isPlainObject(current)) return false;
+    current = current[part];
+  }
+  return Array.isArray(current);
+}
+
+/** The distinct values of a field, in BSON order; a missing field (or empty array) is null. */
+function distinctValues(doc: Document, path: string): unknown[] {
+  const values = valuesAt(doc, path).map((v) => (v === undefined ? null : v));
+  if (values.length === 1) return values;
+  const seen = new Map<ValueKey, unknown>();
+  for (const v of values) seen.set(keyOf(v), v);
+  return [...seen.values()].sort(compareValues);
+}
+
+/**
+ * A secondary index (single-field or compound, each field ascending or descending, unique or
+ * not), kept ordered in {@link SortedBlocks}. Each document contributes one entry per key
+ * tuple: missing fields index as null and arrays as one entry per element (multikey), as in
+ * MongoDB. Entries point at the stored documents, so a read never looks documents up again.
+ */
+export class OrderedIndex {
+  /** The indexed fields, in key order. */
+  readonly fields: readonly string[];
+  /** The entries. */
+  readonly entries: SortedBlocks;
+  /** Some document produced an array on an indexed field: reads must dedupe and may not intersect bounds. */
+  multikey = false;
+
+  /** An empty index for `spec`. */
+  constructor(readonly spec: IndexSpec) {
+    this.fields = Object.keys(spec.key);
+    this.entries = new SortedBlocks(this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1)));
+  }
+
+  /** The key tuples a document produces. */
+  keys(doc: Document): unknown[][] {
+    let tuples: unknown[][] = [[]];
+    for (const field of this.fields) {
+      if (!this.multikey && touchesArray(doc, field)) this.multikey = true;
+      const values = distinctValues(doc, field);
+      tuples = values.length === 1 ? tuples.map((t) => [...t, values[0]]) : tuples.flatMap((t) => values.map((v) => [...t, v]));
+    }
+    return tuples;
+  }
+
+  /** Records the entries of a stored document. */
+  add(doc: Document): void {
+    for (const key of this.keys(doc)) this.entries.insert(key, doc);
+  }
+
+  /** Forgets the entries of a document being deleted. */
+  remove(doc: Document): void {
+    for (const key of this.keys(doc)) this.entries.remove(key, doc._id);
+  }
+
+  /**
+   * Moves the entries of a stored document to its new version (same `_id`): entries whose key
+   * is unchanged only get the new document; the others are removed and inserted.
+   */
+  replace(old: Document, doc: Document): void {
+    const before = this.keys(old);
+    const after = this.keys(doc);
+    const unchanged = new Set(after.map((k) => keyOf(k)));
+    const kept = new Set<ValueKey>();
+    for (const key of before) {
+      const k = keyOf(key);
+      if (unchanged.has(k) && this.entries.swap(key, doc)) kept.add(k);
+      else this.entries.remove(key, old._id);
+    }
+    for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, doc);
+  }
+
+  /** Rebuilds the entries from the documents with one sort. */
+  build(docs: Iterable<Document>): void {
+    this.multikey = false;
+    const keys: unknown[] = [];
+    const owners: Document[] = [];
+    for (const doc of docs) {
+      for (const key of this.keys(doc)) {
+        for (const v of key) keys.push(v);
+        owners.push(doc);
+      }
+    }
+    this.entries.load(keys, owners);
+  }
+
+  /**
+   * Whether a key tuple of `doc` is already held by another document (`selfId` is the `_id`
+   * key of `doc`'s own stored version). Numbers of any width are equal by value, and a missing
+   * field equals null, as in MongoDB's unique indexes.
+   */
+  conflict(doc: Document, selfId: ValueKey): boolean {
+    const { entries } = this;
+    for (const key of this.keys(doc)) {
+      let pos = entries.seek((at) => {
+        for (let f = 0; f < key.length; f++) {
+          const c = compareValues(at(f), key[f]);
+          if (c !== 0) return c * entries.dirs[f];
+        }
+        return 0;
+      });
+      for (; entries.valid(pos) && sameKey(entries, pos, key); pos = entries.next(pos)) {
+        if (keyOf(entries.docAt(pos)._id) !== selfId) return true;
+      }
+    }
+    return false;
+  }
+
+  /** The `{ field: value }` document MongoDB reports as keyValue for a duplicate of `doc`. */
+  keyValue(doc: Document): Document {
+    const out: Document = {};
+    for (const field of this.fields) {
+      const values = valuesAt(doc, field);
+      out[field] = values[0] === undefined ? null : values[0];
+    }
+    return out;
+  }
+}
+
+function sameKey(entries: SortedBlocks, pos: { block: number; offset: number }, key: readonly unknown[]): boolean {
+  for (let f = 0; f < key.length; f++) if (compareValues(entries.keyAt(pos, f), key[f]) !== 0) return false;
+  return true;
+}
