@@ -188,8 +188,12 @@ export class Exchange implements BodySource {
 
 function ignore(): void {}
 
-/** Node's error for a request body whose connection closed before it was complete. */
+/**
+ * Node's error for a request body whose connection closed before it was complete, or the
+ * abort reason the adapter gives a request whose client went away.
+ */
 function isConnectionReset(error: unknown): boolean {
+  if (error instanceof DOMException && error.name === "AbortError") return true;
   return (error as { code?: unknown } | null)?.code === "ECONNRESET";
 }
 
