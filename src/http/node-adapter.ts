@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { DEFAULT_BODY_LIMIT } from "./messages.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
+import { cutMessage, withinDeadline, type ShutdownLog } from "./shutdown.ts";
+import { resolveTimeouts, type ServerTimeouts } from "./timeouts.ts";
 
 // The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the
 // one file of the project that names node:http.
@@ -18,6 +20,16 @@ export interface ServeOptions {
   host?: string;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /** How long close() waits for in-flight requests before cutting them, in ms. Default 10 s. */
+  shutdownTimeout?: number;
+  /** Time a client has to send a request's headers, in ms (0: none). Default 10 s. */
+  headersTimeout?: number;
+  /** Time a client has to send a whole request, body included, in ms (0: none). Default 30 s. */
+  requestTimeout?: number;
+  /** How long an idle keep-alive connection stays open, in ms. Default 5 s. */
+  keepAliveTimeout?: number;
+  /** Where close() reports what its deadline cut. Default `console.warn`. */
+  log?: ShutdownLog;
 }
 
 /** A running server. */
@@ -26,7 +38,11 @@ export interface NodeServer {
   port: number;
   /** Base URL to reach the server, e.g. "http://localhost:3000". */
   url: string;
-  /** stop accepting, finish in-flight requests, close idle keep-alive sockets, then resolve */
+  /**
+   * Stops accepting, lets in-flight requests finish, closes idle keep-alive sockets, then
+   * resolves. Once `shutdownTimeout` has passed it logs the requests still unfinished and
+   * destroys every connection left.
+   */
   close(): Promise<void>;
 }
 
@@ -41,11 +57,13 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     origin: "",
-    inFlight: 0,
+    inFlight: new Set(),
     closing: undefined,
     onIdle: undefined,
   };
-  const server = createServer((req, res) => new Exchange(context, req, res, false).start());
+  const timeouts = resolveTimeouts(options);
+  const log = options.log ?? ((line: string) => console.warn(line));
+  const server = createTimedServer(timeouts, (req, res) => new Exchange(context, req, res, false).start());
   // With a listener here node leaves `Expect: 100-continue` to us: the exchange sends
   // 100 Continue only once the handler starts reading the body.
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => new Exchange(context, req, res, true).start());
@@ -55,7 +73,7 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(options.host)}:${port}`;
   context.origin = url;
-  return { port, url, close: () => (context.closing ??= shutDown(server, context)) };
+  return { port, url, close: () => (context.closing ??= shutDown(server, context, timeouts.shutdownTimeout, log)) };
 }
 
 /** Options for mounting the app inside a node:http server you create yourself. */
@@ -77,7 +95,7 @@ export function createNodeListener(fetch: FetchHandler, options: ListenerOptions
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     origin: options.origin ?? "http://localhost",
-    inFlight: 0,
+    inFlight: new Set(),
     closing: undefined,
     onIdle: undefined,
   };
@@ -100,12 +118,34 @@ function urlHost(host: string | undefined): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-/** Stops accepting, lets in-flight requests finish, then closes every connection. */
-async function shutDown(server: Server, context: ServerContext): Promise<void> {
+/**
+ * A node:http server with the given (or default) timeouts. Node checks them every
+ * `connectionsCheckingInterval`, 30 s by default: a quarter of the shortest one keeps a cut
+ * close to its time.
+ */
+function createTimedServer(timeouts: ServerTimeouts, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const { headersTimeout, requestTimeout, keepAliveTimeout } = timeouts;
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((ms) => ms > 0), 4_000);
+  const connectionsCheckingInterval = Math.max(10, Math.floor(shortest / 4));
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, listener);
+  server.keepAliveTimeout = keepAliveTimeout;
+  return server;
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish, then closes every connection. Past the
+ * deadline, logs the requests still unfinished and destroys whatever connection is left.
+ */
+async function shutDown(server: Server, context: ServerContext, deadline: number, log: ShutdownLog): Promise<void> {
   const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   server.closeIdleConnections();
-  if (context.inFlight > 0) await new Promise<void>((resolve) => (context.onIdle = resolve));
-  // Connections that carried the last requests are idle now.
-  server.closeIdleConnections();
+  const drained = context.inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (context.onIdle = resolve));
+  // Connections that carried the last requests are idle once drained.
+  const finished = drained.then(() => server.closeIdleConnections()).then(() => closed);
+  if (await withinDeadline(finished, deadline)) return await finished;
+  const cut = [...context.inFlight];
+  log(cutMessage(deadline, cut.map((exchange) => exchange.describe())));
+  for (const exchange of cut) exchange.cut();
+  server.closeAllConnections();
   await closed;
 }

@@ -12,11 +12,14 @@ export interface ServerContext {
   bodyLimit: number;
   /** Origin for requests without a Host header. */
   origin: string;
-  /** Requests whose response is not done yet. */
-  inFlight: number;
+  /**
+   * Exchanges not finished yet: the handler is still running, or the response has not closed
+   * (sent, or its socket gone). Shutdown waits for this set to empty, or for its deadline.
+   */
+  inFlight: Set<Exchange>;
   /** Set once close() was called: responses from then on close their connection. */
   closing: Promise<void> | undefined;
-  /** Called whenever inFlight drops to zero. */
+  /** Called whenever inFlight becomes empty. */
   onIdle: (() => void) | undefined;
 }
 
@@ -35,6 +38,15 @@ export class Exchange implements BodySource {
   readonly #res: ServerResponse;
   #request: Request | undefined;
   #continued: boolean;
+  /** The handler has settled (or was never called): nothing of this exchange runs any more. */
+  #handlerDone = false;
+  /** The response closed, or its socket did: nothing more goes out. */
+  #wireDone = false;
+  /**
+   * On the response and on the socket: on Node 20, responses still queued behind a pipelined
+   * request never emit `close` once their socket is destroyed, but the socket always does.
+   */
+  readonly #onClose = (): void => this.#wireClosed();
 
   constructor(context: ServerContext, req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) {
     this.limit = context.bodyLimit;
@@ -48,16 +60,19 @@ export class Exchange implements BodySource {
   start(): void {
     const context = this.#context;
     const res = this.#res;
-    context.inFlight++;
-    res.on("close", () => this.#closed());
+    context.inFlight.add(this);
+    res.on("close", this.#onClose);
+    this.#req.socket.on("close", this.#onClose);
     if (context.closing) res.shouldKeepAlive = false;
     if (declaredLength(this.#req) > this.limit) {
       // Refused before a byte of the body is read; the client may still be sending it.
+      this.#handlerDone = true;
       writeJson(res, 413, limitPayload(this.limit), true);
       return;
     }
     const url = requestUrl(this.#req, context.origin);
     if (url === undefined) {
+      this.#handlerDone = true;
       writeJson(res, 400, BAD_TARGET, true);
       return;
     }
@@ -78,6 +93,7 @@ export class Exchange implements BodySource {
   }
 
   #send(response: Response): void {
+    this.#handlerSettled();
     const res = this.#res;
     if (!(response instanceof Response)) {
       this.#fail(new TypeError("The fetch handler did not return a Response."));
@@ -96,8 +112,10 @@ export class Exchange implements BodySource {
 
   /** Logs a failure and answers 500, keeping the details (and stack) off the wire. */
   #fail(error: unknown): void {
-    // A handler failing on the body the adapter cut off has had its 413 already.
-    if (!(error instanceof BodyLimitError)) console.error(error);
+    this.#handlerSettled();
+    // A handler failing on the body the adapter cut off has had its 413 already; one failing
+    // because its connection dropped (client gone, or cut by a server timeout) is no fault.
+    if (!(error instanceof BodyLimitError) && !(this.#wireDone && isConnectionReset(error))) console.error(error);
     const res = this.#res;
     if (res.headersSent || res.destroyed) return;
     this.#settleContinue();
@@ -135,15 +153,49 @@ export class Exchange implements BodySource {
     else res.on("finish", () => socket.destroy());
   }
 
-  #closed(): void {
+  /** What a shutdown log names this exchange by: method and request target. */
+  describe(): string {
+    return `${this.#req.method} ${this.#req.url}`;
+  }
+
+  /** Shutdown's deadline passed: drop the connection, which aborts the request's signal. */
+  cut(): void {
+    this.#req.socket.destroy();
+    this.#res.destroy();
+  }
+
+  #handlerSettled(): void {
+    if (this.#handlerDone) return;
+    this.#handlerDone = true;
+    this.#finishIfDone();
+  }
+
+  #wireClosed(): void {
+    if (this.#wireDone) return;
+    this.#wireDone = true;
+    this.#req.socket.off("close", this.#onClose);
     // Closed before the response was done: the client went away.
     if (this.#request !== undefined && !this.#res.writableFinished) abortNodeRequest(this.#request);
+    this.#finishIfDone();
+  }
+
+  #finishIfDone(): void {
+    if (!this.#handlerDone || !this.#wireDone) return;
     const context = this.#context;
-    if (--context.inFlight === 0) context.onIdle?.();
+    if (context.inFlight.delete(this) && context.inFlight.size === 0) context.onIdle?.();
   }
 }
 
 function ignore(): void {}
+
+/**
+ * Node's error for a request body whose connection closed before it was complete, or the
+ * abort reason the adapter gives a request whose client went away.
+ */
+function isConnectionReset(error: unknown): boolean {
+  if (error instanceof DOMException && error.name === "AbortError") return true;
+  return (error as { code?: unknown } | null)?.code === "ECONNRESET";
+}
 
 function limitPayload(limit: number): { error: string } {
   return { error: bodyTooLargeMessage(limit) };
