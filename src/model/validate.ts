@@ -1,7 +1,7 @@
 import type { Struct, StructError } from "superstruct";
 import { ValidationError, type FieldErrors } from "../errors.ts";
 import { parseIsoDate } from "../query/operand.ts";
-import type { Model } from "./define.ts";
+import { maxStringLength, type Model } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
 
 /** Names a client can never write: the framework sets them. */
@@ -63,7 +63,7 @@ function fromJson(model: Model, field: string, value: unknown): unknown {
 
 /** The stored value, after superstruct's coercions (defaults included), or undefined with an error recorded. */
 function checkValue(model: Model, field: string, value: unknown, errors: FieldErrors): unknown {
-  const problem = value === undefined ? null : valueShapeProblem(value);
+  const problem = value === undefined ? null : valueShapeProblem(value, maxStringLength(model, field));
   if (problem) return addError(errors, field, `The ${field} field ${problem}.`);
   const [error, coerced] = model.fields[field].validate(fromJson(model, field, value), { coerce: true });
   if (error) return addError(errors, field, failureMessage(field, error));
