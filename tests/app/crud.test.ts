@@ -27,10 +27,12 @@ describe("UPDATE, PATCH and DELETE with the Post ownership hooks", () => {
     assert.deepEqual((await jsonOf(await call(app, "GET", `/api/v1/posts/${postId}`))).body, body);
   });
 
-  test("PUT validates like INSERT", async () => {
+  test("PUT validates like INSERT: the fields sent before the hooks, the required ones after", async () => {
     const { status, body } = await jsonOf(await call(app, "PUT", `/api/v1/posts/${postId}`, { title: 5 }, as(1)));
     assert.equal(status, 400);
-    assert.deepEqual(body.errors, { user_id: ["The user_id field is required."], title: ["The title field must be a string."] });
+    assert.deepEqual(body.errors, { title: ["The title field must be a string."] });
+    const missing = await jsonOf(await call(app, "PUT", `/api/v1/posts/${postId}`, { title: "T" }, as(1)));
+    assert.deepEqual(missing, { status: 400, body: { errors: { user_id: ["The user_id field is required."] } } });
   });
 
   test("PATCH changes only the fields sent and validates them", async () => {
