@@ -57,14 +57,20 @@ export interface ShowContext extends HookContext {
   result?: ApiRecord;
 }
 
-/** INSERT: `body` before validation (a before-hook may change it); `item` and `result` after. */
+/**
+ * INSERT: `body` holds the fields sent, each already checked and converted; required fields,
+ * defaults and whatever a before-hook changes are checked after it. `item` and `result` after.
+ */
 export interface InsertContext extends HookContext {
   body: Record<string, unknown>;
   item?: StoredRecord;
   result?: ApiRecord;
 }
 
-/** UPDATE and PATCH: `item` is the record as stored before the change; after the change it is the new one. */
+/**
+ * UPDATE and PATCH: `body` as for INSERT (checked fields sent); `item` is the record as stored
+ * before the change; after the change it is the new one.
+ */
 export interface UpdateContext extends HookContext {
   id: number;
   body: Record<string, unknown>;

@@ -3,6 +3,7 @@ import { writtenJson } from "../http/responses.ts";
 import { toRecord } from "../model/serialize.ts";
 import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type InsertContext } from "./context.ts";
+import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
 import { parentFilter } from "./nested.ts";
 import { finish } from "./output.ts";
@@ -11,12 +12,13 @@ import { hookContext, type Handler } from "./route.ts";
 /**
  * INSERT: `POST /api/v1/<plural>` (or a nested `POST /api/v1/users/:userId/posts`, where the
  * foreign key comes from the path): validates, stores with the next id, answers 201 with the record.
+ * The before-hook sees the sent fields already checked ({@link bodyForHook}).
  */
 export const insert: Handler = async (request, route) => {
   const { model, app, hooks } = route;
   const body = await readJsonBody(request, app.bodyLimit);
   Object.assign(body, await parentFilter(request, route.parent, true));
-  const ctx: InsertContext = { ...hookContext(request, route), body };
+  const ctx: InsertContext = { ...hookContext(request, route), body: bodyForHook(model, body, hooks.onBeforeInsert) };
   await hooks.onBeforeInsert?.(ctx);
   const data = validateBody(model, ctx.body);
   await checkReferences(route, data);

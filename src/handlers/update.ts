@@ -5,6 +5,7 @@ import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
 import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext } from "./context.ts";
+import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
 import { finish } from "./output.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
@@ -45,7 +46,8 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     const scope = writeScope(model);
     const stored = await findOr404(route, id, [scope]);
     const guard = writeGuard(request, route, stored, scope);
-    const ctx: UpdateContext = { ...hookContext(request, route), id, body, item: toStoredRecord(stored) };
+    const checked = bodyForHook(model, body, hooks.onBeforeUpdate);
+    const ctx: UpdateContext = { ...hookContext(request, route), id, body: checked, item: toStoredRecord(stored) };
     await hooks.onBeforeUpdate?.(ctx);
     const { set, unset } = plan(model, ctx.body, ctx.item);
     await checkReferences(route, set);

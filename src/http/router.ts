@@ -72,6 +72,18 @@ function matches(pattern: string, segments: readonly string[]): boolean {
   return parts.length === segments.length && parts.every((part, i) => part === "*" || part === segments[i]);
 }
 
+/**
+ * The path without trailing slashes (a lone "/" stays). A loop, not `replace(/(.)\/+$/)`:
+ * that regex retries its slash run from every position and took quadratic time on a path of
+ * thousands of slashes followed by anything else.
+ * @example withoutTrailingSlashes("/api/v1/users//") // "/api/v1/users"
+ */
+export function withoutTrailingSlashes(pathname: string): string {
+  let end = pathname.length;
+  while (end > 1 && pathname.charCodeAt(end - 1) === 47 /* "/" */) end--;
+  return pathname.slice(0, end);
+}
+
 /** A compiled route: the handler for requests whose method and path match. */
 interface Entry {
   method: string;
@@ -168,6 +180,6 @@ export function buildRouter(base: string, routes: readonly Route[]): GeneratedRo
   }
   return {
     fetch: (request) => match(entries, request),
-    allowedFor: (method, pathname) => table.lookup(method, pathname.replace(/(.)\/+$/, "$1")),
+    allowedFor: (method, pathname) => table.lookup(method, withoutTrailingSlashes(pathname)),
   };
 }

@@ -68,6 +68,13 @@ export interface ModelDefinition {
   countLimit?: number;
   /** Exact counts stop at this many records and report "capped" (default: no cap). */
   maxExactCount?: number;
+  /**
+   * Longest string, in characters, a field's value may hold (strings nested in arrays and
+   * objects, and their keys, included). Checked before any validator or hook runs; 65,536 unless set.
+   */
+  maxStringLength?: number;
+  /** Per-field overrides of `maxStringLength`, higher or lower: `{ body: 1_000_000 }`. */
+  maxStringLengths?: Record<string, number>;
   /** Override the derived route segment. */
   route?: string;
   /** Override the derived collection name. */
@@ -122,6 +129,16 @@ export interface Model {
   readonly description?: string;
   /** Per-field descriptions (system fields may be described too); hidden ones are never published. */
   readonly descriptions: Readonly<Record<string, string>>;
+  /** The longest string each field may hold, by field; see {@link maxStringLength}. */
+  readonly stringLimits: ReadonlyMap<string, number>;
+}
+
+/** Default for {@link ModelDefinition.maxStringLength}: 64 Ki characters per string. */
+export const DEFAULT_MAX_STRING_LENGTH = 65_536;
+
+/** The longest string a field's value may hold, in characters. */
+export function maxStringLength(model: Model, field: string): number {
+  return model.stringLimits.get(field) ?? DEFAULT_MAX_STRING_LENGTH;
 }
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
@@ -190,6 +207,16 @@ function resolveCounting(def: ModelDefinition): Pick<Model, "defaultCount" | "co
   return { defaultCount, countLimit, maxExactCount };
 }
 
+function resolveStringLimits(def: ModelDefinition): Map<string, number> {
+  const fallback = positiveInteger(def.maxStringLength, DEFAULT_MAX_STRING_LENGTH, `Model ${def.name}: maxStringLength`);
+  const limits = new Map(Object.keys(def.fields).map((field) => [field, fallback]));
+  for (const [field, limit] of Object.entries(def.maxStringLengths ?? {})) {
+    if (!(field in def.fields)) throw new TypeError(`Model ${def.name}: maxStringLengths names "${field}", which is not a field`);
+    limits.set(field, positiveInteger(limit, fallback, `Model ${def.name}: maxStringLengths.${field}`));
+  }
+  return limits;
+}
+
 function resolveHandlers(def: ModelDefinition): Set<HandlerName> {
   return new Set(HANDLER_NAMES.filter((name) => def.handlers?.[name] !== false));
 }
@@ -232,5 +259,6 @@ export function defineModel(def: ModelDefinition): Model {
     ...resolveCounting(def),
     description: def.description,
     descriptions: Object.freeze({ ...def.descriptions }),
+    stringLimits: resolveStringLimits(def),
   });
 }

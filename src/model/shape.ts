@@ -11,7 +11,13 @@ function keyProblem(key: string): ShapeProblem {
   return null;
 }
 
-function scalarProblem(value: unknown): ShapeProblem {
+function stringProblem(text: string, maxLength: number, topLevel: boolean): ShapeProblem {
+  if (text.length <= maxLength) return null;
+  return topLevel ? `must be at most ${maxLength} characters long` : `holds a string longer than ${maxLength} characters`;
+}
+
+function scalarProblem(value: unknown, maxLength: number, topLevel: boolean): ShapeProblem {
+  if (typeof value === "string") return stringProblem(value, maxLength, topLevel);
   if (typeof value !== "number") return null;
   if (!Number.isFinite(value)) return "holds a number that is too large";
   if (Number.isInteger(value) && !Number.isSafeInteger(value)) return "holds an integer beyond ±9007199254740991 that would lose precision";
@@ -25,23 +31,26 @@ function children(value: object): [string | null, unknown][] {
 
 /**
  * Checks a parsed JSON value before any validator sees it: nesting depth, keys MongoDB treats
- * as operators or paths, and numbers JSON can carry but a record cannot hold exactly. It walks
- * with an explicit stack, so a hostile body cannot exhaust the call stack.
+ * as operators or paths, numbers JSON can carry but a record cannot hold exactly, and strings
+ * (values and keys, at any depth) longer than `maxStringLength` characters, so no validator
+ * or hook ever spends time on an oversized string. It walks with an explicit stack, so a
+ * hostile body cannot exhaust the call stack.
  * @example valueShapeProblem({ a: { $set: 1 } }) // 'has a key "$set" that starts with "$"'
  * @example valueShapeProblem(1e400)              // "holds a number that is too large"
+ * @example valueShapeProblem("abc", 2)           // "must be at most 2 characters long"
  */
-export function valueShapeProblem(value: unknown): ShapeProblem {
+export function valueShapeProblem(value: unknown, maxStringLength = Infinity): ShapeProblem {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
     if (current === null || typeof current !== "object") {
-      const problem = scalarProblem(current);
+      const problem = scalarProblem(current, maxStringLength, depth === 0);
       if (problem) return problem;
       continue;
     }
     if (depth >= MAX_NESTING) return `is nested more than ${MAX_NESTING} levels deep`;
     for (const [key, child] of children(current)) {
-      const problem = key === null ? null : keyProblem(key);
+      const problem = key === null ? null : (keyProblem(key) ?? stringProblem(key, maxStringLength, false));
       if (problem) return problem;
       stack.push([child, depth + 1]);
     }

@@ -1,7 +1,7 @@
 import type { Struct, StructError } from "superstruct";
 import { ValidationError, type FieldErrors } from "../errors.ts";
 import { parseIsoDate } from "../query/operand.ts";
-import type { Model } from "./define.ts";
+import { maxStringLength, type Model } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
 
 /** Names a client can never write: the framework sets them. */
@@ -63,11 +63,25 @@ function fromJson(model: Model, field: string, value: unknown): unknown {
 
 /** The stored value, after superstruct's coercions (defaults included), or undefined with an error recorded. */
 function checkValue(model: Model, field: string, value: unknown, errors: FieldErrors): unknown {
-  const problem = value === undefined ? null : valueShapeProblem(value);
+  const problem = value === undefined ? null : valueShapeProblem(value, maxStringLength(model, field));
   if (problem) return addError(errors, field, `The ${field} field ${problem}.`);
-  const [error, coerced] = model.fields[field].validate(fromJson(model, field, value), { coerce: true });
-  if (error) return addError(errors, field, failureMessage(field, error));
+  const [error, coerced] = runStruct(model.fields[field], fromJson(model, field, value));
+  if (error) return addError(errors, field, error instanceof Error ? failureMessage(field, error) : `The ${field} field is invalid.`);
   return coerced;
+}
+
+/**
+ * superstruct prints a failing value with a template literal, which throws a TypeError for a
+ * JSON object such as `{"toString": 1}` (no callable toString or valueOf). The value failed
+ * either way: it is reported as invalid instead of escaping as a 500.
+ */
+function runStruct(struct: Struct<any, any>, value: unknown): [StructError | "unprintable" | undefined, unknown] {
+  try {
+    return struct.validate(value, { coerce: true });
+  } catch (error) {
+    if (error instanceof TypeError && value !== null && typeof value === "object") return ["unprintable", undefined];
+    throw error;
+  }
 }
 
 /**
