@@ -5,7 +5,7 @@
 import process from "node:process";
 import { createApp, defaultErrorHandler } from "./src/mod.ts";
 import { loadHooks, loadModels } from "./src/loader.ts";
-import { listen } from "./src/http/serve.ts";
+import { listen } from "./src/adapters/serve.ts";
 
 const env = process.env;
 const app = await createApp({

@@ -18,7 +18,7 @@
 import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createResponse } from "../src/http/fast-response.ts";
-import { serveNode } from "../src/http/node-adapter.ts";
+import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { startLoadClient } from "./lib/load.ts";
 import { listenNode, runServerProcess, serverRole, startServerProcess, type Running } from "./lib/processes.ts";
 import { flag, summaryTable } from "./lib/report.ts";

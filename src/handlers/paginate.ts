@@ -3,7 +3,7 @@ import { pagination } from "../query/page.ts";
 import { planList } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
-import { loadRelations } from "../store/relations.ts";
+import { loadRelations } from "./relations.ts";
 import { cachedGet } from "./cache.ts";
 import type { PaginateContext } from "./context.ts";
 import { parentFilter } from "./nested.ts";

@@ -3,7 +3,7 @@ import { toRecord } from "../model/serialize.ts";
 import { planShow } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
-import { loadRelations } from "../store/relations.ts";
+import { loadRelations } from "./relations.ts";
 import { cachedGet } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
 import { finish } from "./output.ts";

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "./node-adapter.ts";
-import { directResponse, type DirectResponse, type FullBody, type HeaderRecord } from "./fast-response.ts";
+import { directResponse, type DirectResponse, type FullBody, type HeaderRecord } from "../../http/fast-response.ts";
 
 /** Statuses whose responses never carry a body, nor a Content-Length that would promise one. */
 function isBodiless(status: number): boolean {

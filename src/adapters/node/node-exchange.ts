@@ -1,6 +1,6 @@
 import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
-import { directResponse } from "./fast-response.ts";
-import { bodyTooLargeMessage, INTERNAL_ERROR_BODY } from "./messages.ts";
+import { directResponse } from "../../http/fast-response.ts";
+import { bodyTooLargeMessage, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";

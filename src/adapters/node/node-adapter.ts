@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_BODY_LIMIT } from "./messages.ts";
+import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
 
 // The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the

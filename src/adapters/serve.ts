@@ -39,6 +39,6 @@ function serveDeno(deno: DenoRuntime, fetch: FetchHandler, options: ListenOption
 export async function listen(fetch: FetchHandler, options: ListenOptions): Promise<RunningServer> {
   const deno = denoRuntime();
   if (deno) return serveDeno(deno, fetch, options);
-  const { serveNode } = await import("./node-adapter.ts");
+  const { serveNode } = await import("./node/node-adapter.ts");
   return await serveNode(fetch, options);
 }
