@@ -116,7 +116,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     throw error;
   }
   const language = options.language ?? "en";
-  const stores = new Map(options.models.map((model) => [model.name, new RecordStore(database.db, model)]));
+  const stores = new Map(options.models.map((model) => [model.name, new RecordStore(database.db, model.collection)]));
   const state: AppState = {
     db: database.db,
     registry,

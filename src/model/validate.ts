@@ -1,6 +1,6 @@
 import type { Struct, StructError } from "superstruct";
 import { ValidationError, type FieldErrors } from "../errors.ts";
-import { parseIsoDate } from "../query/operand.ts";
+import { parseIsoDate } from "./dates.ts";
 import type { Model } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
 

@@ -1,5 +1,4 @@
 import type { Document } from "mongodb";
-import type { ListQuery } from "../handlers/context.ts";
 import type { QueryParams } from "../http/params.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
@@ -8,7 +7,19 @@ import type { QueryLimits } from "./limits.ts";
 import { parsePage } from "./page.ts";
 import { parseSort } from "./sort.ts";
 import { parseWhere } from "./where.ts";
-import { parseWith } from "./with.ts";
+import { parseWith, type WithNode } from "./with.ts";
+
+/** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
+export interface ListQuery {
+  page: number;
+  perPage: number;
+  /** Selected columns, or null for all visible ones. */
+  fields: string[] | null;
+  sort: Document;
+  /** MongoDB filters, ANDed together. Server code may add any filter; clients cannot. */
+  filters: Document[];
+  with: WithNode[];
+}
 
 /** What planning needs from the app. */
 export interface PlanSettings {

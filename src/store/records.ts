@@ -1,5 +1,4 @@
 import type { Collection, Db, Document, Sort } from "mongodb";
-import type { Model } from "../model/define.ts";
 import { nextId } from "./ids.ts";
 
 /** One page of a list query, already planned. */
@@ -21,8 +20,8 @@ export type StoredDocument = Document & { _id: number };
 export class RecordStore {
   readonly collection: Collection<StoredDocument>;
 
-  constructor(private readonly db: Db, readonly model: Model) {
-    this.collection = db.collection<StoredDocument>(model.collection);
+  constructor(private readonly db: Db, collectionName: string) {
+    this.collection = db.collection<StoredDocument>(collectionName);
   }
 
   /** The page and the total, queried concurrently: the list's hot path. */
@@ -43,7 +42,7 @@ export class RecordStore {
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
   async insert(data: Document): Promise<StoredDocument> {
     const now = new Date();
-    const doc: StoredDocument = { _id: await nextId(this.db, this.model.collection), ...data, created_at: now, updated_at: now, _rev: 1 };
+    const doc: StoredDocument = { _id: await nextId(this.db, this.collection.collectionName), ...data, created_at: now, updated_at: now, _rev: 1 };
     await this.collection.insertOne(doc);
     return doc;
   }
