@@ -6,8 +6,10 @@ import type { AppState, Route } from "./handlers/route.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
+import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
-import { buildRouter, pathnameOf, type GeneratedRoutes } from "./http/router.ts";
+import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
+import { routeTable, type BoundHandler } from "./handlers/table.ts";
 import type { Model } from "./model/define.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { resolveLimits, type QueryLimits } from "./query/limits.ts";
@@ -83,15 +85,10 @@ async function prepareCollections(db: Db, models: readonly Model[]): Promise<voi
   }
 }
 
-/** HEAD is answered as GET with the body dropped, so headers (ETag, length) stay identical. */
-function withoutBody(response: Response): Response {
-  return new Response(null, { status: response.status, headers: response.headers });
-}
-
-async function dispatch(router: GeneratedRoutes, request: Request, language: string): Promise<Response> {
-  const response = router.fetch(request);
-  if (response) return await response;
+async function dispatch(router: PathRouter<BoundHandler>, request: Request, language: string): Promise<Response> {
   const pathname = pathnameOf(request.url);
+  const found = router.match(request.method, pathname);
+  if (found) return await found.target.handler(request, found.target.route, found.params);
   const allowed = router.allowedFor(request.method, pathname);
   if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
   const allow = allowed.join(", ");
@@ -127,11 +124,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     cache: database.changeCount && options.responseCache !== false ? new ResponseCache(database.changeCount) : undefined,
   };
   const routes = buildRoutes(state, options.models, hooks);
-  const router = buildRouter(options.basePath ?? "/api/v1", routes);
+  const router = buildRouter(routeTable(options.basePath ?? "/api/v1", routes));
   let errorHandler: ErrorHandler | null = null;
   const app: App = {
     fetch: async (request) => {
-      if (request.method === "HEAD") return withoutBody(await app.fetch(new Request(request.url, { headers: request.headers })));
+      if (request.method === "HEAD") return dropBody(await app.fetch(headAsGet(request)));
       try {
         return await dispatch(router, request, language);
       } catch (error) {

@@ -1,6 +1,5 @@
 import { toRecord } from "../model/serialize.ts";
 import { pagination } from "../query/page.ts";
-import { planList } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "./relations.ts";
@@ -8,25 +7,29 @@ import { cachedGet } from "./cache.ts";
 import type { PaginateContext } from "./context.ts";
 import { parentFilter } from "./nested.ts";
 import { finish } from "./output.ts";
-import { allOf, hookContext, queryParams, type Handler, type Route, type RouteRequest } from "./route.ts";
-import { scopeOf } from "./scope.ts";
+import { parseListRequest } from "./request.ts";
+import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
+import { readScope } from "./scope.ts";
 
 /**
  * PAGINATE: `GET /api/v1/<plural>`: one page, its total, and the paging metadata. This is the
  * list's hot path: what a request does not need (a parent lookup, hooks, relations) is skipped
  * without an `await` of its own.
  */
-export const paginate: Handler = (request, route) => {
+export const paginate: Handler = (request, route, params) => {
   const hooked = route.hooks.onBeforePaginate !== undefined || route.hooks.onAfterPaginate !== undefined;
-  return cachedGet(request, route, hooked, () => listPage(request, route));
+  return cachedGet(request, route, hooked, () => listPage(request, route, params));
 };
 
-async function listPage(request: RouteRequest, route: Route): Promise<unknown> {
+async function listPage(request: Request, route: Route, params: PathParams): Promise<unknown> {
   const { model, app, hooks } = route;
-  const parent = route.parent ? await parentFilter(request, route.parent) : undefined;
-  const scope = { ...scopeOf(request, model), ...parent };
-  const query = planList(queryParams(request), model, app, scope);
-  const ctx = hookContext(request, route) as PaginateContext;
+  const { query, trashed, parentId } = parseListRequest(request, route, params);
+  if (route.parent && parentId !== undefined) {
+    // Listing may include a trashed parent's children (trashed=true); creating under one may not.
+    const parent = await parentFilter(route.parent, parentId, readScope(route.parent.model, trashed));
+    query.filters[0] = { ...query.filters[0], ...parent };
+  }
+  const ctx = hookContext(request, route, params) as PaginateContext;
   ctx.query = query;
   if (hooks.onBeforePaginate) await hooks.onBeforePaginate(ctx);
   const [docs, total] = await route.store.page({
@@ -37,7 +40,7 @@ async function listPage(request: RouteRequest, route: Route): Promise<unknown> {
     projection: projection(model, query.fields, parentKeys(query.with)),
   });
   const data = docs.map((doc) => toRecord(model, doc, query.fields));
-  if (query.with.length > 0) await loadRelations(app.db, docs, data, query.with, app.limits, (m) => scopeOf(request, m));
+  if (query.with.length > 0) await loadRelations(app.db, docs, data, query.with, app.limits, (m) => readScope(m, trashed));
   ctx.result = { data, pagination: pagination(query, total) };
   if (hooks.onAfterPaginate) await hooks.onAfterPaginate(ctx);
   return finish(route, ctx.result, hooks.onAfterPaginate);

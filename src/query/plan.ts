@@ -21,6 +21,9 @@ export interface ListQuery {
   with: WithNode[];
 }
 
+/** The planned SHOW query: the list query without paging and sorting. */
+export type ShowQuery = Pick<ListQuery, "fields" | "filters" | "with">;
+
 /** What planning needs from the app. */
 export interface PlanSettings {
   registry: ModelRegistry;
@@ -31,7 +34,7 @@ export interface PlanSettings {
  * Parse → plan for SHOW: field selection and relations. `scope` is the server's own filter
  * (soft delete), kept apart from anything the client sent.
  */
-export function planShow(params: QueryParams, model: Model, settings: PlanSettings, scope: Document): Pick<ListQuery, "fields" | "filters" | "with"> {
+export function planShow(params: QueryParams, model: Model, settings: PlanSettings, scope: Document): ShowQuery {
   return {
     fields: parseFields(params.get("fields"), model),
     filters: [scope],
