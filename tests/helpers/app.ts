@@ -1,10 +1,10 @@
-import User from "../../models/User.ts";
-import Post from "../../models/Post.ts";
-import Comment from "../../models/Comment.ts";
-import postHooks from "../../hooks/Post.ts";
+import { Comment, Post, postHooks, User } from "../fixtures/blog.ts";
 import { createApp, type App, type AppOptions } from "../../src/mod.ts";
 
-/** The example app (User, Post, Comment and the Post hooks) on a fresh in-memory engine, or on MONGODB_URI. */
+/**
+ * The fixture blog app (tests/fixtures/blog.ts: User, Post, Comment and the Post hooks, not the
+ * example app in models/) on a fresh in-memory engine, or on MONGODB_URI.
+ */
 export async function exampleApp(options: Partial<AppOptions> = {}): Promise<App> {
   return await createApp({
     models: [User, Post, Comment],
