@@ -12,6 +12,7 @@ import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
 import { routeTable, type BoundHandler } from "./handlers/table.ts";
 import type { Model } from "./model/define.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
+import { checkKeys, isPlainObject } from "./model/strict.ts";
 import { resolveLimits, type QueryLimits } from "./query/limits.ts";
 import { openDatabase, type DatabaseOptions } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
@@ -53,13 +54,19 @@ export interface App {
   readonly language: string;
 }
 
+// A record over AppOptions' keys, so an option added to the interface but not here fails to compile.
+const APP_OPTION_KEYS = Object.keys({
+  models: 1, hooks: 1, bodyLimit: 1, language: 1, limits: 1, basePath: 1, responseCache: 1,
+  uri: 1, dataDir: 1, dbName: 1, clientOptions: 1,
+} satisfies Record<keyof AppOptions, 1>);
+
 function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
   for (const [name, modelHooks] of Object.entries(hooks)) {
-    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}`);
-    for (const hook of Object.keys(modelHooks)) {
-      if (!HOOK_NAMES.includes(hook as keyof ModelHooks)) {
-        throw new TypeError(`Model ${name}: unknown hook ${hook}; hooks are ${HOOK_NAMES.join(", ")}`);
-      }
+    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}; models are ${[...registry.keys()].join(", ")}`);
+    if (!isPlainObject(modelHooks)) throw new TypeError(`Hooks of model ${name} must be an object of functions`);
+    checkKeys(`Hooks of model ${name}`, modelHooks, HOOK_NAMES);
+    for (const [hook, fn] of Object.entries(modelHooks)) {
+      if (typeof fn !== "function") throw new TypeError(`Hooks of model ${name}: ${hook} must be a function`);
     }
   }
 }
@@ -101,6 +108,7 @@ async function dispatch(router: PathRouter<BoundHandler>, request: Request, lang
  * engine when no URI is given), prepares counters and indexes, and registers every route.
  */
 export async function createApp(options: AppOptions): Promise<App> {
+  checkKeys("createApp options", options, APP_OPTION_KEYS);
   const registry = createRegistry(options.models);
   const hooks = options.hooks ?? {};
   checkHooks(registry, hooks);

@@ -1,5 +1,6 @@
 import type { Struct } from "superstruct";
 import { collectionName, routeName } from "./naming.ts";
+import { checkKeys, isPlainObject } from "./strict.ts";
 
 /** The six generated handlers a model can switch on or off. */
 export type HandlerName = "paginate" | "show" | "insert" | "update" | "patch" | "delete";
@@ -64,6 +65,17 @@ export type FieldKind = "string" | "integer" | "number" | "boolean" | "date" | "
 /** The fields every record has, set by the framework and never writable by clients. */
 export const SYSTEM_FIELDS: readonly string[] = ["id", "created_at", "updated_at"];
 
+/** Every field only the framework writes: a model cannot declare them, a body cannot send them. */
+export const READ_ONLY_FIELDS: ReadonlySet<string> = new Set([...SYSTEM_FIELDS, "_id", "deleted_at"]);
+
+// Records over the interfaces' keys, so a new option that is not listed here fails to compile.
+const MODEL_KEYS = Object.keys({
+  name: 1, fields: 1, hidden: 1, relations: 1, perPage: 1, maxPerPage: 1, handlers: 1, unique: 1, indexes: 1,
+  softDelete: 1, route: 1, collection: 1,
+} satisfies Record<keyof ModelDefinition, 1>);
+const RELATION_KEYS = Object.keys({ type: 1, model: 1, foreignKey: 1 } satisfies Record<keyof RelationDefinition, 1>);
+const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
+
 /** A resolved relation: the definition plus its output key. */
 export interface Relation extends RelationDefinition {
   name: string;
@@ -105,12 +117,26 @@ function positiveInteger(value: number | undefined, fallback: number, what: stri
   return value;
 }
 
+/** Unknown keys anywhere in a definition stop start-up, naming the key, the model and what is allowed. */
+function checkDefinitionKeys(def: ModelDefinition): void {
+  if (!isPlainObject(def)) throw new TypeError(`defineModel takes an object, got ${def === null ? "null" : typeof def}`);
+  const where = `Model ${typeof def.name === "string" ? def.name : "(unnamed)"}`;
+  checkKeys(where, def, MODEL_KEYS);
+  if (!isPlainObject(def.fields)) throw new TypeError(`${where}: fields must be an object of superstruct structs`);
+  for (const [name, rel] of Object.entries(def.relations ?? {})) {
+    if (!isPlainObject(rel)) throw new TypeError(`${where}, relation ${name}: must be an object`);
+    checkKeys(`${where}, relation ${name}`, rel, RELATION_KEYS);
+  }
+  def.indexes?.forEach((index, i) => checkKeys(`${where}, indexes[${i}]`, index, INDEX_KEYS));
+  if (def.handlers !== undefined) checkKeys(`${where}, handlers`, def.handlers, HANDLER_NAMES);
+}
+
 function checkNames(def: ModelDefinition): void {
   if (!/^[A-Z][A-Za-z0-9]*$/.test(def.name)) {
     throw new TypeError(`Model name "${def.name}" must be PascalCase (letters and digits, starting upper case)`);
   }
   for (const field of Object.keys(def.fields)) {
-    if (SYSTEM_FIELDS.includes(field) || field === "_id" || field === "deleted_at") {
+    if (READ_ONLY_FIELDS.has(field)) {
       throw new TypeError(`Model ${def.name}: "${field}" is set by the framework and cannot be declared`);
     }
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) {
@@ -147,6 +173,7 @@ function resolveRelations(def: ModelDefinition): Map<string, Relation> {
  * start-up for definitions that could only fail later, at request time.
  */
 export function defineModel(def: ModelDefinition): Model {
+  checkDefinitionKeys(def);
   checkNames(def);
   const hidden = new Set(def.hidden ?? []);
   const kinds = resolveKinds(def, hidden);
@@ -154,7 +181,7 @@ export function defineModel(def: ModelDefinition): Model {
   const maxPerPage = positiveInteger(def.maxPerPage, 100, `Model ${def.name}: maxPerPage`);
   const perPage = positiveInteger(def.perPage, Math.min(10, maxPerPage), `Model ${def.name}: perPage`);
   if (perPage > maxPerPage) throw new TypeError(`Model ${def.name}: perPage ${perPage} exceeds maxPerPage ${maxPerPage}`);
-  return Object.freeze({
+  const model: Model = Object.freeze({
     name: def.name,
     route: def.route ?? routeName(def.name),
     collection: def.collection ?? collectionName(def.name),
@@ -171,4 +198,13 @@ export function defineModel(def: ModelDefinition): Model {
     indexes: [...(def.indexes ?? [])],
     softDelete: def.softDelete === true,
   });
+  defined.add(model);
+  return model;
+}
+
+const defined = new WeakSet<object>();
+
+/** True for what {@link defineModel} returned: how a model file's default export is checked at run time. */
+export function isModel(value: unknown): value is Model {
+  return typeof value === "object" && value !== null && defined.has(value);
 }

@@ -1,11 +1,8 @@
 import type { Struct, StructError } from "superstruct";
 import { ValidationError, type FieldErrors } from "../errors.ts";
 import { parseIsoDate } from "./dates.ts";
-import type { Model } from "./define.ts";
+import { READ_ONLY_FIELDS, type Model } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
-
-/** Names a client can never write: the framework sets them. */
-const READ_ONLY = new Set(["id", "_id", "created_at", "updated_at", "deleted_at"]);
 
 const TYPE_MESSAGES: Record<string, string> = {
   string: "must be a string.",
@@ -50,7 +47,7 @@ function addError(errors: FieldErrors, field: string, message: string): void {
 
 function checkUnknown(model: Model, body: Record<string, unknown>, errors: FieldErrors): void {
   for (const key of Object.keys(body)) {
-    if (READ_ONLY.has(key)) addError(errors, key, `The ${key} field is read-only.`);
+    if (READ_ONLY_FIELDS.has(key)) addError(errors, key, `The ${key} field is read-only.`);
     else if (!Object.hasOwn(model.fields, key)) addError(errors, key, `The ${key} field is not allowed.`);
   }
 }
