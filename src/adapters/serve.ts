@@ -1,3 +1,5 @@
+import { denoRuntime, serveDeno } from "./deno.ts";
+
 /** A listening server, whatever runtime runs it. */
 export interface RunningServer {
   url: string;
@@ -10,27 +12,12 @@ export interface ListenOptions {
   port: number;
   host: string;
   bodyLimit?: number;
+  /** Content-Language of the errors the adapter answers itself (default "en"). */
+  language?: string;
 }
 
-type FetchHandler = (request: Request) => Promise<Response>;
-
-interface DenoServer {
-  addr: { port: number };
-  shutdown(): Promise<void>;
-}
-
-interface DenoRuntime {
-  serve(options: { port: number; hostname: string; onListen?: () => void }, handler: FetchHandler): DenoServer;
-}
-
-function denoRuntime(): DenoRuntime | undefined {
-  return (globalThis as { Deno?: DenoRuntime }).Deno;
-}
-
-function serveDeno(deno: DenoRuntime, fetch: FetchHandler, options: ListenOptions): RunningServer {
-  const server = deno.serve({ port: options.port, hostname: options.host, onListen: () => {} }, fetch);
-  return { url: `http://${options.host}:${server.addr.port}`, close: () => server.shutdown() };
-}
+/** A fetch-style handler: the framework's `app.fetch`. */
+export type FetchHandler = (request: Request) => Promise<Response>;
 
 /**
  * Serves a fetch handler on the runtime at hand: `Deno.serve` on Deno, the Node adapter on

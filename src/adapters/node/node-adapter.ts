@@ -18,6 +18,8 @@ export interface ServeOptions {
   host?: string;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  language?: string;
 }
 
 /** A running server. */
@@ -40,6 +42,7 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    language: options.language ?? "en",
     origin: "",
     inFlight: 0,
     closing: undefined,
@@ -64,6 +67,8 @@ export interface ListenerOptions {
   bodyLimit?: number;
   /** Origin for requests without a Host header (HTTP/1.0). Default "http://localhost". */
   origin?: string;
+  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  language?: string;
 }
 
 /**
@@ -76,6 +81,7 @@ export function createNodeListener(fetch: FetchHandler, options: ListenerOptions
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    language: options.language ?? "en",
     origin: options.origin ?? "http://localhost",
     inFlight: 0,
     closing: undefined,
