@@ -1,4 +1,5 @@
-import type { FetchHandler, ListenOptions, RunningServer } from "./serve.ts";
+/** A fetch-style handler: the framework's `app.fetch`. */
+type FetchHandler = (request: Request) => Promise<Response>;
 
 interface DenoServer {
   addr: { port: number };
@@ -16,7 +17,11 @@ export function denoRuntime(): DenoRuntime | undefined {
 }
 
 /** Serves a fetch handler with `Deno.serve`; `close()` finishes in-flight requests first. */
-export function serveDeno(deno: DenoRuntime, fetch: FetchHandler, options: ListenOptions): RunningServer {
+export function serveDeno(
+  deno: DenoRuntime,
+  fetch: FetchHandler,
+  options: { port: number; host: string },
+): { url: string; close(): Promise<void> } {
   const server = deno.serve({ port: options.port, hostname: options.host, onListen: () => {} }, fetch);
   return { url: `http://${options.host}:${server.addr.port}`, close: () => server.shutdown() };
 }

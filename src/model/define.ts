@@ -2,6 +2,13 @@ import type { Struct } from "superstruct";
 import { collectionName, routeName } from "./naming.ts";
 import { checkKeys, isPlainObject } from "./strict.ts";
 
+/**
+ * Any superstruct struct. `Struct<T, S>` is invariant in T, so no type but `any` admits every
+ * struct a model may use (string(), optional(number()), custom ones).
+ */
+// deno-lint-ignore no-explicit-any
+export type AnyStruct = Struct<any, any>;
+
 /** The six generated handlers a model can switch on or off. */
 export type HandlerName = "paginate" | "show" | "insert" | "update" | "patch" | "delete";
 
@@ -36,7 +43,7 @@ export interface ModelDefinition {
   /** PascalCase name; drives the route (`BlogPost` → `blog-posts`), collection and messages. */
   name: string;
   /** Writable fields as superstruct structs. A field not wrapped in `optional()` is required on create. */
-  fields: Record<string, Struct<any, any>>;
+  fields: Record<string, AnyStruct>;
   /** Fields that are stored but never returned, queried or sorted on (e.g. password hashes). */
   hidden?: readonly string[];
   /** Relations by output key, e.g. `{ posts: { type: "hasMany", model: "Post", foreignKey: "user_id" } }`. */
@@ -89,7 +96,7 @@ export interface Model {
   readonly name: string;
   readonly route: string;
   readonly collection: string;
-  readonly fields: Readonly<Record<string, Struct<any, any>>>;
+  readonly fields: Readonly<Record<string, AnyStruct>>;
   /** Kind of every queryable field, system fields included. */
   readonly kinds: ReadonlyMap<string, FieldKind>;
   readonly hidden: ReadonlySet<string>;
@@ -107,7 +114,7 @@ export interface Model {
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
 
-function fieldKind(struct: Struct<any, any>): FieldKind {
+function fieldKind(struct: AnyStruct): FieldKind {
   return KNOWN_KINDS.has(struct.type) ? (struct.type as FieldKind) : "other";
 }
 

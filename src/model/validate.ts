@@ -1,7 +1,7 @@
-import type { Struct, StructError } from "superstruct";
+import type { StructError } from "superstruct";
 import { ValidationError, type FieldErrors } from "../errors.ts";
 import { parseIsoDate } from "./dates.ts";
-import { READ_ONLY_FIELDS, type Model } from "./define.ts";
+import { READ_ONLY_FIELDS, type AnyStruct, type Model } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
 
 const TYPE_MESSAGES: Record<string, string> = {
@@ -34,7 +34,7 @@ const requiredCache = new WeakMap<Model, ReadonlySet<string>>();
 export function requiredFields(model: Model): ReadonlySet<string> {
   let required = requiredCache.get(model);
   if (!required) {
-    const refusesUndefined = ([, struct]: [string, Struct<any, any>]) => struct.validate(undefined, { coerce: true })[0];
+    const refusesUndefined = ([, struct]: [string, AnyStruct]) => struct.validate(undefined, { coerce: true })[0];
     required = new Set(Object.entries(model.fields).filter(refusesUndefined).map(([field]) => field));
     requiredCache.set(model, required);
   }

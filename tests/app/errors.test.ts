@@ -172,7 +172,7 @@ describe("error handler", () => {
     assert.equal(new ApiError("x").status, 400);
   });
 
-  test("ApiError takes a cause, like Error, and never sends it", async () => {
+  test("ApiError takes a cause, like Error, and never sends it", () => {
     const cause = new Error("card declined by the bank");
     assert.equal(new ApiError("Payment refused.", 402, { cause }).cause, cause);
     const byOptions = new ApiError("Payment refused.", { status: 402, cause });

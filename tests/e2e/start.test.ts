@@ -12,6 +12,7 @@ const runners: [string, string, string[]][] = [
   ["deno task start", join(root, "node_modules/.bin/deno"), ["task", "start"]],
 ];
 
+// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 async function get(base: string, path: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const res = await request(base + path);
   return { status: res.statusCode, body: await res.body.json(), headers: res.headers };

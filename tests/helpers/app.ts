@@ -26,6 +26,7 @@ export async function call(app: App, method: string, path: string, body?: unknow
 }
 
 /** The parsed JSON body of a response, with its status. */
+// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 export async function jsonOf(response: Response): Promise<{ status: number; body: any }> {
   return { status: response.status, body: await response.json() };
 }

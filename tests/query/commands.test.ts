@@ -32,6 +32,7 @@ before(async () => {
 });
 after(() => app?.close());
 
+// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 async function commandsFor(path: string): Promise<{ body: any; commands: typeof sent }> {
   sent.length = 0;
   const response = await app.fetch(new Request(`http://localhost/api/v1/${path}`));
