@@ -14,6 +14,30 @@ import { openModel } from "../fixtures/engine-store.ts";
  */
 
 const ROUNDS = 3;
+
+// Seeded, so a failing run can be repeated: CRASH_SEED=<seed> reruns the same kill points.
+const SEED = Number(process.env.CRASH_SEED ?? 20_251_122);
+let seedState = SEED >>> 0;
+/** mulberry32: a small seeded generator in [0, 1). */
+function random(): number {
+  seedState = (seedState + 0x6d2b79f5) >>> 0;
+  let t = seedState;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+/** Runs a test body, printing the seed when it fails. */
+function seeded(body: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await body();
+    } catch (error) {
+      console.error(`crash.test.ts failed with seed ${SEED}: rerun with CRASH_SEED=${SEED}`);
+      throw error;
+    }
+  };
+}
 const WRITERS = 4;
 // No retries: once the engine is killed an operation should fail, not wait for it. Longs read
 // back as Long so documents compare equal to what was written.
@@ -151,7 +175,7 @@ describe("crash recovery of an engine process", () => {
     await cleanup();
   });
 
-  test("keeps every acknowledged write across SIGKILLs", { timeout: 180_000 }, async () => {
+  test("keeps every acknowledged write across SIGKILLs", { timeout: 180_000 }, seeded(async () => {
     const ledger: Ledger = { counters: [], docs: new Map() };
     for (let round = 1; round <= ROUNDS; round++) {
       engine = await spawnEngine(dir);
@@ -160,7 +184,7 @@ describe("crash recovery of an engine process", () => {
       } else {
         await verify(engine.uri, ledger);
       }
-      const state = new RoundState(30 + Math.floor(Math.random() * 200), engine);
+      const state = new RoundState(30 + Math.floor(random() * 200), engine);
       const writers = Array.from({ length: WRITERS }, (_, n) => writer(engine!.uri, ledger, round, n, state));
       await Promise.all(writers);
       assert.deepEqual(state.failures, [], `round ${round}: writes failed before the kill`);
@@ -179,7 +203,7 @@ describe("crash recovery of an engine process", () => {
     assert.ok(stopping.lines().includes("stopped"), `clean stop failed: ${stopping.stderr()}`);
     assert.ok(!(await readdir(dir)).includes("engine.lock"), "a clean stop releases the lock");
     assert.ok(ledger.docs.size > ROUNDS * 20);
-  });
+  }));
 });
 
 describe("crash recovery of the durable store in the middle of compactions", () => {
@@ -193,7 +217,7 @@ describe("crash recovery of the durable store in the middle of compactions", () 
     await cleanup();
   });
 
-  test("keeps every acknowledged write and delete across SIGKILLs", { timeout: 180_000 }, async () => {
+  test("keeps every acknowledged write and delete across SIGKILLs", { timeout: 180_000 }, seeded(async () => {
     // Entries that are never deleted, and acknowledged deletes.
     const kept = new Set<string>();
     const deleted = new Set<string>();
@@ -201,7 +225,7 @@ describe("crash recovery of the durable store in the middle of compactions", () 
       // A 16 KiB threshold: a compaction every few dozen writes, so kills often hit one.
       const running = await spawnFixture("engine-store-process.ts", [dir, String(16 << 10)]);
       child = running;
-      const killAfter = 100 + Math.floor(Math.random() * 600);
+      const killAfter = 100 + Math.floor(random() * 600);
       let acks = 0;
       const killed = new Promise<void>((resolve) => {
         running.onLine((line) => {
@@ -227,5 +251,5 @@ describe("crash recovery of the durable store in the middle of compactions", () 
       for (const id of deleted) assert.ok(!model.has("t", "log", id), `round ${round}: deleted ${id} is back`);
     }
     assert.ok(kept.size >= ROUNDS * 50 && deleted.size > 0);
-  });
+  }));
 });
