@@ -38,6 +38,8 @@ export interface AppOptions extends DatabaseOptions {
    * MongoDB. Default true.
    */
   responseCache?: boolean;
+  /** Where record timestamps come from (default: the system clock). Tests inject one instead of sleeping. */
+  clock?: () => Date;
 }
 
 /** A running app: a fetch handler for any server, plus its database. */
@@ -57,7 +59,7 @@ export interface App {
 // A record over AppOptions' keys, so an option added to the interface but not here fails to compile.
 const APP_OPTION_KEYS = Object.keys({
   models: 1, hooks: 1, bodyLimit: 1, language: 1, limits: 1, basePath: 1, responseCache: 1,
-  uri: 1, dataDir: 1, dbName: 1, clientOptions: 1,
+  uri: 1, dataDir: 1, dbName: 1, clientOptions: 1, clock: 1,
 } satisfies Record<keyof AppOptions, 1>);
 
 function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
@@ -121,7 +123,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     throw error;
   }
   const language = options.language ?? "en";
-  const stores = new Map(options.models.map((model) => [model.name, new RecordStore(database.db, model.collection)]));
+  const stores = new Map(options.models.map((model) => [model.name, new RecordStore(database.db, model.collection, options.clock)]));
   const state: AppState = {
     db: database.db,
     registry,

@@ -6,7 +6,7 @@ import { findOr404, hookContext, recordId, type Handler, type Route } from "./ro
 import { writeScope } from "./scope.ts";
 
 async function softDelete(route: Route, guard: Document): Promise<boolean> {
-  return (await route.store.update(guard, { deleted_at: new Date() })) !== null;
+  return (await route.store.update(guard, { deleted_at: route.store.clock() })) !== null;
 }
 
 function deleteHandler(force: boolean): Handler {

@@ -20,7 +20,8 @@ export type StoredDocument = Document & { _id: number };
 export class RecordStore {
   readonly collection: Collection<StoredDocument>;
 
-  constructor(private readonly db: Db, collectionName: string) {
+  /** `clock` stamps created_at, updated_at and deleted_at; tests inject one to order writes without waiting. */
+  constructor(private readonly db: Db, collectionName: string, readonly clock: () => Date = () => new Date()) {
     this.collection = db.collection<StoredDocument>(collectionName);
   }
 
@@ -41,7 +42,7 @@ export class RecordStore {
 
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
   async insert(data: Document): Promise<StoredDocument> {
-    const now = new Date();
+    const now = this.clock();
     const doc: StoredDocument = { _id: await nextId(this.db, this.collection.collectionName), ...data, created_at: now, updated_at: now, _rev: 1 };
     await this.collection.insertOne(doc);
     return doc;
@@ -53,7 +54,7 @@ export class RecordStore {
    */
   async update(guard: Document, set: Document, unset: readonly string[] = []): Promise<StoredDocument | null> {
     // _rev counts writes so If-Match can pin the exact version a client saw.
-    const update: Document = { $set: { ...set, updated_at: new Date() }, $inc: { _rev: 1 } };
+    const update: Document = { $set: { ...set, updated_at: this.clock() }, $inc: { _rev: 1 } };
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
     return (await this.collection.findOneAndUpdate(guard, update, { returnDocument: "after" })) as StoredDocument | null;
   }
