@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { createApp, defaultErrorHandler, type App } from "../src/mod.ts";
 import { createResponse } from "../src/http/fast-response.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
-import { serveNode } from "../src/http/node-adapter.ts";
+import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { syncCounter } from "../src/store/ids.ts";
 import { fetchRaw, sameResponse, type RawResponse } from "./lib/capture.ts";
 import { startLoadClient } from "./lib/load.ts";

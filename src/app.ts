@@ -7,12 +7,15 @@ import type { AppState, Route } from "./handlers/route.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
+import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
-import { buildRouter, pathnameOf, type GeneratedRoutes } from "./http/router.ts";
+import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
+import { routeTable, type BoundHandler } from "./handlers/table.ts";
 import type { Model } from "./model/define.ts";
 import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { CursorSealer } from "./query/cursor.ts";
+import { checkKeys, isPlainObject } from "./model/strict.ts";
 import { resolveLimits, type QueryLimits } from "./query/limits.ts";
 import { openDatabase, type Database, type DatabaseOptions } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
@@ -47,6 +50,8 @@ export interface AppOptions extends DatabaseOptions {
   openapi?: OpenApiOptions;
   /** `false` switches off `<basePath>/openapi.json` and the `/docs` page (default true). */
   docs?: boolean;
+  /** Where record timestamps come from (default: the system clock). Tests inject one instead of sleeping. */
+  clock?: () => Date;
 }
 
 /** A running app: a fetch handler for any server, plus its database. */
@@ -63,13 +68,19 @@ export interface App {
   readonly language: string;
 }
 
+// A record over AppOptions' keys, so an option added to the interface but not here fails to compile.
+const APP_OPTION_KEYS = Object.keys({
+  models: 1, hooks: 1, bodyLimit: 1, language: 1, limits: 1, basePath: 1, responseCache: 1,
+  uri: 1, dataDir: 1, dbName: 1, clientOptions: 1, clock: 1, cursorSecret: 1, openapi: 1, docs: 1,
+} satisfies Record<keyof AppOptions, 1>);
+
 function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
   for (const [name, modelHooks] of Object.entries(hooks)) {
-    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}`);
-    for (const hook of Object.keys(modelHooks)) {
-      if (!HOOK_NAMES.includes(hook as keyof ModelHooks)) {
-        throw new TypeError(`Model ${name}: unknown hook ${hook}; hooks are ${HOOK_NAMES.join(", ")}`);
-      }
+    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}; models are ${[...registry.keys()].join(", ")}`);
+    if (!isPlainObject(modelHooks)) throw new TypeError(`Hooks of model ${name} must be an object of functions`);
+    checkKeys(`Hooks of model ${name}`, modelHooks, HOOK_NAMES);
+    for (const [hook, fn] of Object.entries(modelHooks)) {
+      if (typeof fn !== "function") throw new TypeError(`Hooks of model ${name}: ${hook} must be a function`);
     }
   }
 }
@@ -109,15 +120,10 @@ function cursorSealerOf(secret: string | undefined): CursorSealer {
   return new CursorSealer(new TextEncoder().encode(secret));
 }
 
-/** HEAD is answered as GET with the body dropped, so headers (ETag, length) stay identical. */
-function withoutBody(response: Response): Response {
-  return new Response(null, { status: response.status, headers: response.headers });
-}
-
-async function dispatch(router: GeneratedRoutes, docs: DocsRoutes | null, request: Request, language: string): Promise<Response> {
-  const response = router.fetch(request);
-  if (response) return await response;
+async function dispatch(router: PathRouter<BoundHandler>, docs: DocsRoutes | null, request: Request, language: string): Promise<Response> {
   const pathname = pathnameOf(request.url);
+  const found = router.match(request.method, pathname);
+  if (found) return await found.target.handler(request, found.target.route, found.params);
   const page = docs?.(request, pathname);
   if (page) return await page;
   const allowed = router.allowedFor(request.method, pathname);
@@ -132,6 +138,7 @@ async function dispatch(router: GeneratedRoutes, docs: DocsRoutes | null, reques
  * engine when no URI is given), prepares counters and indexes, and registers every route.
  */
 export async function createApp(options: AppOptions): Promise<App> {
+  checkKeys("createApp options", options, APP_OPTION_KEYS);
   const registry = createRegistry(options.models);
   const hooks = options.hooks ?? {};
   checkHooks(registry, hooks);
@@ -147,7 +154,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const changeCount = database.collectionChangeCount;
   const stores = new Map(options.models.map((model) => {
     const count = changeCount && (() => changeCount(model.collection));
-    return [model.name, new RecordStore(database.db, model, count)];
+    return [model.name, new RecordStore(database.db, model.collection, { bounds: model, clock: options.clock, changeCount: count })];
   }));
   const state: AppState = {
     db: database.db,
@@ -161,16 +168,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   const routes = buildRoutes(state, options.models, hooks);
   const basePath = options.basePath ?? "/api/v1";
-  const router = buildRouter(basePath, routes);
+  const table = routeTable(basePath, routes);
+  const router = buildRouter(table);
   const docs = options.docs === false ? null : docsRoutes({
     basePath,
-    document: buildOpenApiDocument({ routes, basePath, registry, limits, options: options.openapi }),
+    document: buildOpenApiDocument({ table, basePath, registry, limits, options: options.openapi }),
     language,
   });
   let errorHandler: ErrorHandler | null = null;
   const app: App = {
     fetch: async (request) => {
-      if (request.method === "HEAD") return withoutBody(await app.fetch(new Request(request.url, { headers: request.headers })));
+      if (request.method === "HEAD") return dropBody(await app.fetch(headAsGet(request)));
       try {
         return await dispatch(router, docs, request, language);
       } catch (error) {

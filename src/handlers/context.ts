@@ -2,7 +2,7 @@ import type { Db, Document } from "mongodb";
 import type { CountStrategy, Model } from "../model/define.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import type { Pagination } from "../query/page.ts";
-import type { WithNode } from "../query/with.ts";
+import type { ListQuery } from "../query/plan.ts";
 
 /**
  * A stored record as server code sees it: `id` instead of `_id`, every field (hidden ones
@@ -22,20 +22,7 @@ export interface HookContext {
   db: Db;
 }
 
-/** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
-export interface ListQuery {
-  /** The page number; 1 on a page read by cursor (its position is the cursor's). */
-  page: number;
-  perPage: number;
-  /** How `total` is to be counted. */
-  count: CountStrategy;
-  /** Selected columns, or null for all visible ones. */
-  fields: string[] | null;
-  sort: Document;
-  /** MongoDB filters, ANDed together. Server code may add any filter; clients cannot. */
-  filters: Document[];
-  with: WithNode[];
-}
+export type { ListQuery } from "../query/plan.ts";
 
 /** The PAGINATE response body. */
 export interface PaginateResult {

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors.ts";
-import { BodyLimitError, bodyTooLargeMessage } from "./messages.ts";
+import { BodyLimitError, bodyTooLargeMessage, declaredLength } from "./messages.ts";
 
 function tooLarge(limit: number): ApiError {
   return new ApiError(bodyTooLargeMessage(limit), 413);
@@ -49,11 +49,6 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
   return bytes;
 }
 
-function declaredLength(request: Request): number | null {
-  const header = request.headers.get("content-length");
-  return header === null || !/^\d+$/.test(header) ? null : Number(header);
-}
-
 function parseObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -72,7 +67,7 @@ function parseObject(text: string): Record<string, unknown> {
  * Content-Type says; a non-empty body must be JSON (415) within the size limit (413).
  */
 export async function readJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
-  const declared = declaredLength(request);
+  const declared = declaredLength(request.headers.get("content-length"));
   if (declared !== null && declared > limit) throw tooLarge(limit);
   if (request.body === null || declared === 0) return {};
   const bytes = await readLimited(request.body, limit);

@@ -1,12 +1,6 @@
-import { ApiError, ValidationError } from "../errors.ts";
+import { ApiError, duplicateKeyField, ValidationError } from "../errors.ts";
 import { INTERNAL_ERROR_BODY } from "./messages.ts";
 import { errorResponse, json } from "./responses.ts";
-
-/** Handles an error no route could answer. Return a Response, or throw to let the runtime see it. */
-export type ErrorHandler = (error: unknown, request: Request) => Response | Promise<Response>;
-
-/** MongoDB's duplicate-key code: a unique index refused a write. */
-const DUPLICATE_KEY = 11000;
 
 /**
  * MongoDB's OutOfDiskSpace code: the server had no room to store a write. The embedded engine
@@ -22,11 +16,14 @@ function isOutOfDiskSpace(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === OUT_OF_DISK_SPACE;
 }
 
-function duplicateField(error: unknown): string | null {
-  const candidate = error as { code?: unknown; keyValue?: Record<string, unknown> } | null;
-  if (candidate?.code !== DUPLICATE_KEY || !candidate.keyValue) return null;
-  return Object.keys(candidate.keyValue)[0] ?? null;
+/** What the app tells an error handler besides the error and the request. */
+export interface ErrorContext {
+  /** The app's Content-Language, for the response the handler makes. */
+  language: string;
 }
+
+/** Handles an error no route could answer. Return a Response, or throw to let the runtime see it. */
+export type ErrorHandler = (error: unknown, request: Request, context: ErrorContext) => Response | Promise<Response>;
 
 /**
  * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
@@ -41,13 +38,13 @@ export async function errorToResponse(
 ): Promise<Response> {
   if (error instanceof ValidationError) return json({ errors: error.errors }, 400, language);
   if (error instanceof ApiError) return errorResponse(error.message, error.status, language);
-  const field = duplicateField(error);
-  if (field !== null && field !== "_id") {
+  const field = duplicateKeyField(error);
+  if (field !== null && field !== "_id" && field !== "") {
     return errorResponse(`The ${field} has already been taken.`, 409, language);
   }
   if (isOutOfDiskSpace(error)) return errorResponse(OUT_OF_SPACE_MESSAGE, 507, language);
   if (handler === null) throw error;
-  return await handler(error, request);
+  return await handler(error, request, { language });
 }
 
 function isProduction(): boolean {
@@ -60,8 +57,8 @@ function isProduction(): boolean {
  * the error and answers 500 with a constant message; elsewhere it rethrows the very error, so
  * `app.fetch` rejects with it and the developer sees the real failure.
  */
-export const defaultErrorHandler: ErrorHandler = (error) => {
+export const defaultErrorHandler: ErrorHandler = (error, _request, context) => {
   if (!isProduction()) throw error;
   console.error(error);
-  return json(INTERNAL_ERROR_BODY, 500, "en");
+  return json(INTERNAL_ERROR_BODY, 500, context?.language ?? "en");
 };

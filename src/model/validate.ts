@@ -1,11 +1,8 @@
-import type { Struct, StructError } from "superstruct";
+import type { StructError } from "superstruct";
 import { ValidationError, type FieldErrors } from "../errors.ts";
-import { parseIsoDate } from "../query/operand.ts";
-import { maxStringLength, type Model } from "./define.ts";
+import { parseIsoDate } from "./dates.ts";
+import { READ_ONLY_FIELDS, maxStringLength, type AnyStruct, type Model } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
-
-/** Names a client can never write: the framework sets them. */
-const READ_ONLY = new Set(["id", "_id", "created_at", "updated_at", "deleted_at"]);
 
 const TYPE_MESSAGES: Record<string, string> = {
   string: "must be a string.",
@@ -37,7 +34,7 @@ const requiredCache = new WeakMap<Model, ReadonlySet<string>>();
 export function requiredFields(model: Model): ReadonlySet<string> {
   let required = requiredCache.get(model);
   if (!required) {
-    const refusesUndefined = ([, struct]: [string, Struct<any, any>]) => struct.validate(undefined, { coerce: true })[0];
+    const refusesUndefined = ([, struct]: [string, AnyStruct]) => struct.validate(undefined, { coerce: true })[0];
     required = new Set(Object.entries(model.fields).filter(refusesUndefined).map(([field]) => field));
     requiredCache.set(model, required);
   }
@@ -50,7 +47,7 @@ function addError(errors: FieldErrors, field: string, message: string): void {
 
 function checkUnknown(model: Model, body: Record<string, unknown>, errors: FieldErrors): void {
   for (const key of Object.keys(body)) {
-    if (READ_ONLY.has(key)) addError(errors, key, `The ${key} field is read-only.`);
+    if (READ_ONLY_FIELDS.has(key)) addError(errors, key, `The ${key} field is read-only.`);
     else if (!Object.hasOwn(model.fields, key)) addError(errors, key, `The ${key} field is not allowed.`);
   }
 }
@@ -75,7 +72,7 @@ function checkValue(model: Model, field: string, value: unknown, errors: FieldEr
  * JSON object such as `{"toString": 1}` (no callable toString or valueOf). The value failed
  * either way: it is reported as invalid instead of escaping as a 500.
  */
-function runStruct(struct: Struct<any, any>, value: unknown): [StructError | "unprintable" | undefined, unknown] {
+function runStruct(struct: AnyStruct, value: unknown): [StructError | "unprintable" | undefined, unknown] {
   try {
     return struct.validate(value, { coerce: true });
   } catch (error) {

@@ -14,6 +14,8 @@ export const MAX_LIKE_WILDCARDS = 20;
 
 const WILDCARDS = /[*%]+/;
 const SYNTAX = /[\\^$.|?*+()[\]{}\/]/g;
+// Control characters are what this pattern is for: they are escaped out of like-patterns.
+// deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f]/g;
 const ANY = "[\\s\\S]";
 // PCRE's `$` also matches before a final "\n" and JS has no `\z`; "no character follows"

@@ -1,3 +1,4 @@
+import type { CountMethod } from "../store/counts.ts";
 import { ApiError } from "../errors.ts";
 
 /** The page window a list request asks for. */
@@ -37,8 +38,7 @@ export function parsePage(params: { get(name: string): string | null }, bounds: 
   return { page: page === null ? 1 : parseInteger("page", page, 1, lastExact), perPage: size };
 }
 
-/** How `total` was produced (see the README's count strategies). */
-export type CountMethod = "exact" | "estimated" | "capped" | "none";
+export type { CountMethod };
 
 /**
  * The spec's paging metadata, plus how `total` was counted and the cursors of the pages around

@@ -5,7 +5,7 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { freePort, startServer } from "../helpers/process.ts";
+import { startServer } from "../helpers/process.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const runtimes: [string, string, string[]][] = [
@@ -36,9 +36,10 @@ for (const [name, command, args] of runtimes) {
     test("SIGTERM ends after pipelined requests from a client that left, and cuts a stalled upload at the deadline", { timeout: 120_000 }, async () => {
       const dataDir = await mkdtemp(join(tmpdir(), "shutdown-"));
       dirs.push(dataDir);
-      const port = await freePort();
-      const env = { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "", SHUTDOWN_TIMEOUT_MS: "200" };
-      const server = await startServer(command, args, env, /Listening on/);
+      // PORT=0: the server picks a free port and prints it, so no other process can take it first.
+      const env = { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "", SHUTDOWN_TIMEOUT_MS: "200" };
+      const server = await startServer(command, args, env, /Listening on http:\/\/[\d.]+:\d+/);
+      const port = Number(/Listening on http:\/\/[\d.]+:(\d+)/.exec(server.output())![1]);
       try {
         // Three pipelined pages, then a half-close: the server answers and closes.
         const pipelined = await open(port);

@@ -16,6 +16,7 @@ import { reportingSeed, seededRandom } from "../helpers/seed.ts";
  */
 
 const ROUNDS = 3;
+
 const WRITERS = 4;
 // No retries: once the engine is killed an operation should fail, not wait for it. Longs read
 // back as Long so documents compare equal to what was written.

@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { createResponse, directResponse } from "../../src/http/fast-response.ts";
 import { createServer } from "node:http";
-import { createNodeListener, serveNode, type FetchHandler, type NodeServer } from "../../src/http/node-adapter.ts";
+import { createNodeListener, serveNode, type FetchHandler, type NodeServer } from "../../src/adapters/node/node-adapter.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";

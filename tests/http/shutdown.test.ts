@@ -2,8 +2,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { createResponse } from "../../src/http/fast-response.ts";
-import { serveNode } from "../../src/http/node-adapter.ts";
-import { listen } from "../../src/http/serve.ts";
+import { serveNode } from "../../src/adapters/node/node-adapter.ts";
+import { listen } from "../../src/adapters/serve.ts";
 import { handleShutdownSignals } from "../../src/http/shutdown.ts";
 import { resolveTimeouts, timeoutsFromEnv } from "../../src/http/timeouts.ts";
 

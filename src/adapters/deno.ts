@@ -1,33 +1,7 @@
-import { cutMessage, withinDeadline, type ShutdownLog } from "./shutdown.ts";
-import { resolveTimeouts } from "./timeouts.ts";
+import { cutMessage, withinDeadline, type ShutdownLog } from "../http/shutdown.ts";
+import { resolveTimeouts } from "../http/timeouts.ts";
 
-/** A listening server, whatever runtime runs it. */
-export interface RunningServer {
-  url: string;
-  /**
-   * Stops accepting, lets in-flight requests finish, then resolves; past `shutdownTimeout`
-   * it logs the requests still unfinished and cuts them.
-   */
-  close(): Promise<void>;
-}
-
-/** Where and how to listen. */
-export interface ListenOptions {
-  port: number;
-  host: string;
-  bodyLimit?: number;
-  /** How long close() waits for in-flight requests, in ms. Default 10 s. */
-  shutdownTimeout?: number;
-  /** Node only (Deno.serve has no such settings): see the Node adapter's ServeOptions. */
-  headersTimeout?: number;
-  /** Node only: see the Node adapter's ServeOptions. */
-  requestTimeout?: number;
-  /** Node only: see the Node adapter's ServeOptions. */
-  keepAliveTimeout?: number;
-  /** Where close() reports what its deadline cut. Default `console.warn`. */
-  log?: ShutdownLog;
-}
-
+/** A fetch-style handler: the framework's `app.fetch`. */
 type FetchHandler = (request: Request) => Promise<Response>;
 
 interface DenoServer {
@@ -35,12 +9,24 @@ interface DenoServer {
   shutdown(): Promise<void>;
 }
 
-interface DenoRuntime {
+/** The part of the `Deno` global this adapter uses; typed here so Node's type check needs no Deno types. */
+export interface DenoRuntime {
   serve(options: { port: number; hostname: string; onListen?: () => void }, handler: FetchHandler): DenoServer;
 }
 
-function denoRuntime(): DenoRuntime | undefined {
+/** The `Deno` global, or undefined on any other runtime. */
+export function denoRuntime(): DenoRuntime | undefined {
   return (globalThis as { Deno?: DenoRuntime }).Deno;
+}
+
+/** What {@link serveDeno} needs: where to listen and how long shutdown may wait. */
+export interface DenoServeOptions {
+  port: number;
+  host: string;
+  /** How long close() waits for in-flight requests, in ms. Default 10 s. */
+  shutdownTimeout?: number;
+  /** Where close() reports what its deadline cut. Default `console.warn`. */
+  log?: ShutdownLog;
 }
 
 const SHUTTING_DOWN = JSON.stringify({ error: "The server is shutting down; retry the request shortly." });
@@ -59,8 +45,12 @@ function cutResponse(): Response {
  * unfinished; past the deadline each of them is answered 503 at once, which lets the
  * connections close, and whatever the handler does later goes nowhere.
  */
-function serveDeno(deno: DenoRuntime, fetch: FetchHandler, options: ListenOptions): RunningServer {
-  const deadline = resolveTimeouts(options).shutdownTimeout;
+export function serveDeno(
+  deno: DenoRuntime,
+  fetch: FetchHandler,
+  options: DenoServeOptions,
+): { url: string; close(): Promise<void> } {
+  const deadline = resolveTimeouts({ shutdownTimeout: options.shutdownTimeout }).shutdownTimeout;
   const log = options.log ?? ((line: string) => console.warn(line));
   const inFlight = new Map<Request, () => void>();
   const handler: FetchHandler = (request) =>
@@ -91,15 +81,3 @@ function describe(request: Request): string {
   const url = new URL(request.url);
   return `${request.method} ${url.pathname}${url.search}`;
 }
-
-/**
- * Serves a fetch handler on the runtime at hand: `Deno.serve` on Deno, the Node adapter on
- * Node. The adapter is imported only on Node, so Deno never loads `node:http`.
- */
-export async function listen(fetch: FetchHandler, options: ListenOptions): Promise<RunningServer> {
-  const deno = denoRuntime();
-  if (deno) return serveDeno(deno, fetch, options);
-  const { serveNode } = await import("./node-adapter.ts");
-  return await serveNode(fetch, options);
-}
-

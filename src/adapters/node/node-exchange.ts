@@ -1,6 +1,6 @@
 import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
-import { directResponse } from "./fast-response.ts";
-import { bodyTooLargeMessage, INTERNAL_ERROR_BODY } from "./messages.ts";
+import { directResponse } from "../../http/fast-response.ts";
+import { bodyTooLargeMessage, declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";
@@ -10,6 +10,8 @@ import { requestUrl } from "./node-url.ts";
 export interface ServerContext {
   fetch: FetchHandler;
   bodyLimit: number;
+  /** Content-Language of the errors the adapter answers itself. */
+  language: string;
   /** Origin for requests without a Host header. */
   origin: string;
   /**
@@ -64,16 +66,16 @@ export class Exchange implements BodySource {
     res.on("close", this.#onClose);
     this.#req.socket.on("close", this.#onClose);
     if (context.closing) res.shouldKeepAlive = false;
-    if (declaredLength(this.#req) > this.limit) {
+    if ((declaredLength(contentLength(this.#req)) ?? 0) > this.limit) {
       // Refused before a byte of the body is read; the client may still be sending it.
       this.#handlerDone = true;
-      writeJson(res, 413, limitPayload(this.limit), true);
+      writeJson(res, 413, limitPayload(this.limit), context.language, true);
       return;
     }
     const url = requestUrl(this.#req, context.origin);
     if (url === undefined) {
       this.#handlerDone = true;
-      writeJson(res, 400, BAD_TARGET, true);
+      writeJson(res, 400, BAD_TARGET, context.language, true);
       return;
     }
     this.#request = createNodeRequest(this.#req, url, this);
@@ -119,7 +121,7 @@ export class Exchange implements BodySource {
     const res = this.#res;
     if (res.headersSent || res.destroyed) return;
     this.#settleContinue();
-    writeJson(res, 500, INTERNAL_ERROR_BODY);
+    writeJson(res, 500, INTERNAL_ERROR_BODY, this.#context.language);
   }
 
   /**
@@ -140,7 +142,7 @@ export class Exchange implements BodySource {
 
   /** The body outgrew the limit while the handler read it: answer 413 now, unless too late. */
   onOverflow(error: BodyLimitError): void {
-    if (!this.#res.headersSent) writeJson(this.#res, 413, limitPayload(error.limit), true);
+    if (!this.#res.headersSent) writeJson(this.#res, 413, limitPayload(error.limit), this.#context.language, true);
     else this.onAbandon();
   }
 
@@ -201,12 +203,12 @@ function limitPayload(limit: number): { error: string } {
   return { error: bodyTooLargeMessage(limit) };
 }
 
-/** The Content-Length the client declared, read from raw headers without building them all. */
-function declaredLength(req: IncomingMessage): number {
+/** The raw Content-Length header, read from raw headers without building them all. */
+function contentLength(req: IncomingMessage): string | undefined {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
-    if (name.length === 14 && name.toLowerCase() === "content-length") return Number(raw[i + 1]);
+    if (name.length === 14 && name.toLowerCase() === "content-length") return raw[i + 1];
   }
-  return 0;
+  return undefined;
 }

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_BODY_LIMIT } from "./messages.ts";
+import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
-import { cutMessage, withinDeadline, type ShutdownLog } from "./shutdown.ts";
-import { resolveTimeouts, type ServerTimeouts } from "./timeouts.ts";
+import { cutMessage, withinDeadline, type ShutdownLog } from "../../http/shutdown.ts";
+import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 
 // The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the
 // one file of the project that names node:http.
@@ -30,6 +30,8 @@ export interface ServeOptions {
   keepAliveTimeout?: number;
   /** Where close() reports what its deadline cut. Default `console.warn`. */
   log?: ShutdownLog;
+  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  language?: string;
 }
 
 /** A running server. */
@@ -56,6 +58,7 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    language: options.language ?? "en",
     origin: "",
     inFlight: new Set(),
     closing: undefined,
@@ -82,6 +85,8 @@ export interface ListenerOptions {
   bodyLimit?: number;
   /** Origin for requests without a Host header (HTTP/1.0). Default "http://localhost". */
   origin?: string;
+  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  language?: string;
 }
 
 /**
@@ -94,6 +99,7 @@ export function createNodeListener(fetch: FetchHandler, options: ListenerOptions
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    language: options.language ?? "en",
     origin: options.origin ?? "http://localhost",
     inFlight: new Set(),
     closing: undefined,
