@@ -24,7 +24,7 @@ async function refusedApp(options: unknown, message: RegExp): Promise<void> {
 
 describe("definitions refuse keys they do not know", () => {
   test("an Axe option in defineModel names the key, the model and the allowed keys", () => {
-    refused({ ...base, serialize: () => ({}) }, /^Model Note: unknown key "serialize"; allowed keys: name, fields, hidden, relations, .*collection$/);
+    refused({ ...base, serialize: () => ({}) }, /^Model Note: unknown key "serialize"; allowed keys: name, fields, hidden, relations, .*descriptions$/);
     refused({ ...base, rateLimit: { max: 10 } }, /^Model Note: unknown key "rateLimit"/);
   });
 
