@@ -5,6 +5,8 @@ export interface IndexSpec {
   name: string;
   key: Record<string, 1 | -1>;
   unique?: boolean;
+  /** The collation the index orders strings by (absent: binary order). */
+  collation?: Document;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface IndexSpec {
 export type Change =
   | { op: "put"; db: string; coll: string; doc: Document }
   | { op: "delete"; db: string; coll: string; id: unknown }
-  | { op: "createCollection"; db: string; coll: string }
+  | { op: "createCollection"; db: string; coll: string; options?: Document }
   | { op: "dropCollection"; db: string; coll: string }
   | { op: "dropDatabase"; db: string }
   | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }

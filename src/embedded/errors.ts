@@ -23,6 +23,7 @@ export const CODES = {
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
   OutOfDiskSpace: 14031,
+  Location40415: 40415,
 } as const;
 
 /** A MongoDB error code name known to the engine. */

@@ -5,6 +5,7 @@ import { isEmptyFilter } from "../query/filter.ts";
 import { countMatching, runRead, type ReadSpec } from "../query/plan.ts";
 import { runPipeline, stageName, type CollectionResolver } from "../query/pipeline.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
 /** $out/$merge would write behind the engine's back (mingo writes into the arrays it is given). */
@@ -59,20 +60,21 @@ function aggregate(ctx: CommandContext): Reply {
   const batchSize = firstBatchSize(ctx.body.cursor);
   const { cursors, catalog } = ctx.engine;
   if (name === undefined) {
-    const output = runPipeline(pipeline, [][Symbol.iterator](), resolver(ctx));
+    const output = runPipeline(pipeline, [][Symbol.iterator](), resolver(ctx), operationCollation(ctx.body.collation, undefined));
     return cursors.first(namespace(ctx.db, "$cmd.aggregate"), output, null, batchSize, false);
   }
   const coll = catalog.get(ctx.db, name);
   const ns = namespace(ctx.db, name);
+  const collation = operationCollation(ctx.body.collation, coll);
   const counting = countShape(pipeline);
   if (counting) {
     const { spec, group } = counting;
-    const n = countMatching(coll, isEmptyFilter(spec.filter) ? undefined : spec.filter, spec.skip, spec.limit);
+    const n = countMatching(coll, isEmptyFilter(spec.filter) ? undefined : spec.filter, spec.skip, spec.limit, collation);
     const docs = n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
     return cursors.first(ns, docs[Symbol.iterator](), null, batchSize, false);
   }
   const { spec, rest } = leadingRead(pipeline);
-  const output = runPipeline(rest, runRead(coll, spec), resolver(ctx));
+  const output = runPipeline(rest, runRead(coll, { ...spec, collation }), resolver(ctx), collation);
   return cursors.first(ns, output, null, batchSize, false);
 }
 

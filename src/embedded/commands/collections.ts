@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import { mingoQuery } from "../query/mingo.ts";
+import { parseCollation } from "../store/collation.ts";
 import { ID_INDEX } from "../store/collection.ts";
 import { collectionName, firstBatchSize, namespace, optionalDocument } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
@@ -14,8 +15,9 @@ async function create(ctx: CommandContext): Promise<Document> {
   if (ctx.engine.catalog.get(ctx.db, name)) {
     throw new CommandError("NamespaceExists", `Collection ${namespace(ctx.db, name)} already exists.`);
   }
+  const collation = parseCollation(ctx.body.collation);
   const writes = startWrites(ctx);
-  writes.ensure(ctx.db, name);
+  writes.ensure(ctx.db, name, collation ? { collation: collation.spec } : undefined);
   await commit(ctx, writes);
   return { ok: 1 };
 }
@@ -44,7 +46,7 @@ function listCollections(ctx: CommandContext): Reply {
     .map((c): Document =>
       nameOnly
         ? { name: c.name, type: "collection" }
-        : { name: c.name, type: "collection", options: {}, info: { readOnly: false }, idIndex: { v: 2, ...ID_INDEX } },
+        : { name: c.name, type: "collection", options: c.options, info: { readOnly: false }, idIndex: { v: 2, ...ID_INDEX } },
     )
     .filter((entry) => !query || query.test(entry));
   const batchSize = firstBatchSize(ctx.body.cursor);

@@ -9,6 +9,7 @@ import { runPipeline } from "../query/pipeline.ts";
 import type { ScanStats } from "../query/index-scan.ts";
 import { countShape, leadingRead, resolver } from "./aggregate.ts";
 import { collectionName, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import type { CommandContext, Handler } from "./context.ts";
 
 const VERBOSITIES = new Set(["queryPlanner", "executionStats", "allPlansExecution"]);
@@ -55,6 +56,7 @@ function explainFind(ctx: CommandContext, body: Document, run: boolean): Explain
     sort: optionalDocument(body, "sort"),
     skip: optionalCount(body, "skip") ?? 0,
     limit: Math.abs(optionalNumber(body, "limit") ?? 0),
+    collation: operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name)),
   };
   return explainRead(ctx, name, spec, run);
 }
@@ -70,7 +72,8 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
     return { stages: [{ $cursor: explained }, pipeline.at(-1)] };
   }
   const { spec, rest } = leadingRead(pipeline);
-  const explained = explainRead(ctx, name, spec, run, (it) => runPipeline(rest, it, resolver(ctx)));
+  const collation = operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name));
+  const explained = explainRead(ctx, name, { ...spec, collation }, run, (it) => runPipeline(rest, it, resolver(ctx), collation));
   return rest.length === 0 ? { ...explained } : { stages: [{ $cursor: explained }, ...rest] };
 }
 

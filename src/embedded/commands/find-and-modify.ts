@@ -7,6 +7,7 @@ import { compileProjection } from "../query/project.ts";
 import { applyUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, optionalDocument } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { storeVersion } from "./updates.ts";
 import { prepareInsert } from "./write.ts";
@@ -36,14 +37,15 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
   if (remove && update) throw new CommandError("FailedToParse", "Cannot specify both an update and remove=true");
   if (!remove && !update) throw new CommandError("FailedToParse", "Either an update or remove=true must be specified");
   const existing = ctx.engine.catalog.get(ctx.db, name);
-  compileFilter(query);
-  const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1 }).next().value : undefined;
+  const collation = operationCollation(body.collation, existing);
+  compileFilter(query, collation);
+  const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1, collation }).next().value : undefined;
   if (remove) {
     if (!doc || !existing) return { value: null, lastErrorObject: { n: 0 } };
     writes.delete(existing, doc._id);
     return { value: doc, lastErrorObject: { n: 1 } };
   }
-  const options = { filter: query, arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined };
+  const options = { filter: query, arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined, collation };
   const returnNew = body.new === true;
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   if (doc && existing) {

@@ -5,6 +5,7 @@ import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { collectionName, cursorId, firstBatchSize, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
 function find(ctx: CommandContext): Reply {
@@ -14,11 +15,13 @@ function find(ctx: CommandContext): Reply {
   const rawLimit = optionalNumber(body, "limit") ?? 0;
   const single = body.singleBatch === true || rawLimit < 0;
   const limit = Math.abs(rawLimit);
-  const source = runRead(ctx.engine.catalog.get(ctx.db, name), {
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  const source = runRead(coll, {
     filter,
     sort: optionalDocument(body, "sort"),
     skip: optionalCount(body, "skip") ?? 0,
     limit,
+    collation: operationCollation(body.collation, coll),
   });
   const project = compileProjection(optionalDocument(body, "projection"), filter);
   const batchSize = firstBatchSize(body);
@@ -51,7 +54,8 @@ function count(ctx: CommandContext): Document {
   const coll = ctx.engine.catalog.get(ctx.db, name);
   const skip = optionalCount(ctx.body, "skip") ?? 0;
   const limit = Math.abs(optionalNumber(ctx.body, "limit") ?? 0);
-  return { n: countMatching(coll, optionalDocument(ctx.body, "query"), skip, limit), ok: 1 };
+  const collation = operationCollation(ctx.body.collation, coll);
+  return { n: countMatching(coll, optionalDocument(ctx.body, "query"), skip, limit, collation), ok: 1 };
 }
 
 function distinct(ctx: CommandContext): Document {
@@ -59,13 +63,15 @@ function distinct(ctx: CommandContext): Document {
   const key = ctx.body.key;
   if (typeof key !== "string") throw new CommandError("TypeMismatch", "'key' must be a string");
   const coll = ctx.engine.catalog.get(ctx.db, name);
+  const collation = operationCollation(ctx.body.collation, coll);
   if (!coll) return { values: [], ok: 1 };
   const filter = optionalDocument(ctx.body, "query");
   const seen = new Map<unknown, unknown>();
-  for (const doc of matching(coll, filter)) {
+  for (const doc of matching(coll, filter, collation)) {
     for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
   }
-  return { values: [...seen.values()].sort(compareValues), ok: 1 };
+  const sorted = [...seen.values()].sort((a, b) => compareValues(a, b, collation?.compare));
+  return { values: collation ? sorted.filter((v, i) => i === 0 || compareValues(sorted[i - 1], v, collation.compare) !== 0) : sorted, ok: 1 };
 }
 
 /** Read commands: find and its cursor companions, count, distinct. */

@@ -9,6 +9,7 @@ import { isPlainObject } from "../bson.ts";
 import { collectionName, statements } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
+import { operationCollation } from "./collation.ts";
 import { checkStorable } from "./storable.ts";
 import { prepareInsert, statementError, writeReply } from "./write.ts";
 
@@ -49,9 +50,10 @@ export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, 
 function runStatement(ctx: CommandContext, name: string, statement: Document, writes: WriteSet): Outcome {
   const { q, u, multi, upsert, arrayFilters } = parseStatement(statement);
   const existing = ctx.engine.catalog.get(ctx.db, name);
-  const options = { filter: q, arrayFilters };
+  const collation = operationCollation(statement.collation, existing);
+  const options = { filter: q, arrayFilters, collation };
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
-  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1 })) : (compileFilter(q), []);
+  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation })) : (compileFilter(q), []);
   if (targets.length === 0) {
     if (!upsert) return { matched: 0, modified: 0 };
     const coll = writes.ensure(ctx.db, name);

@@ -6,6 +6,7 @@ import { firstKey, SERIALIZE, toNumber } from "../bson.ts";
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, statements } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateWriteError } from "./duplicate.ts";
 import { checkStorable } from "./storable.ts";
@@ -85,7 +86,7 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   let n = 0;
   for (let i = 0; i < deletes.length; i++) {
     try {
-      n += coll ? deleteMatching(writes, coll, deletes[i]) : (compileFilter(deletes[i].q), 0);
+      n += coll ? deleteMatching(writes, coll, deletes[i]) : (operationCollation(deletes[i].collation, coll), compileFilter(deletes[i].q), 0);
     } catch (error) {
       writeErrors.push(statementError(i, error));
       if (ordered) break;
@@ -98,7 +99,7 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
 function deleteMatching(writes: WriteSet, coll: Collection, statement: Document): number {
   const limit = toNumber(statement.limit ?? 0);
   if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
-  const victims = collect(runRead(coll, { filter: statement.q, limit }));
+  const victims = collect(runRead(coll, { filter: statement.q, limit, collation: operationCollation(statement.collation, coll) }));
   for (const doc of victims) writes.delete(coll, doc._id);
   return victims.length;
 }

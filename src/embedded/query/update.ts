@@ -1,10 +1,16 @@
 import { ObjectId, type Document } from "bson";
-import { Aggregator, ProcessingMode, update as mingoUpdate } from "mingo";
+import { ProcessingMode } from "mingo";
+import { Aggregator } from "mingo/aggregator";
+import type { Options } from "mingo/types";
+import { update as mingoUpdate } from "mingo/updater";
 import { cloneDeep } from "mingo/util";
 import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { Collation } from "../store/collation.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
+import { ENGINE_CONTEXT } from "./mingo.ts";
+import { settleWideNumbers } from "./wide-numbers.ts";
 
 /** An update as sent by the client: operators, a replacement document, or a pipeline. */
 export type UpdateSpec = Document | Document[];
@@ -13,6 +19,8 @@ export type UpdateSpec = Document | Document[];
 export interface UpdateOptions {
   filter?: unknown;
   arrayFilters?: Document[];
+  /** How strings compare in the filter and array filters (none: binary). */
+  collation?: Collation;
 }
 
 /** True when the update is made of `$` operators (as opposed to a replacement document). */
@@ -41,14 +49,15 @@ function replace(doc: Document, replacement: Document): Document {
 }
 
 function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
-  const modifier: Document = { ...spec };
+  const modifier: Document = settleWideNumbers(doc, spec);
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
   const next = cloneDeep(doc) as Document;
   if (Object.keys(modifier).length > 0) {
     try {
-      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined);
+      const queryOptions = { context: ENGINE_CONTEXT, collation: options.collation as unknown as Options["collation"] };
+      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined, { queryOptions });
     } catch (error) {
       // mingo detects some _id changes itself; report them with MongoDB's code.
       if (error instanceof Error && error.message.includes("immutable field '_id'")) throw immutableId();
@@ -60,7 +69,7 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
 }
 
 function applyPipeline(doc: Document, pipeline: Document[]): Document {
-  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT }).run<Document>([doc]);
+  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT, context: ENGINE_CONTEXT }).run<Document>([doc]);
   const next = out[0];
   if (!next) throw new CommandError("BadValue", "update pipeline produced no document");
   if (doc._id === undefined) return next;

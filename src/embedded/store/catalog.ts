@@ -1,3 +1,4 @@
+import type { Document } from "bson";
 import type { Change } from "../changes.ts";
 import { Collection } from "./collection.ts";
 
@@ -15,8 +16,8 @@ export class Catalog {
   }
 
   /** Creates an empty collection `db.name` (replacing any: callers check first). */
-  create(db: string, name: string): Collection {
-    const coll = new Collection(db, name);
+  create(db: string, name: string, options?: Document): Collection {
+    const coll = new Collection(db, name, options);
     this.attach(db, name, coll);
     return coll;
   }
@@ -62,7 +63,7 @@ export class Catalog {
         this.get(change.db, change.coll)?.delete(change.id);
         return;
       case "createCollection":
-        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll);
+        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll, change.options);
         return;
       case "dropCollection":
         this.drop(change.db, change.coll);
@@ -94,7 +95,7 @@ export class Catalog {
   *dump(): Generator<Change> {
     for (const [db, colls] of [...this.#dbs]) {
       for (const [name, coll] of [...colls]) {
-        yield { op: "createCollection", db, coll: name };
+        yield Object.keys(coll.options).length ? { op: "createCollection", db, coll: name, options: coll.options } : { op: "createCollection", db, coll: name };
         for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
         for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
       }

@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import type { IndexSpec } from "../changes.ts";
+import { parseCollation, type Collation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
 import type { DuplicateKey } from "./unique.ts";
@@ -19,12 +20,17 @@ export class Collection {
   /** Secondary index specs by name (the `_id` index is implicit). */
   readonly indexes = new Map<string, IndexSpec>();
   readonly #ordered = new Map<string, OrderedIndex>();
+  /** The default collation of its reads, writes and new indexes (none: binary order). */
+  readonly collation: Collation | undefined;
 
-  /** Creates an empty collection `db.name`. */
+  /** Creates an empty collection `db.name` with its `create` options (only `collation` is kept). */
   constructor(
     readonly db: string,
     readonly name: string,
-  ) {}
+    readonly options: Document = {},
+  ) {
+    this.collation = parseCollation(options.collation);
+  }
 
   /** Every index spec including `_id_`, in creation order. */
   allIndexes(): IndexSpec[] {
@@ -104,7 +110,7 @@ function firstDuplicate(index: OrderedIndex): Document | undefined {
   for (let pos = entries.next(prev); entries.valid(pos); prev = pos, pos = entries.next(pos)) {
     if (keyOf(entries.docAt(pos)._id) === keyOf(entries.docAt(prev)._id)) continue;
     let same = true;
-    for (let f = 0; same && f < index.fields.length; f++) same = compareValues(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
+    for (let f = 0; same && f < index.fields.length; f++) same = entries.compareKey(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
     if (same) return entries.docAt(pos);
   }
   return undefined;
