@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 import { storedName, undefinedColumns, unknownColumns } from "./columns.ts";
 
@@ -13,7 +13,7 @@ function parseEntry(entry: string): SortKey {
   const text = entry.trim();
   const descending = text.startsWith("-");
   const field = descending || text.startsWith("+") ? text.slice(1).trim() : text;
-  if (field === "") throw new ApiError(`Empty field name in sort; write e.g. sort=-created_at,name`, 400);
+  if (field === "") throw apiError("query.sortEmpty");
   return { field, direction: descending ? -1 : 1 };
 }
 
@@ -41,7 +41,7 @@ export function parseSort(raw: string | null, model: Model): Document {
   const sort = new Map<string, 1 | -1>();
   for (const { field, direction } of keys) {
     const path = storedName(field);
-    if (sort.has(path)) throw new ApiError(`Field "${field}" appears twice in sort`, 400);
+    if (sort.has(path)) throw apiError("query.sortTwice", { field });
     sort.set(path, direction);
   }
   if (!sort.has("_id")) sort.set("_id", 1);
