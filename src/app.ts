@@ -3,6 +3,8 @@ import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
 import { parentParam } from "./handlers/nested.ts";
 import type { AppState, Route } from "./handlers/route.ts";
+import { Languages, type MessageOverrides } from "./i18n/languages.ts";
+import { msg } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
@@ -15,16 +17,20 @@ import { openDatabase, type DatabaseOptions } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
+import type { ConnectionInfo } from "./service/client.ts";
+import { Service, type RequestContext, type ServiceOptions } from "./service/service.ts";
 
 /** Everything `createApp` accepts. Only `models` is required. */
-export interface AppOptions extends DatabaseOptions {
+export interface AppOptions extends DatabaseOptions, ServiceOptions {
   models: readonly Model[];
   /** Hooks by model name: `{ Post: { onBeforeInsert(ctx) { ... } } }`. */
   hooks?: Record<string, ModelHooks>;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
-  /** Value of the Content-Language header (default "en"). */
+  /** The default language: messages and Content-Language when Accept-Language names none the app speaks (default "en"). */
   language?: string;
+  /** Per language, message texts that replace the shipped ones or add a language: `{ es: { "record.notFound": "..." } }`. */
+  messages?: MessageOverrides;
   /** Query-language limits; unset ones keep their defaults. */
   limits?: Partial<QueryLimits>;
   /** Path prefix of the generated routes (default "/api/v1"). */
@@ -39,8 +45,11 @@ export interface AppOptions extends DatabaseOptions {
 
 /** A running app: a fetch handler for any server, plus its database. */
 export interface App {
-  /** Answers one request. Bound, so `Deno.serve(app.fetch)` works. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one request. Bound, so `Deno.serve(app.fetch)` works; `info` is what Deno.serve
+   * (and the Node adapter) pass about the connection, used for the client's address.
+   */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** Registers the handler for unexpected errors (null removes it). */
   onError(handler: ErrorHandler | null): App;
   /** Closes the driver and, if one was started, the embedded engine. */
@@ -88,15 +97,16 @@ function withoutBody(response: Response): Response {
   return new Response(null, { status: response.status, headers: response.headers });
 }
 
-async function dispatch(router: GeneratedRoutes, request: Request, language: string): Promise<Response> {
+async function dispatch(router: GeneratedRoutes, request: Request, language: string, languages: Languages): Promise<Response> {
   const response = router.fetch(request);
   if (response) return await response;
   const pathname = pathnameOf(request.url);
-  const allowed = router.allowedFor(request.method, pathname);
-  if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
+  const method = request.method;
+  const allowed = router.allowedFor(method, pathname);
+  if (allowed === null) return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
   const allow = allowed.join(", ");
-  if (request.method === "OPTIONS") return empty(204, language, { allow });
-  return errorResponse(`The ${request.method} method is not allowed here; allowed: ${allow}.`, 405, language, { allow });
+  if (method === "OPTIONS") return empty(204, language, { allow });
+  return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, { allow });
 }
 
 /**
@@ -108,6 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const hooks = options.hooks ?? {};
   checkHooks(registry, hooks);
   const limits = resolveLimits(options.limits);
+  const languages = new Languages(options.language, options.messages);
   const database = await openDatabase(options);
   try {
     await prepareCollections(database.db, options.models);
@@ -127,17 +138,27 @@ export async function createApp(options: AppOptions): Promise<App> {
     cache: database.changeCount && options.responseCache !== false ? new ResponseCache(database.changeCount) : undefined,
   };
   const routes = buildRoutes(state, options.models, hooks);
-  const router = buildRouter(options.basePath ?? "/api/v1", routes);
+  const basePath = options.basePath ?? "/api/v1";
+  const router = buildRouter(basePath, routes);
   let errorHandler: ErrorHandler | null = null;
+  const core = async (request: Request, context: RequestContext): Promise<Response> => {
+    if (request.method === "HEAD") return withoutBody(await core(new Request(request.url, { headers: request.headers }), context));
+    try {
+      return await dispatch(router, request, context.language, languages);
+    } catch (error) {
+      const handler = errorHandler && ((e: unknown, r: Request) => (service.logUnexpected(e, r, context), errorHandler!(e, r)));
+      return await errorToResponse(error, request, context.language, handler, languages);
+    }
+  };
+  let service: Service;
+  try {
+    service = new Service(options, { db: database.db, languages, models: options.models, basePath }, core);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const app: App = {
-    fetch: async (request) => {
-      if (request.method === "HEAD") return withoutBody(await app.fetch(new Request(request.url, { headers: request.headers })));
-      try {
-        return await dispatch(router, request, language);
-      } catch (error) {
-        return await errorToResponse(error, request, language, errorHandler);
-      }
-    },
+    fetch: (request, info) => service.fetch(request, info),
     onError(handler) {
       errorHandler = handler;
       return app;

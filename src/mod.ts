@@ -27,3 +27,11 @@ export {
 export type { ApiRecord } from "./model/serialize.ts";
 export type { QueryLimits } from "./query/limits.ts";
 export { startEmbeddedEngine } from "./embedded/mod.ts";
+export { Languages, SHIPPED_CATALOGS, type MessageOverrides } from "./i18n/languages.ts";
+export type { Catalog, MessageKey } from "./i18n/catalog-en.ts";
+export { configureLogging, loggingFromEnv, type LoggingOptions } from "./service/logging.ts";
+export type { RateLimitOptions, RateLimitRule, ModelRateLimit } from "./service/rate-limit.ts";
+export { MemoryRateLimitStore, type RateLimitStore, type WindowCount } from "./service/rate-limit-store.ts";
+export { MongoRateLimitStore } from "./service/rate-limit-mongo.ts";
+export type { CorsOptions } from "./service/cors.ts";
+export type { ConnectionInfo, TrustProxy } from "./service/client.ts";

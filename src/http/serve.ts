@@ -12,7 +12,8 @@ export interface ListenOptions {
   bodyLimit?: number;
 }
 
-type FetchHandler = (request: Request) => Promise<Response>;
+/** Deno.serve and the Node adapter both pass the connection's remote address as the second argument. */
+type FetchHandler = (request: Request, info?: { remoteAddr: { hostname: string; port?: number } }) => Promise<Response>;
 
 interface DenoServer {
   addr: { port: number };
