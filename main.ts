@@ -6,8 +6,10 @@ import process from "node:process";
 import { createApp, defaultErrorHandler } from "./src/mod.ts";
 import { loadHooks, loadModels } from "./src/loader.ts";
 import { listen } from "./src/http/serve.ts";
+import { configureLogging, loggingFromEnv } from "./src/service/logging.ts";
 
 const env = process.env;
+await configureLogging(loggingFromEnv(env)); // one line per request: JSON in production, LOG_LEVEL sets the level
 const app = await createApp({
   models: await loadModels("models"),
   hooks: await loadHooks("hooks"),

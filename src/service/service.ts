@@ -94,7 +94,10 @@ export class Service {
     const level = HEALTH_PATHS.has(pathname) ? "debug" : "info";
     if (requestLogger.isEnabledFor(level)) {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      requestLogger[level]("{method} {path} {status} {durationMs} ms {requestId}", {
+      // The line is built here rather than from a template, so values are shown unquoted;
+      // braces are doubled because LogTape reads {name} in a message as a placeholder.
+      const line = `${request.method} ${pathname} ${response.status} ${durationMs} ms ${context.requestId}`.replace(/[{}]/g, "$&$&");
+      requestLogger[level](line, {
         method: request.method, path: pathname, status: response.status, durationMs, requestId: context.requestId,
       });
     }
