@@ -4,8 +4,10 @@ import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
 import { parentParam } from "./handlers/nested.ts";
 import type { AppState, Route } from "./handlers/route.ts";
+import { Languages, type MessageOverrides } from "./i18n/languages.ts";
+import { msg } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
-import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
+import { errorToResponse, type ErrorContext, type ErrorHandler } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
 import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
@@ -21,16 +23,20 @@ import { openDatabase, type Database, type DatabaseOptions } from "./store/conne
 import { ensureIndexes } from "./store/indexes.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
+import type { ConnectionInfo } from "./service/client.ts";
+import { Service, type RequestContext, type ServiceOptions } from "./service/service.ts";
 
 /** Everything `createApp` accepts. Only `models` is required. */
-export interface AppOptions extends DatabaseOptions {
+export interface AppOptions extends DatabaseOptions, ServiceOptions {
   models: readonly Model[];
   /** Hooks by model name: `{ Post: { onBeforeInsert(ctx) { ... } } }`. */
   hooks?: Record<string, ModelHooks>;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
-  /** Value of the Content-Language header (default "en"). */
+  /** The default language: messages and Content-Language when Accept-Language names none the app speaks (default "en"). */
   language?: string;
+  /** Per language, message texts that replace the shipped ones or add a language: `{ es: { "record.notFound": "..." } }`. */
+  messages?: MessageOverrides;
   /** Query-language limits; unset ones keep their defaults. */
   limits?: Partial<QueryLimits>;
   /** Path prefix of the generated routes (default "/api/v1"). */
@@ -56,8 +62,11 @@ export interface AppOptions extends DatabaseOptions {
 
 /** A running app: a fetch handler for any server, plus its database. */
 export interface App {
-  /** Answers one request. Bound, so `Deno.serve(app.fetch)` works. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one request. Bound, so `Deno.serve(app.fetch)` works; `info` is what Deno.serve
+   * (and the Node adapter) pass about the connection, used for the client's address.
+   */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** Registers the handler for unexpected errors (null removes it). */
   onError(handler: ErrorHandler | null): App;
   /** Closes the driver and, if one was started, the embedded engine. */
@@ -72,6 +81,7 @@ export interface App {
 const APP_OPTION_KEYS = Object.keys({
   models: 1, hooks: 1, bodyLimit: 1, language: 1, limits: 1, basePath: 1, responseCache: 1,
   uri: 1, dataDir: 1, dbName: 1, clientOptions: 1, clock: 1, cursorSecret: 1, openapi: 1, docs: 1,
+  messages: 1, rateLimit: 1, cors: 1, trustProxy: 1, health: 1,
 } satisfies Record<keyof AppOptions, 1>);
 
 function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
@@ -120,17 +130,24 @@ function cursorSealerOf(secret: string | undefined): CursorSealer {
   return new CursorSealer(new TextEncoder().encode(secret));
 }
 
-async function dispatch(router: PathRouter<BoundHandler>, docs: DocsRoutes | null, request: Request, language: string): Promise<Response> {
+async function dispatch(
+  router: PathRouter<BoundHandler>,
+  docs: DocsRoutes | null,
+  request: Request,
+  language: string,
+  languages: Languages,
+): Promise<Response> {
   const pathname = pathnameOf(request.url);
   const found = router.match(request.method, pathname);
   if (found) return await found.target.handler(request, found.target.route, found.params);
   const page = docs?.(request, pathname);
   if (page) return await page;
-  const allowed = router.allowedFor(request.method, pathname);
-  if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
+  const method = request.method;
+  const allowed = router.allowedFor(method, pathname);
+  if (allowed === null) return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
   const allow = allowed.join(", ");
-  if (request.method === "OPTIONS") return empty(204, language, { allow });
-  return errorResponse(`The ${request.method} method is not allowed here; allowed: ${allow}.`, 405, language, { allow });
+  if (method === "OPTIONS") return empty(204, language, { allow });
+  return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, { allow });
 }
 
 /**
@@ -143,6 +160,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const hooks = options.hooks ?? {};
   checkHooks(registry, hooks);
   const limits = resolveLimits(options.limits);
+  const languages = new Languages(options.language, options.messages);
   const database = await openDatabase(options);
   try {
     await prepareCollections(database.db, options.models);
@@ -176,15 +194,24 @@ export async function createApp(options: AppOptions): Promise<App> {
     language,
   });
   let errorHandler: ErrorHandler | null = null;
+  const core = async (request: Request, context: RequestContext): Promise<Response> => {
+    if (request.method === "HEAD") return dropBody(await core(headAsGet(request), context));
+    try {
+      return await dispatch(router, docs, request, context.language, languages);
+    } catch (error) {
+      const handler = errorHandler && ((e: unknown, r: Request, c: ErrorContext) => (service.logUnexpected(e, r, context), errorHandler!(e, r, c)));
+      return await errorToResponse(error, request, context.language, handler, languages);
+    }
+  };
+  let service: Service;
+  try {
+    service = new Service(options, { db: database.db, languages, models: options.models, basePath }, core);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const app: App = {
-    fetch: async (request) => {
-      if (request.method === "HEAD") return dropBody(await app.fetch(headAsGet(request)));
-      try {
-        return await dispatch(router, docs, request, language);
-      } catch (error) {
-        return await errorToResponse(error, request, language, errorHandler);
-      }
-    },
+    fetch: (request, info) => service.fetch(request, info),
     onError(handler) {
       errorHandler = handler;
       return app;

@@ -11,6 +11,7 @@ import { defaultErrorHandler } from "./http/errors.ts";
 import { loadHooks, loadModels } from "./loader.ts";
 import { handleShutdownSignals } from "./http/shutdown.ts";
 import { timeoutsFromEnv } from "./http/timeouts.ts";
+import { configureLogging, loggingFromEnv } from "./service/logging.ts";
 
 export { loadHooks, loadModels } from "./loader.ts";
 
@@ -38,6 +39,8 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
   const root = options.root ?? ".";
   const env = options.env ?? process.env;
   const timeouts = timeoutsFromEnv(env);
+  // One line per request: JSON in production, readable otherwise; LOG_LEVEL sets the level.
+  await configureLogging(loggingFromEnv(env));
   const models = await loadModels(join(root, "models"));
   const app = await createApp({
     models,

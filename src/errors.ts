@@ -1,3 +1,6 @@
+import type { MessageKey } from "./i18n/catalog-en.ts";
+import { english, type Message, type MessageParam } from "./i18n/message.ts";
+
 /** ApiError's options: Error's own (`cause`), plus the status. */
 export interface ApiErrorOptions extends ErrorOptions {
   /** HTTP status, 400 to 599 (default 400). */
@@ -58,5 +61,45 @@ export function duplicateKeyField(error: unknown): string | null {
 
 /** The 404 every route uses for a record that does not exist. */
 export function notFound(modelName: string): ApiError {
-  return new ApiError(`The item is not found on ${modelName}.`, 404);
+  return apiError("record.notFound", { model: modelName }, 404);
 }
+
+/**
+ * An ApiError raised by the framework itself: its message comes from the catalog, so it can be
+ * sent in the client's language. Its `message` is the English text. An ApiError thrown by app
+ * code is not one of these and is always sent as written.
+ */
+export class CatalogError extends ApiError {
+  /** The untranslated message. */
+  readonly detail: Message;
+
+  constructor(detail: Message, status = 400) {
+    super(english(detail), status);
+    this.detail = detail;
+  }
+}
+
+/**
+ * Shorthand for throwing a framework message.
+ * @example throw apiError("query.undefinedColumns", { names: "nope" }) // 400 Undefined column names: nope
+ */
+export function apiError(key: MessageKey, params?: Record<string, MessageParam>, status = 400): CatalogError {
+  return new CatalogError(params === undefined ? { key } : { key, params }, status);
+}
+
+/** Field name → untranslated messages, the catalog form of {@link FieldErrors}. */
+export type FieldMessages = Record<string, Message[]>;
+
+/** A ValidationError whose messages come from the catalog, so they can be translated. */
+export class CatalogValidationError extends ValidationError {
+  /** The untranslated messages, field by field. */
+  readonly details: FieldMessages;
+
+  constructor(details: FieldMessages) {
+    const errors: FieldErrors = Object.create(null);
+    for (const [field, messages] of Object.entries(details)) errors[field] = messages.map(english);
+    super({ ...errors });
+    this.details = details;
+  }
+}
+

@@ -1,8 +1,8 @@
 import { cutMessage, withinDeadline, type ShutdownLog } from "../http/shutdown.ts";
 import { resolveTimeouts } from "../http/timeouts.ts";
 
-/** A fetch-style handler: the framework's `app.fetch`. */
-type FetchHandler = (request: Request) => Promise<Response>;
+/** A fetch-style handler: the framework's `app.fetch`, given the client's address as Deno.serve passes it. */
+type FetchHandler = (request: Request, info?: { remoteAddr: { hostname: string; port?: number } }) => Promise<Response>;
 
 interface DenoServer {
   addr: { port: number };
@@ -53,12 +53,12 @@ export function serveDeno(
   const deadline = resolveTimeouts({ shutdownTimeout: options.shutdownTimeout }).shutdownTimeout;
   const log = options.log ?? ((line: string) => console.warn(line));
   const inFlight = new Map<Request, () => void>();
-  const handler: FetchHandler = (request) =>
+  const handler: FetchHandler = (request, info) =>
     new Promise<Response>((resolve, reject) => {
       inFlight.set(request, () => resolve(cutResponse()));
       let answer: Promise<Response>;
       try {
-        answer = fetch(request);
+        answer = fetch(request, info);
       } catch (error) {
         answer = Promise.reject(error);
       }

@@ -30,8 +30,13 @@ export interface ListenOptions {
   log?: ShutdownLog;
 }
 
-/** A fetch-style handler: the framework's `app.fetch`. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+/** A fetch-style handler: the framework's `app.fetch`. Deno.serve and the Node adapter both pass the client's address as the second argument. */
+export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
+
+/** The connection a request came on, as Deno.serve describes it. */
+export interface ConnectionInfo {
+  remoteAddr: { hostname: string; port?: number };
+}
 
 /**
  * Serves a fetch handler on the runtime at hand: `Deno.serve` on Deno, the Node adapter on

@@ -1,8 +1,8 @@
-import { ApiError } from "../errors.ts";
-import { BodyLimitError, bodyTooLargeMessage, declaredLength } from "./messages.ts";
+import { apiError, type ApiError } from "../errors.ts";
+import { BodyLimitError, declaredLength } from "./messages.ts";
 
 function tooLarge(limit: number): ApiError {
-  return new ApiError(bodyTooLargeMessage(limit), 413);
+  return apiError("request.bodyTooLarge", { limit }, 413);
 }
 
 /**
@@ -14,7 +14,7 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
     return await reader.read();
   } catch (error) {
     if (error instanceof BodyLimitError) throw tooLarge(error.limit);
-    throw new ApiError("The request body could not be read to the end.");
+    throw apiError("request.bodyUnreadable");
   }
 }
 
@@ -54,10 +54,10 @@ function parseObject(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError("The request body is not valid JSON.");
+    throw apiError("request.bodyInvalidJson");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new ApiError("The request body must be a JSON object.");
+    throw apiError("request.bodyNotObject");
   }
   return value as Record<string, unknown>;
 }
@@ -73,7 +73,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rec
   const bytes = await readLimited(request.body, limit);
   if (bytes.byteLength === 0) return {};
   if (!isJsonType(request.headers.get("content-type"))) {
-    throw new ApiError("The request body must be sent as application/json.", 415);
+    throw apiError("request.unsupportedMediaType", undefined, 415);
   }
   return parseObject(new TextDecoder().decode(bytes));
 }

@@ -1,4 +1,6 @@
-import { ApiError, duplicateKeyField, ValidationError } from "../errors.ts";
+import { ApiError, CatalogError, CatalogValidationError, duplicateKeyField, ValidationError, type FieldErrors } from "../errors.ts";
+import type { Languages } from "../i18n/languages.ts";
+import { english, msg, type Message } from "../i18n/message.ts";
 import { INTERNAL_ERROR_BODY } from "./messages.ts";
 import { errorResponse, json } from "./responses.ts";
 
@@ -7,10 +9,6 @@ import { errorResponse, json } from "./responses.ts";
  * reports it when its journal hits a full disk, and guarantees the write was not applied.
  */
 const OUT_OF_DISK_SPACE = 14031;
-
-/** The 507 message: what happened, that nothing was saved, and what to do. */
-export const OUT_OF_SPACE_MESSAGE =
-  "The server is out of storage space, so this write was not saved. Retry it once space has been freed.";
 
 function isOutOfDiskSpace(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === OUT_OF_DISK_SPACE;
@@ -27,22 +25,39 @@ export type ErrorHandler = (error: unknown, request: Request, context: ErrorCont
 
 /**
  * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
+/** The text of a framework message in `language`, or its English text when that is what is wanted. */
+function say(message: Message, language: string, languages: Languages | undefined): string {
+  return languages === undefined || languages.isPlainEnglish(language) ? english(message) : languages.text(language, message);
+}
+
+function fieldErrors(error: ValidationError, language: string, languages: Languages | undefined): FieldErrors {
+  if (!(error instanceof CatalogValidationError) || languages === undefined || languages.isPlainEnglish(language)) return error.errors;
+  const errors: FieldErrors = Object.create(null);
+  for (const [field, messages] of Object.entries(error.details)) errors[field] = messages.map((m) => languages.text(language, m));
+  return { ...errors };
+}
+
+/**
+ * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
  * unique-index conflict) get their 4xx, a full disk its 507; anything else is unexpected and
- * goes to the handler.
+ * goes to the handler. The framework's own messages are sent in `language`; an ApiError thrown
+ * by app code keeps its message as written.
  */
 export async function errorToResponse(
   error: unknown,
   request: Request,
   language: string,
   handler: ErrorHandler | null,
+  languages?: Languages,
 ): Promise<Response> {
-  if (error instanceof ValidationError) return json({ errors: error.errors }, 400, language);
+  if (error instanceof ValidationError) return json({ errors: fieldErrors(error, language, languages) }, 400, language);
+  if (error instanceof CatalogError) return errorResponse(say(error.detail, language, languages), error.status, language);
   if (error instanceof ApiError) return errorResponse(error.message, error.status, language);
   const field = duplicateKeyField(error);
   if (field !== null && field !== "_id" && field !== "") {
-    return errorResponse(`The ${field} has already been taken.`, 409, language);
+    return errorResponse(say(msg("record.duplicate", { field }), language, languages), 409, language);
   }
-  if (isOutOfDiskSpace(error)) return errorResponse(OUT_OF_SPACE_MESSAGE, 507, language);
+  if (isOutOfDiskSpace(error)) return errorResponse(say(msg("storage.full"), language, languages), 507, language);
   if (handler === null) throw error;
   return await handler(error, request, { language });
 }

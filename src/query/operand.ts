@@ -1,17 +1,18 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { FieldKind } from "../model/define.ts";
 import { parseIsoDate } from "../model/dates.ts";
+import { msg, type Message } from "../i18n/message.ts";
 
 /** A value a condition can compare with, after checking it against the field's kind. */
 export type Scalar = string | number | boolean | Date;
 
-const KIND_NAMES: Record<FieldKind, string> = {
-  string: "a string",
-  integer: "an integer",
-  number: "a number",
-  boolean: "true or false",
-  date: "an ISO 8601 date string such as 2024-01-31 or 2024-01-31T12:00:00Z",
-  other: "a string, number or boolean",
+const KIND_NAMES: Record<FieldKind, Message> = {
+  string: msg("kind.string"),
+  integer: msg("kind.integer"),
+  number: msg("kind.number"),
+  boolean: msg("kind.boolean"),
+  date: msg("kind.date"),
+  other: msg("kind.other"),
 };
 
 function fits(value: unknown, kind: FieldKind): Scalar | undefined {
@@ -33,12 +34,12 @@ function fits(value: unknown, kind: FieldKind): Scalar | undefined {
   }
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return "a string";
-  return typeof value === "number" ? "a number" : "a boolean";
+function describe(value: unknown): Message {
+  if (value === null) return msg("value.null");
+  if (Array.isArray(value)) return msg("value.array");
+  if (typeof value === "object") return msg("value.object");
+  if (typeof value === "string") return msg("value.string");
+  return msg(typeof value === "number" ? "value.number" : "value.boolean");
 }
 
 /**
@@ -52,7 +53,7 @@ function describe(value: unknown): string {
 export function scalarOperand(value: unknown, kind: FieldKind, key: string): Scalar {
   const scalar = fits(value, kind);
   if (scalar === undefined) {
-    throw new ApiError(`Invalid value for "${key}" in q: expected ${KIND_NAMES[kind]}, got ${describe(value)}`, 400);
+    throw apiError("query.operandKind", { key, expected: KIND_NAMES[kind], got: describe(value) });
   }
   return scalar;
 }
@@ -70,14 +71,14 @@ export function listOperand(
   bounds: { arity?: number; max?: number },
 ): Scalar[] {
   if (!Array.isArray(value)) {
-    const shape = bounds.arity === 2 ? "a [low, high] array" : "an array";
-    throw new ApiError(`Invalid value for "${key}" in q: expected ${shape}, got ${describe(value)}`, 400);
+    const shape = msg(bounds.arity === 2 ? "kind.pair" : "kind.array");
+    throw apiError("query.operandKind", { key, expected: shape, got: describe(value) });
   }
   if (bounds.arity !== undefined && value.length !== bounds.arity) {
-    throw new ApiError(`Invalid value for "${key}" in q: expected exactly ${bounds.arity} values, got ${value.length}`, 400);
+    throw apiError("query.operandArity", { key, arity: bounds.arity, count: value.length });
   }
   if (bounds.max !== undefined && value.length > bounds.max) {
-    throw new ApiError(`The list of "${key}" in q has ${value.length} values, more than the limit of ${bounds.max}`, 400);
+    throw apiError("query.listTooLong", { key, count: value.length, max: bounds.max });
   }
   return value.map((item, i) => scalarOperand(item, kind, `${key}[${i}]`));
 }

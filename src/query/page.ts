@@ -1,5 +1,5 @@
 import type { CountMethod } from "../store/counts.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, apiError } from "../errors.ts";
 
 /** The page window a list request asks for. */
 export interface PageRequest {
@@ -18,8 +18,7 @@ const DIGITS = /^[0-9]{1,15}$/;
 function parseInteger(name: string, raw: string, min: number, max: number): number {
   const value = DIGITS.test(raw) ? Number(raw) : NaN;
   if (!(value >= min && value <= max)) {
-    const range = `an integer from ${min} to ${max}`;
-    throw new ApiError(`The ${name} parameter must be ${range}; received "${raw}".`);
+    throw apiError("param.integerRange", { name, min, max, value: raw });
   }
   return value;
 }

@@ -9,8 +9,8 @@ import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 // one file of the project that names node:http.
 export type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 
-/** A fetch-style handler: the framework's `app.fetch`. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+/** A fetch-style handler: the framework's `app.fetch`. The second argument names the client's socket address, as Deno.serve's does. */
+export type FetchHandler = (request: Request, info?: { remoteAddr: { hostname: string; port?: number } }) => Response | Promise<Response>;
 
 /** Where to listen and how much request body to accept. */
 export interface ServeOptions {

@@ -85,7 +85,8 @@ export class Exchange implements BodySource {
   #call(request: Request): void {
     let result: Response | Promise<Response>;
     try {
-      result = this.#context.fetch(request);
+      const socket = this.#req.socket;
+      result = this.#context.fetch(request, { remoteAddr: { hostname: socket.remoteAddress ?? "", port: socket.remotePort } });
     } catch (error) {
       this.#fail(error);
       return;
