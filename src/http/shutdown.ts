@@ -40,7 +40,16 @@ export interface SignalHost {
   exit(code: number): void;
   /** Progress lines; `console.log` in main.ts. */
   log(line: string): void;
+  /** Milliseconds of a monotonic clock; `performance.now` unless a test injects one. */
+  now?(): number;
 }
+
+/**
+ * A repeat of the signal within this window is the same signal, not a second one: a terminal's
+ * Ctrl-C and systemd's stop reach the whole process group, and a wrapper such as `deno task`
+ * forwards what its child already received, so one stop arrives twice within milliseconds.
+ */
+export const SAME_SIGNAL_WINDOW_MS = 1000;
 
 /**
  * The first SIGINT or SIGTERM runs `shutdown` (close the HTTP side, which has its own
@@ -48,14 +57,16 @@ export interface SignalHost {
  * Every acknowledged write is already on disk, so cutting short loses nothing acknowledged.
  */
 export function handleShutdownSignals(host: SignalHost, shutdown: () => Promise<void>): void {
-  let stopping = false;
+  const now = host.now ?? (() => performance.now());
+  let firstAt: number | undefined;
   const onSignal = (signal: string): void => {
-    if (stopping) {
+    if (firstAt !== undefined) {
+      if (now() - firstAt < SAME_SIGNAL_WINDOW_MS) return;
       host.log(`${signal} again: exiting now without waiting for in-flight requests`);
       host.exit(1);
       return;
     }
-    stopping = true;
+    firstAt = now();
     host.log(`${signal}: finishing in-flight requests, then closing the database (a second signal exits at once)`);
     shutdown().then(
       () => {

@@ -4,7 +4,7 @@ import { connect, type Socket } from "node:net";
 import { createResponse } from "../../src/http/fast-response.ts";
 import { serveNode } from "../../src/adapters/node/node-adapter.ts";
 import { listen } from "../../src/adapters/serve.ts";
-import { handleShutdownSignals } from "../../src/http/shutdown.ts";
+import { handleShutdownSignals, SAME_SIGNAL_WINDOW_MS } from "../../src/http/shutdown.ts";
 import { resolveTimeouts, timeoutsFromEnv } from "../../src/http/timeouts.ts";
 
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
@@ -165,9 +165,15 @@ describe("handleShutdownSignals", () => {
     const handlers = new Map<string, () => void>();
     const exits: number[] = [];
     const lines: string[] = [];
+    const clock = { ms: 0 };
     return {
-      handlers, exits, lines,
-      host: { on: (signal: string, handler: () => void) => void handlers.set(signal, handler), exit: (code: number) => void exits.push(code), log: (line: string) => void lines.push(line) },
+      handlers, exits, lines, clock,
+      host: {
+        on: (signal: string, handler: () => void) => void handlers.set(signal, handler),
+        exit: (code: number) => void exits.push(code),
+        log: (line: string) => void lines.push(line),
+        now: () => clock.ms,
+      },
     };
   }
 
@@ -189,9 +195,20 @@ describe("handleShutdownSignals", () => {
       handleShutdownSignals(fake.host, () => new Promise<void>(() => {})); // a shutdown that never ends
       fake.handlers.get("SIGINT")!();
       assert.deepEqual(fake.exits, []);
+      fake.clock.ms += SAME_SIGNAL_WINDOW_MS;
       fake.handlers.get(second)!();
       assert.deepEqual(fake.exits, [1]);
       assert.equal(fake.lines.at(-1), `${second} again: exiting now without waiting for in-flight requests`);
     }
+  });
+
+  test("the same stop delivered twice at once (process group plus a forwarding wrapper) is one signal", () => {
+    const fake = fakeHost();
+    handleShutdownSignals(fake.host, () => new Promise<void>(() => {}));
+    fake.handlers.get("SIGTERM")!();
+    fake.clock.ms += 5; // deno task forwarding the SIGTERM its child already got from the group
+    fake.handlers.get("SIGTERM")!();
+    assert.deepEqual(fake.exits, [], "still draining");
+    assert.equal(fake.lines.filter((line) => line.startsWith("SIGTERM")).length, 1);
   });
 });

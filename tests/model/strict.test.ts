@@ -46,7 +46,7 @@ describe("definitions refuse keys they do not know", () => {
 
   test("createApp refuses unknown options before it connects", async () => {
     const Note = defineModel(base);
-    await refusedApp({ models: [Note], cors: true }, /^TypeError: createApp options: unknown key "cors"; allowed keys: models, hooks, /);
+    await refusedApp({ models: [Note], serialize: true }, /^TypeError: createApp options: unknown key "serialize"; allowed keys: models, hooks, /);
     await refusedApp({ models: [Note], hooks: { Note: { onBeforeInsert: "yes" } } }, /Hooks of model Note: onBeforeInsert must be a function/);
   });
 });
