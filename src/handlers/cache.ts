@@ -1,6 +1,7 @@
 import type { HeaderRecord } from "../http/fast-response.ts";
 import { cachedJson, cacheableJson } from "../http/responses.ts";
 import type { WithNode } from "../query/with.ts";
+import { ancestorsOf } from "./nested.ts";
 import type { Route } from "./route.ts";
 
 /** What a GET handler produced: the body, the collections it read, and headers that belong to it. */
@@ -8,6 +9,8 @@ export interface ReadResult {
   body: unknown;
   collections: readonly string[];
   headers?: HeaderRecord;
+  /** A hook's 2xx instead of 200; never set on a cached read (reads with hooks are not cached). */
+  status?: number;
 }
 
 function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
@@ -18,14 +21,14 @@ function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
 }
 
 /**
- * The collections a read of `route` with these relations touches: the model's own, the parent's
- * on a nested route, and every collection pulled in through `with`. A write to any of them
+ * The collections a read of `route` with these relations touches: the model's own, every
+ * ancestor's on a nested route, and every collection pulled in through `with`. A write to any of them
  * invalidates the cached body; writes elsewhere do not.
  * @example collectionsRead(usersRoute, parseWith("posts{comments}", …)) // ["users", "posts", "comments"]
  */
 export function collectionsRead(route: Route, related: readonly WithNode[]): string[] {
   const collections = new Set([route.model.collection]);
-  if (route.parent) collections.add(route.parent.model.collection);
+  for (const step of ancestorsOf(route.parent)) collections.add(step.model.collection);
   addRelated(related, collections);
   return [...collections];
 }
@@ -39,8 +42,8 @@ export async function cachedGet(request: Request, route: Route, hooked: boolean,
   const language = route.app.language;
   const cache = hooked ? undefined : route.app.cache;
   if (cache === undefined) {
-    const { body, headers } = await run();
-    return cacheableJson(request, body, language, undefined, headers);
+    const { body, headers, status } = await run();
+    return cacheableJson(request, body, language, undefined, headers, status);
   }
   const key = request.url;
   const hit = cache.get(key);

@@ -20,6 +20,17 @@ export interface HookContext {
   params: Record<string, string>;
   /** The database, for hooks that need to look something up. */
   db: Db;
+  /**
+   * Headers added to the successful response: `ctx.headers.set("location", "/api/v1/jobs/7")`.
+   * A header the framework also sets (Content-Type, ETag, Link) is replaced; Content-Length
+   * and Transfer-Encoding stay the framework's. Error responses do not carry them.
+   */
+  headers: Headers;
+  /**
+   * The status of the successful response, when a hook (usually an after-hook) wants another
+   * 2xx than the handler's own: `ctx.status = 202` instead of 201. 204 and 205 send no body.
+   */
+  status?: number;
 }
 
 export type { ListQuery } from "../query/plan.ts";
@@ -73,7 +84,7 @@ export interface DeleteContext extends HookContext {
 
 type Hook<C> = (ctx: C) => void | Promise<void>;
 
-/** The twelve hooks a model can have; each may be async and may throw ApiError to stop the request. */
+/** The fourteen hooks a model can have; each may be async and may throw ApiError to stop the request. */
 export interface ModelHooks {
   onBeforePaginate?: Hook<PaginateContext>;
   onAfterPaginate?: Hook<PaginateContext>;
@@ -87,12 +98,16 @@ export interface ModelHooks {
   onAfterPatch?: Hook<UpdateContext>;
   onBeforeDelete?: Hook<DeleteContext>;
   onAfterDelete?: Hook<DeleteContext>;
+  /** `DELETE …/force` on a soft-delete model runs these, not the (soft) delete hooks. */
+  onBeforeForceDelete?: Hook<DeleteContext>;
+  onAfterForceDelete?: Hook<DeleteContext>;
 }
 
 /** Every hook name, for checking hook files at start-up. */
 export const HOOK_NAMES: readonly (keyof ModelHooks)[] = [
   "onBeforePaginate", "onAfterPaginate", "onBeforeShow", "onAfterShow", "onBeforeInsert", "onAfterInsert",
   "onBeforeUpdate", "onAfterUpdate", "onBeforePatch", "onAfterPatch", "onBeforeDelete", "onAfterDelete",
+  "onBeforeForceDelete", "onAfterForceDelete",
 ];
 
 /** Identity function that gives a hooks file its types: `export default defineHooks({ ... })`. */

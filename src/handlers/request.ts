@@ -1,7 +1,7 @@
 import { QueryParams } from "../http/params.ts";
 import { planList, planShow, type ListQuery, type ParamSource, type ShowQuery } from "../query/plan.ts";
 import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
-import { parentIdOf } from "./nested.ts";
+import { parentIdsOf, type ParentIds } from "./nested.ts";
 import { recordId, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
@@ -13,8 +13,8 @@ import { readScope } from "./scope.ts";
 interface ReadRequest {
   /** `trashed=true`: soft-deleted records are read too (the model's and its relations'). */
   trashed: boolean;
-  /** On a nested route: the parent id from the path, looked up only after parsing. */
-  parentId: number | undefined;
+  /** On a nested route: every ancestor's id from the path, looked up only after parsing. */
+  parentIds: ParentIds | undefined;
 }
 
 /** PAGINATE's parsed request. */
@@ -38,7 +38,7 @@ export interface ShowRequest extends ReadRequest {
  * per_page, trashed) plan the page; the request may repeat them only unchanged.
  */
 export async function parseListRequest(request: Request, route: Route, params: PathParams): Promise<ListRequest> {
-  const parentId = route.parent ? parentIdOf(params, route.parent) : undefined;
+  const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
   const given = new QueryParams(request.url);
   const cursor = given.get("cursor") === null ? null : await openCursor(given, request.url, route);
   // A cursor's pinned `trashed` was checked when the cursor was made.
@@ -46,13 +46,14 @@ export async function parseListRequest(request: Request, route: Route, params: P
   const source = cursor?.params ?? given;
   const query = planList(source, route.model, route.app, readScope(route.model, trashed));
   if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state);
-  return { parentId, trashed, query, cursor, source };
+  return { parentIds, trashed, query, cursor, source };
 }
 
-/** Parses a show request: the record id, then `fields`, `with` and `trashed`. */
+/** Parses a show request: the ancestors' ids on a nested route, the record id, then `fields`, `with` and `trashed`. */
 export function parseShowRequest(request: Request, route: Route, params: PathParams): ShowRequest {
+  const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
   const id = recordId(params, route.model);
   const query = new QueryParams(request.url);
   const trashed = query.flag("trashed");
-  return { id, parentId: undefined, trashed, query: planShow(query, route.model, route.app, readScope(route.model, trashed)) };
+  return { id, parentIds, trashed, query: planShow(query, route.model, route.app, readScope(route.model, trashed)) };
 }

@@ -5,12 +5,14 @@ import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
+import { parentFilter } from "./nested.ts";
+import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { parseShowRequest } from "./request.ts";
 import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
-/** SHOW: `GET /api/v1/<plural>/<id>`: one record, with `fields` and `with` applied. */
+/** SHOW: `GET /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): one record, with `fields` and `with` applied. */
 export const show: Handler = (request, route, params) => {
   const hooked = route.hooks.onBeforeShow !== undefined || route.hooks.onAfterShow !== undefined;
   return cachedGet(request, route, hooked, () => oneRecord(request, route, params));
@@ -18,7 +20,11 @@ export const show: Handler = (request, route, params) => {
 
 async function oneRecord(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const { id, query, trashed } = parseShowRequest(request, route, params);
+  const { id, query, trashed, parentIds } = parseShowRequest(request, route, params);
+  if (route.parent && parentIds !== undefined) {
+    // A nested item route reads only a child of these ancestors: another parent's record is a 404.
+    query.filters[0] = { ...query.filters[0], ...(await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed))) };
+  }
   const ctx: ShowContext = { ...hookContext(request, route, params), id, query };
   await hooks.onBeforeShow?.(ctx);
   const doc = await route.store.findById(id, allOf(query.filters), projection(model, query.fields, parentKeys(query.with)));
@@ -28,5 +34,10 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
-  return { body: finish(route, ctx.result, hooks.onAfterShow), collections: collectionsRead(route, query.with) };
+  return {
+    body: finish(route, ctx.result, hooks.onAfterShow),
+    collections: collectionsRead(route, query.with),
+    headers: hookHeaders(ctx),
+    status: hookStatus(ctx, 200),
+  };
 }

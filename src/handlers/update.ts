@@ -7,6 +7,8 @@ import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
+import { liveParentFilter, parentIdsOf } from "./nested.ts";
+import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
 import { findOr404, hookContext, recordId, type Handler } from "./route.ts";
@@ -41,9 +43,13 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
   return async (request, route, params) => {
     const { model, app } = route;
     const hooks = pick(route.hooks);
+    const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
     const id = recordId(params, model);
     const body = await readJsonBody(request, app.bodyLimit);
-    const scope = writeScope(model);
+    // On a nested route the record must be a child of live ancestors, and stays one: the path sets the foreign key.
+    const parent = await liveParentFilter(route.parent, parentIds);
+    Object.assign(body, parent);
+    const scope = { ...writeScope(model), ...parent };
     const stored = await findOr404(route, id, [scope]);
     const guard = writeGuard(request, route, stored, scope);
     const checked = bodyForHook(model, body, hooks.onBeforeUpdate);
@@ -55,7 +61,7 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     ctx.item = toStoredRecord(doc);
     ctx.result = toRecord(model, doc);
     await hooks.onAfterUpdate?.(ctx);
-    return writtenJson(finish(route, ctx.result, hooks.onAfterUpdate), 200, app.language);
+    return writtenJson(finish(route, ctx.result, hooks.onAfterUpdate), hookStatus(ctx, 200), app.language, hookHeaders(ctx));
   };
 }
 

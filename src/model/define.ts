@@ -30,6 +30,11 @@ export interface RelationDefinition {
   type: RelationType;
   model: string;
   foreignKey: string;
+  /**
+   * hasMany only: `false` switches off the relation's nested routes (`/users/:userId/posts`
+   * and everything below them). Default true.
+   */
+  routes?: boolean;
 }
 
 export { COUNT_STRATEGIES, type CountStrategy };
@@ -105,7 +110,7 @@ const MODEL_KEYS = Object.keys({
   softDelete: 1, route: 1, collection: 1, sortable: 1, filterable: 1, defaultCount: 1, countLimit: 1,
   maxExactCount: 1, maxStringLength: 1, maxStringLengths: 1, description: 1, descriptions: 1,
 } satisfies Record<keyof ModelDefinition, 1>);
-const RELATION_KEYS = Object.keys({ type: 1, model: 1, foreignKey: 1 } satisfies Record<keyof RelationDefinition, 1>);
+const RELATION_KEYS = Object.keys({ type: 1, model: 1, foreignKey: 1, routes: 1 } satisfies Record<keyof RelationDefinition, 1>);
 const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
 
 /** A resolved relation: the definition plus its output key. */
@@ -179,6 +184,9 @@ function checkDefinitionKeys(def: ModelDefinition): void {
   for (const [name, rel] of Object.entries(def.relations ?? {})) {
     if (!isPlainObject(rel)) throw new TypeError(`${where}, relation ${name}: must be an object`);
     checkKeys(`${where}, relation ${name}`, rel, RELATION_KEYS);
+    if (rel.routes !== undefined && (rel.type !== "hasMany" || typeof rel.routes !== "boolean")) {
+      throw new TypeError(`${where}, relation ${name}: routes must be true or false, and only hasMany relations have nested routes`);
+    }
   }
   def.indexes?.forEach((index, i) => checkKeys(`${where}, indexes[${i}]`, index, INDEX_KEYS));
   if (def.handlers !== undefined) checkKeys(`${where}, handlers`, def.handlers, HANDLER_NAMES);

@@ -131,18 +131,27 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
 ];
 
-/** The path parameters of an operation: the parent's id on nested routes, the record's id on record routes. */
-export function pathParameters(path: string, op: OperationInfo): Parameter[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-    name,
-    in: "path",
-    required: true,
-    description: name === "id" ? `The ${op.model.name}'s id.` : `The parent record's id.`,
-    schema: { type: "integer", minimum: 1 },
-  }));
+/** An ancestor of a nested route: its path parameter and model. */
+export interface PathAncestor {
+  param: string;
+  model: { name: string };
+}
+
+/** The path parameters of an operation: every ancestor's id on nested routes, the record's id on record routes. */
+export function pathParameters(path: string, op: OperationInfo, ancestors: readonly PathAncestor[] = []): Parameter[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+    const ancestor = ancestors.find((step) => step.param === name);
+    return {
+      name,
+      in: "path",
+      required: true,
+      description: ancestor ? `The id of the ${ancestor.model.name} the records belong to.` : `The ${op.model.name}'s id.`,
+      schema: { type: "integer", minimum: 1 },
+    };
+  });
 }
 
 /** Every parameter of an operation: path parameters first, then the table's entries that apply. */
-export function parametersOf(path: string, op: OperationInfo): Parameter[] {
-  return [...pathParameters(path, op), ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op))];
+export function parametersOf(path: string, op: OperationInfo, ancestors: readonly PathAncestor[] = []): Parameter[] {
+  return [...pathParameters(path, op, ancestors), ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op))];
 }

@@ -30,7 +30,7 @@ describe("definitions refuse keys they do not know", () => {
 
   test("in a relation, in handlers and in an index", () => {
     const relations = { notes: { type: "hasMany", model: "Note", foreignKey: "note_id", sort: "id" } };
-    refused({ ...base, relations }, /^Model Note, relation notes: unknown key "sort"; allowed keys: type, model, foreignKey$/);
+    refused({ ...base, relations }, /^Model Note, relation notes: unknown key "sort"; allowed keys: type, model, foreignKey, routes$/);
     refused({ ...base, handlers: { all: true } }, /^Model Note, handlers: unknown key "all"; allowed keys: paginate, show, insert, update, patch, delete$/);
     refused({ ...base, indexes: [{ keys: { text: 1 }, sparse: true }] }, /^Model Note, indexes\[0\]: unknown key "sparse"/);
   });
