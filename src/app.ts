@@ -216,7 +216,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       errorHandler = handler;
       return app;
     },
-    close: () => database.close(),
+    close: () => (service.flushLogs(), database.close()),
     client: database.client,
     db: database.db,
     models: registry,
