@@ -105,12 +105,18 @@ export class Service {
     requestLog.flush();
   }
 
-  /** Logs an error the app's error handler is about to turn into a response, with the request's id. */
-  logUnexpected(error: unknown, request: Request, context: RequestContext): void {
+  /**
+   * Logs an error the app's error handler is about to turn into a response, with the request's
+   * id. False when logging is not set up for errors (nothing was written), so the handler's own
+   * fallback (the default handler's console.error) still shows it.
+   */
+  logUnexpected(error: unknown, request: Request, context: RequestContext): boolean {
     context.errorLogged = true;
+    if (!requestLogger.isEnabledFor("error")) return false;
     requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
       method: request.method, path: pathnameOf(request.url), requestId: context.requestId, error,
     });
+    return true;
   }
 
   async #answer(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext): Promise<Response> {
