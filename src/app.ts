@@ -192,7 +192,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     try {
       return await dispatch(router, docs, request, context.language, languages);
     } catch (error) {
-      const handler = errorHandler && ((e: unknown, r: Request, c: ErrorContext) => (service.logUnexpected(e, r, context), errorHandler!(e, r, c)));
+      // Logged here with the request id, once: the handler is told, so the default one does not log it again.
+      const handler = errorHandler && ((e: unknown, r: Request, c: ErrorContext) => errorHandler!(e, r, { ...c, logged: service.logUnexpected(e, r, context) }));
       return await errorToResponse(error, request, context.language, handler, languages);
     }
   };
@@ -209,7 +210,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       errorHandler = handler;
       return app;
     },
-    close: () => database.close(),
+    close: () => (service.flushLogs(), database.close()),
     client: database.client,
     db: database.db,
     models: registry,
