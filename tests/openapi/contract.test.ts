@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- response bodies are parsed JSON that the assertions walk
 /**
  * Contract test: a scripted session against the example app that reaches every documented
  * operation and every documented status, checking each response body against the schema the
