@@ -4,7 +4,7 @@ import { parseCollation, type Collation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
 import type { DuplicateKey } from "./unique.ts";
-import { compareValues, keyOf } from "./values.ts";
+import { keyOf } from "./values.ts";
 
 /** The index every collection has. */
 export const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 } };
