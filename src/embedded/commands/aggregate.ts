@@ -4,6 +4,7 @@ import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { countMatching, runRead, type ReadSpec } from "../query/plan.ts";
 import { runPipeline, stageName, type CollectionResolver } from "../query/pipeline.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
@@ -56,10 +57,11 @@ function aggregate(ctx: CommandContext): Reply {
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
   pipeline.forEach(stageName);
   rejectWrites(pipeline);
+  const variables = parseLet(ctx.body);
   const batchSize = firstBatchSize(ctx.body.cursor);
   const { cursors, catalog } = ctx.engine;
   if (name === undefined) {
-    const output = runPipeline(pipeline, [][Symbol.iterator](), resolver(ctx));
+    const output = runPipeline(pipeline, [][Symbol.iterator](), resolver(ctx), variables);
     return cursors.first(namespace(ctx.db, "$cmd.aggregate"), output, null, batchSize, false);
   }
   const coll = catalog.get(ctx.db, name);
@@ -67,12 +69,13 @@ function aggregate(ctx: CommandContext): Reply {
   const counting = countShape(pipeline);
   if (counting) {
     const { spec, group } = counting;
-    const n = countMatching(coll, isEmptyFilter(spec.filter) ? undefined : spec.filter, spec.skip, spec.limit);
+    const filter = isEmptyFilter(spec.filter) ? undefined : bindFilter(spec.filter, variables);
+    const n = countMatching(coll, filter, spec.skip, spec.limit);
     const docs = n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
     return cursors.first(ns, docs[Symbol.iterator](), null, batchSize, false);
   }
   const { spec, rest } = leadingRead(pipeline);
-  const output = runPipeline(rest, runRead(coll, spec), resolver(ctx));
+  const output = runPipeline(rest, runRead(coll, { ...spec, filter: bindFilter(spec.filter, variables) }), resolver(ctx), variables);
   return cursors.first(ns, output, null, batchSize, false);
 }
 

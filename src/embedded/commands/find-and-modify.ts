@@ -5,6 +5,7 @@ import { compileFilter } from "../query/filter.ts";
 import { runRead } from "../query/plan.ts";
 import { compileProjection } from "../query/project.ts";
 import { applyUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, optionalDocument } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
@@ -30,7 +31,8 @@ function parseUpdate(body: Document): UpdateSpec | undefined {
  */
 function modify(ctx: CommandContext, name: string, writes: WriteSet): Modification {
   const { body } = ctx;
-  const query = optionalDocument(body, "query") ?? {};
+  const variables = parseLet(body);
+  const query = bindFilter(optionalDocument(body, "query") ?? {}, variables);
   const update = parseUpdate(body);
   const remove = body.remove === true;
   if (remove && update) throw new CommandError("FailedToParse", "Cannot specify both an update and remove=true");
@@ -43,7 +45,8 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
     writes.delete(existing, doc._id);
     return { value: doc, lastErrorObject: { n: 1 } };
   }
-  const options = { filter: query, arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined };
+  const arrayFilters = Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined;
+  const options = { filter: query, arrayFilters, variables };
   const returnNew = body.new === true;
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   if (doc && existing) {

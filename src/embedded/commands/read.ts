@@ -2,6 +2,7 @@ import type { Document, Long } from "bson";
 import { CommandError } from "../errors.ts";
 import { countMatching, matching, runRead } from "../query/plan.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { collectionName, cursorId, firstBatchSize, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
@@ -10,7 +11,7 @@ import type { CommandContext, Handler, Reply } from "./context.ts";
 function find(ctx: CommandContext): Reply {
   const name = collectionName(ctx, "find");
   const { body } = ctx;
-  const filter = optionalDocument(body, "filter");
+  const filter = bindFilter(optionalDocument(body, "filter"), parseLet(body));
   const rawLimit = optionalNumber(body, "limit") ?? 0;
   const single = body.singleBatch === true || rawLimit < 0;
   const limit = Math.abs(rawLimit);

@@ -6,6 +6,7 @@ import { applyUpdate, isOperatorUpdate, upsertDocument, type UpdateSpec } from "
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { isPlainObject } from "../bson.ts";
+import { bindFilter, parseLet, type Variables } from "../query/variables.ts";
 import { collectionName, statements } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
@@ -19,8 +20,8 @@ interface Outcome {
   upsertedId?: unknown;
 }
 
-function parseStatement(s: Document): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
-  const q = s.q ?? {};
+function parseStatement(s: Document, variables: Variables | undefined): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
+  const q = bindFilter(s.q ?? {}, variables);
   const u = s.u;
   if (!isPlainObject(q)) throw new CommandError("TypeMismatch", "'q' must be an object");
   if (!isPlainObject(u) && !Array.isArray(u)) throw new CommandError("TypeMismatch", "'u' must be an object or a pipeline");
@@ -46,10 +47,10 @@ export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, 
 }
 
 /** Runs one statement synchronously (read-modify-write with no await in between). */
-function runStatement(ctx: CommandContext, name: string, statement: Document, writes: WriteSet): Outcome {
-  const { q, u, multi, upsert, arrayFilters } = parseStatement(statement);
+function runStatement(ctx: CommandContext, name: string, statement: Document, writes: WriteSet, variables?: Variables): Outcome {
+  const { q, u, multi, upsert, arrayFilters } = parseStatement(statement, variables);
   const existing = ctx.engine.catalog.get(ctx.db, name);
-  const options = { filter: q, arrayFilters };
+  const options = { filter: q, arrayFilters, variables };
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1 })) : (compileFilter(q), []);
   if (targets.length === 0) {
@@ -73,6 +74,7 @@ async function update(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "update");
   const updates = statements(ctx, "updates");
   const ordered = ctx.body.ordered !== false;
+  const variables = parseLet(ctx.body);
   const writes = startWrites(ctx);
   const writeErrors: Document[] = [];
   const upserted: Document[] = [];
@@ -80,7 +82,7 @@ async function update(ctx: CommandContext): Promise<Document> {
   let nModified = 0;
   for (let i = 0; i < updates.length; i++) {
     try {
-      const outcome = runStatement(ctx, name, updates[i], writes);
+      const outcome = runStatement(ctx, name, updates[i], writes, variables);
       n += outcome.matched;
       nModified += outcome.modified;
       if (outcome.upsertedId !== undefined) {

@@ -5,6 +5,7 @@ import { collect, runRead } from "../query/plan.ts";
 import { firstKey, SERIALIZE, toNumber } from "../bson.ts";
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import { collectionName, statements } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateWriteError } from "./duplicate.ts";
@@ -80,12 +81,14 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   const deletes = statements(ctx, "deletes");
   const ordered = ctx.body.ordered !== false;
   const coll = ctx.engine.catalog.get(ctx.db, name);
+  const variables = parseLet(ctx.body);
   const writes = startWrites(ctx);
   const writeErrors: Document[] = [];
   let n = 0;
   for (let i = 0; i < deletes.length; i++) {
     try {
-      n += coll ? deleteMatching(writes, coll, deletes[i]) : (compileFilter(deletes[i].q), 0);
+      const q = bindFilter(deletes[i].q, variables);
+      n += coll ? deleteMatching(writes, coll, q, deletes[i]) : (compileFilter(q), 0);
     } catch (error) {
       writeErrors.push(statementError(i, error));
       if (ordered) break;
@@ -95,10 +98,10 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   return writeReply({ n }, writeErrors);
 }
 
-function deleteMatching(writes: WriteSet, coll: Collection, statement: Document): number {
+function deleteMatching(writes: WriteSet, coll: Collection, filter: unknown, statement: Document): number {
   const limit = toNumber(statement.limit ?? 0);
   if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
-  const victims = collect(runRead(coll, { filter: statement.q, limit }));
+  const victims = collect(runRead(coll, { filter, limit }));
   for (const doc of victims) writes.delete(coll, doc._id);
   return victims.length;
 }

@@ -3,6 +3,7 @@ import { Aggregator, ProcessingMode } from "mingo";
 import { cloneDeep } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { Variables } from "./variables.ts";
 
 /** Stages that never write into the documents they receive, so stored ones can be passed in. */
 const NON_MUTATING = new Set(["$match", "$sort", "$skip", "$limit", "$group", "$count", "$sortByCount", "$lookup", "$facet"]);
@@ -35,8 +36,9 @@ function clones(source: Iterator<Document>): Iterator<Document> {
   } };
 }
 
-function runSegment(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver): Iterator<Document> {
+function runSegment(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, variables?: Variables): Iterator<Document> {
   const aggregator = new Aggregator(stages, {
+    variables,
     // Stored documents are shared, not copied: clone on the way in only if a stage writes.
     processingMode: stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF,
     collectionResolver: (name: string) => resolve(name) as Document[],
@@ -48,16 +50,16 @@ function runSegment(stages: Document[], input: Iterator<Document>, resolve: Coll
  * Runs aggregation stages with mingo over a lazy input, never writing into stored documents
  * and never copying a collection: inputs are cloned only for stages that write into them, and
  * documents joined from another collection (by reference) are cloned after the join only when
- * a later stage writes.
+ * a later stage writes. `variables` are the command's `let` variables (`$$name` in every stage).
  */
-export function runPipeline(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver): Iterator<Document> {
+export function runPipeline(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, variables?: Variables): Iterator<Document> {
   let output = input;
   let start = 0;
   while (start < stages.length) {
     let end = start;
     while (end < stages.length && !JOINS.has(stageName(stages[end]))) end++;
     end = Math.min(end + 1, stages.length);
-    output = runSegment(stages.slice(start, end), output, resolve);
+    output = runSegment(stages.slice(start, end), output, resolve, variables);
     if (end < stages.length && stages.slice(end).some(mutates)) output = clones(output);
     start = end;
   }

@@ -5,6 +5,7 @@ import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
+import type { Variables } from "./variables.ts";
 
 /** An update as sent by the client: operators, a replacement document, or a pipeline. */
 export type UpdateSpec = Document | Document[];
@@ -13,6 +14,8 @@ export type UpdateSpec = Document | Document[];
 export interface UpdateOptions {
   filter?: unknown;
   arrayFilters?: Document[];
+  /** The command's `let` variables, for pipeline updates. */
+  variables?: Variables;
 }
 
 /** True when the update is made of `$` operators (as opposed to a replacement document). */
@@ -59,8 +62,8 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   return next;
 }
 
-function applyPipeline(doc: Document, pipeline: Document[]): Document {
-  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT }).run<Document>([doc]);
+function applyPipeline(doc: Document, pipeline: Document[], variables?: Variables): Document {
+  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT, variables }).run<Document>([doc]);
   const next = out[0];
   if (!next) throw new CommandError("BadValue", "update pipeline produced no document");
   if (doc._id === undefined) return next;
@@ -80,7 +83,7 @@ export function applyUpdate(
   inserting = false,
 ): { doc: Document; changed: boolean } {
   let next: Document;
-  if (Array.isArray(spec)) next = applyPipeline(doc, spec);
+  if (Array.isArray(spec)) next = applyPipeline(doc, spec, options.variables);
   else if (isOperatorUpdate(spec)) next = applyOperators(doc, spec, options, inserting);
   else next = replace(doc, spec);
   return { doc: next, changed: keyOf(next) !== keyOf(doc) };
