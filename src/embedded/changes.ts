@@ -8,6 +8,19 @@ export interface IndexSpec {
 }
 
 /**
+ * What `create` and `collMod` set on a collection besides its documents and indexes: a view's
+ * source and pipeline, or a collection's validator and how strictly it applies. Empty for a
+ * plain collection.
+ */
+export interface CollectionOptions {
+  viewOn?: string;
+  pipeline?: Document[];
+  validator?: Document;
+  validationLevel?: "off" | "strict" | "moderate";
+  validationAction?: "error" | "warn";
+}
+
+/**
  * One durable state change. Commands turn into a list of these; the journal writes them and
  * recovery replays them. Documents are post-images, so replay never re-runs update logic and
  * is deterministic and idempotent.
@@ -19,7 +32,8 @@ export type Change =
   | { op: "dropCollection"; db: string; coll: string }
   | { op: "dropDatabase"; db: string }
   | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }
-  | { op: "dropIndex"; db: string; coll: string; name: string };
+  | { op: "dropIndex"; db: string; coll: string; name: string }
+  | { op: "setOptions"; db: string; coll: string; options: CollectionOptions };
 
 /**
  * Where the engine sends the changes of each write before it replies. `append` resolves once

@@ -109,9 +109,4 @@ describe("embedded engine: aggregate", () => {
     assert.equal(docs[99]._id, 298);
   });
 
-  test("$out and $merge are refused", async (t) => {
-    if (!conn.target.embedded) return t.skip("supported by MongoDB");
-    await assert.rejects(conn.db.collection("orders").aggregate([{ $out: "copy" }]).toArray(), (e: unknown) => e instanceof MongoServerError);
-    assert.deepEqual(await conn.db.listCollections({ name: "copy" }).toArray(), []);
-  });
 });

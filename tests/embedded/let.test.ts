@@ -3,14 +3,21 @@ import assert from "node:assert/strict";
 import { MongoServerError, type Collection, type Document } from "mongodb";
 import { connectTarget, type Connected } from "./helpers.ts";
 
+interface Item {
+  _id: number;
+  name: string;
+  stock: number;
+  out?: boolean;
+}
+
 /** `let` binds constants that `$$name` reads in `$expr` filters and in pipelines. */
 describe("embedded engine: let variables", () => {
   let conn: Connected;
-  let items: Collection<Document>;
+  let items: Collection<Item>;
 
   before(async () => {
     conn = await connectTarget("let");
-    items = conn.db.collection("items");
+    items = conn.db.collection<Item>("items");
   });
   beforeEach(async () => {
     await items.deleteMany({});

@@ -9,6 +9,9 @@ import { runPipeline } from "../query/pipeline.ts";
 import type { ScanStats } from "../query/index-scan.ts";
 import { countShape, leadingRead, resolver } from "./aggregate.ts";
 import { collectionName, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import { checkCommandFields } from "./fields.ts";
+import { checkHint } from "./hint.ts";
+import { outputStage } from "./output-stages.ts";
 import type { CommandContext, Handler } from "./context.ts";
 
 const VERBOSITIES = new Set(["queryPlanner", "executionStats", "allPlansExecution"]);
@@ -63,6 +66,7 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
   const name = collectionName({ ...ctx, body }, "aggregate");
   const pipeline = body.pipeline;
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
+  if (outputStage(ctx, pipeline).output) throw new CommandError("NotImplemented", "explain of a pipeline ending in $out or $merge is not supported by the embedded engine");
   const counting = countShape(pipeline);
   if (counting) {
     const { spec } = counting;
@@ -88,6 +92,8 @@ function explain(ctx: CommandContext): Document {
   }
   const run = verbosity !== "queryPlanner";
   const command = firstKey(inner);
+  if (command !== undefined) checkCommandFields(command, inner);
+  checkHint(typeof inner[command ?? ""] === "string" ? ctx.engine.catalog.get(ctx.db, inner[command!]) : undefined, inner.hint);
   const head = { explainVersion: "1" };
   const tail = { command: inner, serverInfo: { host: "embedded", version: "7.0.0" }, ok: 1 };
   switch (command) {

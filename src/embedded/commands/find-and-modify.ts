@@ -9,7 +9,9 @@ import { bindFilter, parseLet } from "../query/variables.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, optionalDocument } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
+import { checkHint } from "./hint.ts";
 import { storeVersion } from "./updates.ts";
+import { bypassValidation } from "./validation.ts";
 import { prepareInsert } from "./write.ts";
 
 interface Modification {
@@ -38,6 +40,7 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
   if (remove && update) throw new CommandError("FailedToParse", "Cannot specify both an update and remove=true");
   if (!remove && !update) throw new CommandError("FailedToParse", "Either an update or remove=true must be specified");
   const existing = ctx.engine.catalog.get(ctx.db, name);
+  checkHint(existing, body.hint);
   compileFilter(query);
   const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1 }).next().value : undefined;
   if (remove) {
@@ -49,15 +52,16 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
   const options = { filter: query, arrayFilters, variables };
   const returnNew = body.new === true;
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
+  const bypass = bypassValidation(body);
   if (doc && existing) {
     const next = applyUpdate(doc, update!, options);
-    if (next.changed) storeVersion(writes, existing, next.doc, false, maxSize);
+    if (next.changed) storeVersion(writes, existing, next.doc, false, maxSize, bypass);
     return { value: returnNew ? next.doc : doc, lastErrorObject: { n: 1, updatedExisting: true } };
   }
   if (body.upsert !== true) return { value: null, lastErrorObject: { n: 0, updatedExisting: false } };
   const coll = writes.ensure(ctx.db, name);
   const inserted = prepareInsert(upsertDocument(query, update!, options));
-  storeVersion(writes, coll, inserted, true, maxSize);
+  storeVersion(writes, coll, inserted, true, maxSize, bypass);
   return { value: returnNew ? inserted : null, lastErrorObject: { n: 1, updatedExisting: false, upserted: inserted._id } };
 }
 

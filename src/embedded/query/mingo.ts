@@ -3,6 +3,7 @@ import { Query } from "mingo";
 import { Context, ProcessingMode } from "mingo/core";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options, QueryOperator } from "mingo/types";
+import { jsonSchemaPredicate } from "./json-schema.ts";
 
 /**
  * Reusable mingo options. mingo's `new Query(filter)` copies its whole operator registry on
@@ -18,8 +19,8 @@ function captureOptions(processingMode: ProcessingMode): Partial<Options> {
     return () => true;
   };
   const context = Context.init({ query: { $captureOptions: $captureOptions as unknown as QueryOperator } });
-  new Query({ probe: { $captureOptions: 1 } } as Document, { processingMode, context });
-  return captured ?? { processingMode };
+  new Query({ probe: { $captureOptions: 1 } } as Document, { processingMode, context, jsonSchemaValidator: jsonSchemaPredicate });
+  return captured ?? { processingMode, jsonSchemaValidator: jsonSchemaPredicate };
 }
 
 /** Options for filters: documents are only read. */

@@ -78,6 +78,9 @@ export class Catalog {
       case "dropIndex":
         this.get(change.db, change.coll)?.dropIndex(change.name);
         return;
+      case "setOptions":
+        (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).options = change.options;
+        return;
     }
   }
 
@@ -95,6 +98,7 @@ export class Catalog {
     for (const [db, colls] of [...this.#dbs]) {
       for (const [name, coll] of [...colls]) {
         yield { op: "createCollection", db, coll: name };
+        if (Object.keys(coll.options).length > 0) yield { op: "setOptions", db, coll: name, options: coll.options };
         for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
         for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
       }

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import type { IndexSpec } from "../changes.ts";
+import type { CollectionOptions, IndexSpec } from "../changes.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
 import type { DuplicateKey } from "./unique.ts";
@@ -19,6 +19,8 @@ export class Collection {
   /** Secondary index specs by name (the `_id` index is implicit). */
   readonly indexes = new Map<string, IndexSpec>();
   readonly #ordered = new Map<string, OrderedIndex>();
+  /** A view's definition or a collection's validation settings (see CollectionOptions). */
+  options: CollectionOptions = {};
 
   /** Creates an empty collection `db.name`. */
   constructor(
