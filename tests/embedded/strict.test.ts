@@ -1,6 +1,6 @@
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { MongoBulkWriteError, MongoServerError, type Collection } from "mongodb";
+import { MongoBulkWriteError, MongoClientBulkWriteError, MongoServerError, type Collection } from "mongodb";
 import { connectTarget, type Connected } from "./helpers.ts";
 
 interface Row {
@@ -111,5 +111,16 @@ describe("embedded engine: refuses what MongoDB refuses", () => {
     await conn.db.listCollections({}, { nameOnly: true }).toArray();
     await conn.client.db("admin").admin().listDatabases();
     await assert.rejects(rows.insertMany([{ _id: 1 }], { ordered: false }), MongoBulkWriteError);
+  });
+
+  test("the client-level bulkWrite of MongoDB 8.0 is refused and writes nothing", async (t) => {
+    if (!conn.target.embedded) return t.skip("depends on the server's version");
+    const error = await conn.client
+      .bulkWrite<Record<string, { v: number }>>([{ name: "insertOne", namespace: `${conn.db.databaseName}.bulk`, document: { v: 1 } }])
+      .then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof MongoClientBulkWriteError);
+    assert.ok(error.cause instanceof MongoServerError);
+    assert.equal(error.cause.code, 59);
+    assert.equal(await conn.db.collection("bulk").countDocuments(), 0);
   });
 });
