@@ -1,34 +1,7 @@
 /**
- * The entry file `npm start` and `deno task start` run: loads models/ and hooks/, connects
- * (embedded engine unless MONGODB_URI is set) and serves on HOST:PORT.
+ * The example app `npm start` and `deno task start` run: models/ and hooks/ of this folder,
+ * served exactly as `npx mongorest` serves a project (embedded engine unless MONGODB_URI is set).
  */
-import process from "node:process";
-import { createApp, defaultErrorHandler } from "./src/mod.ts";
-import { loadHooks, loadModels } from "./src/loader.ts";
-import { listen } from "./src/http/serve.ts";
+import { runProject } from "./src/cli.ts";
 
-const env = process.env;
-const app = await createApp({
-  models: await loadModels("models"),
-  hooks: await loadHooks("hooks"),
-  uri: env.MONGODB_URI || undefined,
-  dataDir: env.DATA_DIR || "./data",
-});
-
-app.onError(defaultErrorHandler); // the default error handler: remove this line to disable it
-
-const server = await listen(app.fetch, { port: Number(env.PORT || 3000), host: env.HOST || "127.0.0.1" });
-console.log(`Listening on ${server.url} (${env.MONGODB_URI ? "MongoDB" : "embedded engine"})`);
-
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: finishing in-flight requests, then closing the database`);
-  await server.close();
-  await app.close();
-  console.log("Closed.");
-  process.exit(0);
-}
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
+await runProject();

@@ -15,10 +15,10 @@
  * machine distorts less. `--all` adds the adapter given real `new Response()` objects, and a
  * naive conversion.
  */
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createResponse } from "../src/http/fast-response.ts";
-import { serveNode } from "../src/http/node-adapter.ts";
+import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { startLoadClient } from "./lib/load.ts";
 import { listenNode, runServerProcess, serverRole, startServerProcess, type Running } from "./lib/processes.ts";
 import { flag, summaryTable } from "./lib/report.ts";

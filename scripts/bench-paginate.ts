@@ -13,14 +13,24 @@
  * the same bytes after only the driver's work: the same find and count (no framework), two
  * pings and one ping (the bare cost of round trips to the engine). The plumbing is shared with
  * bench-http.ts (scripts/lib/).
+ *
+ * The service row ("same + logs, CORS, rate limit") is the app configured as a production
+ * service would be: one JSON log line per request (LogTape, written to /dev/null so the
+ * benchmark's output stays readable, yet every line is formatted and written), CORS for the
+ * origin every request of the run carries, and an app-wide rate limit high enough never to
+ * refuse. Its ratio to bare is compared with the default app's: the target is ≥ 0.90 of it.
  */
+import { createWriteStream } from "node:fs";
 import { cpus } from "node:os";
+import { Writable } from "node:stream";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { createApp, defaultErrorHandler, type App } from "../src/mod.ts";
+import { getStreamSink } from "@logtape/logtape";
+import { configureLogging, createApp, defaultErrorHandler, type App, type AppOptions } from "../src/mod.ts";
+import { lineFormatter } from "../src/service/logging.ts";
 import { createResponse } from "../src/http/fast-response.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
-import { serveNode } from "../src/http/node-adapter.ts";
+import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { syncCounter } from "../src/store/ids.ts";
 import { fetchRaw, sameResponse, type RawResponse } from "./lib/capture.ts";
 import { startLoadClient } from "./lib/load.ts";
@@ -33,6 +43,11 @@ const PATH = "/api/v1/users?page=2";
 const BARE = "bare node:http";
 const APP = "serveNode + createApp";
 const APP_UNCACHED = "same, responseCache: false";
+const APP_SERVICE = "same + logs, CORS, rate limit";
+/** The service row must keep this share of the default app's ratio to bare. */
+const SERVICE_TARGET = 0.9;
+/** Every request of the run comes from this browser origin (only the service row has CORS for it). */
+const ORIGIN = "http://app.bench.example";
 const FIND = "serveNode + find & count";
 const PING = "serveNode + 2 pings";
 const PING_ONE = "serveNode + 1 ping";
@@ -56,9 +71,9 @@ function users(from: number, to: number): Record<string, unknown>[] {
 }
 
 /** The example app, as main.ts builds it, on an in-memory engine holding `count` users. */
-async function seededApp(count: number, responseCache = true): Promise<App> {
+async function seededApp(count: number, responseCache = true, service: Partial<AppOptions> = {}): Promise<App> {
   const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
-  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")), responseCache });
+  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")), responseCache, ...service });
   app.onError(defaultErrorHandler);
   const collection = app.db.collection("users");
   for (let from = 1; from <= count; from += 1000) await collection.insertMany(users(from, Math.min(count, from + 999)));
@@ -74,6 +89,14 @@ async function serve(app: App, fetch: (request: Request) => Promise<Response>): 
 /** The app with its response cache switched off: every request goes through the driver. */
 async function startUncachedApp({ users }: ServerSetup): Promise<Running> {
   const app = await seededApp(users, false);
+  return await serve(app, app.fetch);
+}
+
+/** The app as a service: JSON request logs, CORS and a rate limit that never refuses. */
+async function startServiceApp({ users }: ServerSetup): Promise<Running> {
+  const devNull = Writable.toWeb(createWriteStream("/dev/null")) as WritableStream<Uint8Array>;
+  await configureLogging({ level: "info", sink: getStreamSink(devNull, { formatter: lineFormatter(true) }) });
+  const app = await seededApp(users, true, { cors: { origin: [ORIGIN] }, rateLimit: { windowMs: 60_000, max: 1_000_000_000 } });
   return await serve(app, app.fetch);
 }
 
@@ -156,6 +179,14 @@ async function startServers(script: string, users: number, servers: Contender[])
     const difference = sameResponse(captured, await fetchRaw(server.url + PATH));
     if (difference) throw new Error(`${name} and app answer differently: ${difference}`);
   }
+  // The service row answers the same body with more headers (CORS, RateLimit-*): check it does.
+  const service = await startServerProcess(script, APP_SERVICE, { users } satisfies ServerSetup);
+  servers.splice(2, 0, service);
+  const served = await fetchRaw(service.url + PATH, ORIGIN);
+  const names = Object.keys(served.headers).map((name) => name.toLowerCase());
+  if (served.body !== captured.body || !names.includes("access-control-allow-origin") || !names.includes("ratelimit-remaining")) {
+    throw new Error(`${APP_SERVICE} does not answer as configured: headers ${names.join(", ")}`);
+  }
   return captured;
 }
 
@@ -169,7 +200,7 @@ async function runBenchmark(): Promise<void> {
   try {
     captured = await startServers(fileURLToPath(import.meta.url), setup.users, servers);
     console.log(`GET ${PATH}: ${Buffer.from(captured.body, "base64").length}-byte body, headers ${Object.keys(captured.headers).join(", ")}; bare answers the same bytes`);
-    await runRounds(client, servers, setup);
+    await runRounds(client, servers, { ...setup, origin: ORIGIN });
   } finally {
     client.kill();
     for (const server of servers) server.process.kill();
@@ -184,6 +215,10 @@ function report(servers: Contender[], setup: ReturnType<typeof setupFromFlags>, 
   for (const line of summaryTable(servers, { [APP]: TARGET_RATIO })) console.log(line);
   const ratio = median(roundRatios(servers[1]!.rates, servers[0]!.rates));
   console.log(`\napp/bare ${ratio.toFixed(2)} per round (median): target ≥ ${TARGET_RATIO.toFixed(2)} ${ratio >= TARGET_RATIO ? "met" : "NOT met"}.`);
+  const service = servers.find((server) => server.name === APP_SERVICE)!;
+  const serviceRatio = median(roundRatios(service.rates, servers[0]!.rates));
+  const share = serviceRatio / ratio;
+  console.log(`service/bare ${serviceRatio.toFixed(2)} per round (median), ${share.toFixed(2)} of app/bare: target ≥ ${SERVICE_TARGET.toFixed(2)} ${share >= SERVICE_TARGET ? "met" : "NOT met"}.`);
   console.log(`Load average ${loadBefore} before, ${loadAverage()} after, on ${cpus().length} cores shared with other jobs: req/s swing with it; the per-round ratio and CPU/req are what to compare.`);
 }
 
@@ -192,6 +227,7 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [BARE]: startBare,
   [APP]: startApp,
   [APP_UNCACHED]: startUncachedApp,
+  [APP_SERVICE]: startServiceApp,
   [FIND]: startFind,
   [PING]: (setup) => startPings(setup, 2),
   [PING_ONE]: (setup) => startPings(setup, 1),

@@ -4,30 +4,39 @@ import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
 import { parentParam } from "./handlers/nested.ts";
 import type { AppState, Route } from "./handlers/route.ts";
+import { Languages, type MessageOverrides } from "./i18n/languages.ts";
+import { msg } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
-import { errorToResponse, type ErrorHandler } from "./http/errors.ts";
+import { errorToResponse, type ErrorContext, type ErrorHandler } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
+import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
-import { buildRouter, pathnameOf, type GeneratedRoutes } from "./http/router.ts";
+import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
+import { routeTable, type BoundHandler } from "./handlers/table.ts";
 import type { Model } from "./model/define.ts";
 import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { CursorSealer } from "./query/cursor.ts";
+import { checkKeys, isPlainObject } from "./model/strict.ts";
 import { resolveLimits, type QueryLimits } from "./query/limits.ts";
 import { openDatabase, type Database, type DatabaseOptions } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
+import type { ConnectionInfo } from "./service/client.ts";
+import { Service, type RequestContext, type ServiceOptions } from "./service/service.ts";
 
 /** Everything `createApp` accepts. Only `models` is required. */
-export interface AppOptions extends DatabaseOptions {
+export interface AppOptions extends DatabaseOptions, ServiceOptions {
   models: readonly Model[];
   /** Hooks by model name: `{ Post: { onBeforeInsert(ctx) { ... } } }`. */
   hooks?: Record<string, ModelHooks>;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
-  /** Value of the Content-Language header (default "en"). */
+  /** The default language: messages and Content-Language when Accept-Language names none the app speaks (default "en"). */
   language?: string;
+  /** Per language, message texts that replace the shipped ones or add a language: `{ es: { "record.notFound": "..." } }`. */
+  messages?: MessageOverrides;
   /** Query-language limits; unset ones keep their defaults. */
   limits?: Partial<QueryLimits>;
   /** Path prefix of the generated routes (default "/api/v1"). */
@@ -47,12 +56,17 @@ export interface AppOptions extends DatabaseOptions {
   openapi?: OpenApiOptions;
   /** `false` switches off `<basePath>/openapi.json` and the `/docs` page (default true). */
   docs?: boolean;
+  /** Where record timestamps come from (default: the system clock). Tests inject one instead of sleeping. */
+  clock?: () => Date;
 }
 
 /** A running app: a fetch handler for any server, plus its database. */
 export interface App {
-  /** Answers one request. Bound, so `Deno.serve(app.fetch)` works. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one request. Bound, so `Deno.serve(app.fetch)` works; `info` is what Deno.serve
+   * (and the Node adapter) pass about the connection, used for the client's address.
+   */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** Registers the handler for unexpected errors (null removes it). */
   onError(handler: ErrorHandler | null): App;
   /** Closes the driver and, if one was started, the embedded engine. */
@@ -63,13 +77,20 @@ export interface App {
   readonly language: string;
 }
 
+// A record over AppOptions' keys, so an option added to the interface but not here fails to compile.
+const APP_OPTION_KEYS = Object.keys({
+  models: 1, hooks: 1, bodyLimit: 1, language: 1, limits: 1, basePath: 1, responseCache: 1,
+  uri: 1, dataDir: 1, dbName: 1, clientOptions: 1, clock: 1, cursorSecret: 1, openapi: 1, docs: 1,
+  messages: 1, rateLimit: 1, cors: 1, trustProxy: 1, health: 1,
+} satisfies Record<keyof AppOptions, 1>);
+
 function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
   for (const [name, modelHooks] of Object.entries(hooks)) {
-    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}`);
-    for (const hook of Object.keys(modelHooks)) {
-      if (!HOOK_NAMES.includes(hook as keyof ModelHooks)) {
-        throw new TypeError(`Model ${name}: unknown hook ${hook}; hooks are ${HOOK_NAMES.join(", ")}`);
-      }
+    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}; models are ${[...registry.keys()].join(", ")}`);
+    if (!isPlainObject(modelHooks)) throw new TypeError(`Hooks of model ${name} must be an object of functions`);
+    checkKeys(`Hooks of model ${name}`, modelHooks, HOOK_NAMES);
+    for (const [hook, fn] of Object.entries(modelHooks)) {
+      if (typeof fn !== "function") throw new TypeError(`Hooks of model ${name}: ${hook} must be a function`);
     }
   }
 }
@@ -109,22 +130,24 @@ function cursorSealerOf(secret: string | undefined): CursorSealer {
   return new CursorSealer(new TextEncoder().encode(secret));
 }
 
-/** HEAD is answered as GET with the body dropped, so headers (ETag, length) stay identical. */
-function withoutBody(response: Response): Response {
-  return new Response(null, { status: response.status, headers: response.headers });
-}
-
-async function dispatch(router: GeneratedRoutes, docs: DocsRoutes | null, request: Request, language: string): Promise<Response> {
-  const response = router.fetch(request);
-  if (response) return await response;
+async function dispatch(
+  router: PathRouter<BoundHandler>,
+  docs: DocsRoutes | null,
+  request: Request,
+  language: string,
+  languages: Languages,
+): Promise<Response> {
   const pathname = pathnameOf(request.url);
+  const found = router.match(request.method, pathname);
+  if (found) return await found.target.handler(request, found.target.route, found.params);
   const page = docs?.(request, pathname);
   if (page) return await page;
-  const allowed = router.allowedFor(request.method, pathname);
-  if (allowed === null) return errorResponse(`No route matches ${request.method} ${pathname}.`, 404, language);
+  const method = request.method;
+  const allowed = router.allowedFor(method, pathname);
+  if (allowed === null) return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
   const allow = allowed.join(", ");
-  if (request.method === "OPTIONS") return empty(204, language, { allow });
-  return errorResponse(`The ${request.method} method is not allowed here; allowed: ${allow}.`, 405, language, { allow });
+  if (method === "OPTIONS") return empty(204, language, { allow });
+  return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, { allow });
 }
 
 /**
@@ -132,10 +155,12 @@ async function dispatch(router: GeneratedRoutes, docs: DocsRoutes | null, reques
  * engine when no URI is given), prepares counters and indexes, and registers every route.
  */
 export async function createApp(options: AppOptions): Promise<App> {
+  checkKeys("createApp options", options, APP_OPTION_KEYS);
   const registry = createRegistry(options.models);
   const hooks = options.hooks ?? {};
   checkHooks(registry, hooks);
   const limits = resolveLimits(options.limits);
+  const languages = new Languages(options.language, options.messages);
   const database = await openDatabase(options);
   try {
     await prepareCollections(database.db, options.models);
@@ -147,7 +172,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const changeCount = database.collectionChangeCount;
   const stores = new Map(options.models.map((model) => {
     const count = changeCount && (() => changeCount(model.collection));
-    return [model.name, new RecordStore(database.db, model, count)];
+    return [model.name, new RecordStore(database.db, model.collection, { bounds: model, clock: options.clock, changeCount: count })];
   }));
   const state: AppState = {
     db: database.db,
@@ -161,22 +186,32 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   const routes = buildRoutes(state, options.models, hooks);
   const basePath = options.basePath ?? "/api/v1";
-  const router = buildRouter(basePath, routes);
+  const table = routeTable(basePath, routes);
+  const router = buildRouter(table);
   const docs = options.docs === false ? null : docsRoutes({
     basePath,
-    document: buildOpenApiDocument({ routes, basePath, registry, limits, options: options.openapi }),
+    document: buildOpenApiDocument({ table, basePath, registry, limits, options: options.openapi }),
     language,
   });
   let errorHandler: ErrorHandler | null = null;
+  const core = async (request: Request, context: RequestContext): Promise<Response> => {
+    if (request.method === "HEAD") return dropBody(await core(headAsGet(request), context));
+    try {
+      return await dispatch(router, docs, request, context.language, languages);
+    } catch (error) {
+      const handler = errorHandler && ((e: unknown, r: Request, c: ErrorContext) => (service.logUnexpected(e, r, context), errorHandler!(e, r, c)));
+      return await errorToResponse(error, request, context.language, handler, languages);
+    }
+  };
+  let service: Service;
+  try {
+    service = new Service(options, { db: database.db, languages, models: options.models, basePath }, core);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const app: App = {
-    fetch: async (request) => {
-      if (request.method === "HEAD") return withoutBody(await app.fetch(new Request(request.url, { headers: request.headers })));
-      try {
-        return await dispatch(router, docs, request, language);
-      } catch (error) {
-        return await errorToResponse(error, request, language, errorHandler);
-      }
-    },
+    fetch: (request, info) => service.fetch(request, info),
     onError(handler) {
       errorHandler = handler;
       return app;

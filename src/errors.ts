@@ -1,18 +1,31 @@
+import type { MessageKey } from "./i18n/catalog-en.ts";
+import { english, type Message, type MessageParam } from "./i18n/message.ts";
+
+/** ApiError's options: Error's own (`cause`), plus the status. */
+export interface ApiErrorOptions extends ErrorOptions {
+  /** HTTP status, 400 to 599 (default 400). */
+  status?: number;
+}
+
 /**
  * An error meant for the client: its message is sent as `{ "error": message }` with `status`.
- * Throw it from hooks or anywhere in a request; the default status is 400.
+ * Throw it from hooks or anywhere in a request; the default status is 400. Like Error it takes
+ * a `cause`, kept for logs and never sent: `new ApiError("Payment refused.", 402, { cause })`
+ * or `new ApiError("Payment refused.", { status: 402, cause })`.
  */
 export class ApiError extends Error {
   /** HTTP status sent to the client. */
   readonly status: number;
 
-  constructor(message: string, status = 400) {
-    super(message);
+  constructor(message: string, status: number | ApiErrorOptions = 400, options?: ErrorOptions) {
+    const settings = typeof status === "number" ? { ...options, status } : status;
+    super(message, settings.cause === undefined ? undefined : { cause: settings.cause });
+    const code = settings.status ?? 400;
     this.name = "ApiError";
-    if (!Number.isInteger(status) || status < 400 || status > 599) {
-      throw new TypeError(`ApiError status must be an integer from 400 to 599, got ${status}`);
+    if (!Number.isInteger(code) || code < 400 || code > 599) {
+      throw new TypeError(`ApiError status must be an integer from 400 to 599, got ${code}`);
     }
-    this.status = status;
+    this.status = code;
   }
 }
 
@@ -33,7 +46,60 @@ export class ValidationError extends Error {
   }
 }
 
+/** MongoDB's duplicate-key code: a unique index refused a write. */
+const DUPLICATE_KEY = 11000;
+
+/**
+ * Decodes the driver's duplicate-key error, the one place that does: the field whose unique
+ * index refused the write (`_id` for an id clash), or null for any other error.
+ */
+export function duplicateKeyField(error: unknown): string | null {
+  const candidate = error as { code?: unknown; keyValue?: Record<string, unknown>; keyPattern?: Record<string, unknown> } | null;
+  if (candidate?.code !== DUPLICATE_KEY) return null;
+  return Object.keys(candidate.keyValue ?? candidate.keyPattern ?? {})[0] ?? "";
+}
+
 /** The 404 every route uses for a record that does not exist. */
 export function notFound(modelName: string): ApiError {
-  return new ApiError(`The item is not found on ${modelName}.`, 404);
+  return apiError("record.notFound", { model: modelName }, 404);
 }
+
+/**
+ * An ApiError raised by the framework itself: its message comes from the catalog, so it can be
+ * sent in the client's language. Its `message` is the English text. An ApiError thrown by app
+ * code is not one of these and is always sent as written.
+ */
+export class CatalogError extends ApiError {
+  /** The untranslated message. */
+  readonly detail: Message;
+
+  constructor(detail: Message, status = 400) {
+    super(english(detail), status);
+    this.detail = detail;
+  }
+}
+
+/**
+ * Shorthand for throwing a framework message.
+ * @example throw apiError("query.undefinedColumns", { names: "nope" }) // 400 Undefined column names: nope
+ */
+export function apiError(key: MessageKey, params?: Record<string, MessageParam>, status = 400): CatalogError {
+  return new CatalogError(params === undefined ? { key } : { key, params }, status);
+}
+
+/** Field name → untranslated messages, the catalog form of {@link FieldErrors}. */
+export type FieldMessages = Record<string, Message[]>;
+
+/** A ValidationError whose messages come from the catalog, so they can be translated. */
+export class CatalogValidationError extends ValidationError {
+  /** The untranslated messages, field by field. */
+  readonly details: FieldMessages;
+
+  constructor(details: FieldMessages) {
+    const errors: FieldErrors = Object.create(null);
+    for (const [field, messages] of Object.entries(details)) errors[field] = messages.map(english);
+    super({ ...errors });
+    this.details = details;
+  }
+}
+

@@ -15,9 +15,10 @@ export interface RawResponse {
 const PER_CONNECTION = new Set(["date", "connection", "keep-alive"]);
 
 /** One GET, with the response's raw headers (minus the per-connection ones) and body bytes. */
-export function fetchRaw(url: string): Promise<RawResponse> {
+export function fetchRaw(url: string, origin?: string): Promise<RawResponse> {
+  const headers: Record<string, string> = origin === undefined ? { accept: "application/json" } : { accept: "application/json", origin };
   return new Promise((resolve, reject) => {
-    get(url, { headers: { accept: "application/json" }, agent: false }, (res) => {
+    get(url, { headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () => {
@@ -36,8 +37,13 @@ export function fetchRaw(url: string): Promise<RawResponse> {
 /** What differs between two responses (status, header list and values, body), or "" if nothing. */
 export function sameResponse(a: RawResponse, b: RawResponse): string {
   if (a.status !== b.status) return `status ${a.status} vs ${b.status}`;
-  const headersA = JSON.stringify(Object.entries(a.headers));
-  const headersB = JSON.stringify(Object.entries(b.headers));
+  const headersA = JSON.stringify(Object.entries(a.headers).map(perRequest));
+  const headersB = JSON.stringify(Object.entries(b.headers).map(perRequest));
   if (headersA !== headersB) return `headers ${headersA} vs ${headersB}`;
   return a.body === b.body ? "" : "body bytes";
+}
+
+/** A request id is made anew for every request: only its presence is compared. */
+function perRequest([name, value]: [string, string]): [string, string] {
+  return name.toLowerCase() === "x-request-id" ? [name, "<per request>"] : [name, value];
 }

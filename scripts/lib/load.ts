@@ -15,6 +15,8 @@ export interface LoadOrder {
   path: string;
   seconds: number;
   connections: number;
+  /** An Origin header to send (a browser app's cross-origin request), if any. */
+  origin?: string;
 }
 
 /** What one measurement counted. */
@@ -48,9 +50,10 @@ function responseLength(head: string, pending: Buffer, end: number): number {
  * counts complete 200 responses. Parses only what framing needs, so it stays well ahead of
  * the server it loads.
  */
-export function load({ url, path, seconds, connections }: LoadOrder): Promise<LoadResult> {
+export function load({ url, path, seconds, connections, origin }: LoadOrder): Promise<LoadResult> {
   const { hostname, port } = new URL(url);
-  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: application/json\r\n\r\n`);
+  const originLine = origin === undefined ? "" : `Origin: ${origin}\r\n`;
+  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: application/json\r\n${originLine}\r\n`);
   let responses = 0;
   let errors = 0;
   let running = true;

@@ -14,6 +14,8 @@ export interface RoundSetup {
   seconds: number;
   rounds: number;
   connections: number;
+  /** An Origin header every request carries, if any. */
+  origin?: string;
   /** Width the server name is padded to in the per-round lines. */
   nameWidth?: number;
 }
@@ -21,7 +23,7 @@ export interface RoundSetup {
 /** One measurement of one server; the per-round line goes to stdout. */
 async function measureOne(client: ChildProcess, server: Contender, round: number, setup: RoundSetup): Promise<void> {
   const before = await cpuOf(server);
-  const result = await measure(client, { url: server.url, path: setup.path, seconds: setup.seconds, connections: setup.connections });
+  const result = await measure(client, { url: server.url, path: setup.path, seconds: setup.seconds, connections: setup.connections, origin: setup.origin });
   const after = await cpuOf(server);
   if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} failed responses`);
   const rate = result.responses / result.seconds;
@@ -34,7 +36,7 @@ async function measureOne(client: ChildProcess, server: Contender, round: number
 
 /** A 1 s JIT warm-up per server, then `rounds` rounds over every server in the given order. */
 export async function runRounds(client: ChildProcess, servers: readonly Contender[], setup: RoundSetup): Promise<void> {
-  for (const server of servers) await measure(client, { url: server.url, path: setup.path, seconds: 1, connections: setup.connections });
+  for (const server of servers) await measure(client, { url: server.url, path: setup.path, seconds: 1, connections: setup.connections, origin: setup.origin });
   for (let round = 1; round <= setup.rounds; round++) {
     for (const server of servers) await measureOne(client, server, round, setup);
   }

@@ -5,14 +5,19 @@ export interface IndexSpec {
   name: string;
   key: Record<string, 1 | -1>;
   unique?: boolean;
+  /** The collation the index orders strings by (absent: binary order). */
+  collation?: Document;
 }
 
 /**
- * What `create` and `collMod` set on a collection besides its documents and indexes: a view's
- * source and pipeline, or a collection's validator and how strictly it applies. Empty for a
- * plain collection.
+ * What `create` and `collMod` set on a collection besides its documents and indexes: its
+ * default collation (a collection's or a view's, fixed at `create`), a view's source and
+ * pipeline, or a collection's validator and how strictly it applies. Empty for a plain
+ * collection. listCollections shows it as the collection's `options`.
  */
 export interface CollectionOptions {
+  /** The normalised collation spec (see store/collation.ts); absent: binary order. */
+  collation?: Document;
   viewOn?: string;
   pipeline?: Document[];
   validator?: Document;
@@ -28,7 +33,7 @@ export interface CollectionOptions {
 export type Change =
   | { op: "put"; db: string; coll: string; doc: Document }
   | { op: "delete"; db: string; coll: string; id: unknown }
-  | { op: "createCollection"; db: string; coll: string }
+  | { op: "createCollection"; db: string; coll: string; options?: CollectionOptions }
   | { op: "dropCollection"; db: string; coll: string }
   | { op: "dropDatabase"; db: string }
   | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }

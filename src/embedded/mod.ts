@@ -7,11 +7,16 @@ import type { EngineState } from "./commands/context.ts";
 import { CursorRegistry } from "./cursors.ts";
 import { Catalog } from "./store/catalog.ts";
 import { Ledger } from "./store/ledger.ts";
+import { resolveConnectionLimits, type ConnectionLimits } from "./wire/limits.ts";
 import { listen } from "./wire/server.ts";
 import { WriteCounter } from "./write-counter.ts";
 
-/** Options of {@link startEmbeddedEngine}. */
-export interface EmbeddedEngineOptions {
+/**
+ * Options of {@link startEmbeddedEngine}. The connection limits (`maxConnections` 256,
+ * `idleTimeoutMS` 10 min, `frameTimeoutMS` 30 s, `maxUnsentReplyBytes` 1 MiB) are
+ * documented on {@link ConnectionLimits}.
+ */
+export interface EmbeddedEngineOptions extends Partial<ConnectionLimits> {
   /** Folder for durable data; without it the engine is in memory. */
   dataDir?: string;
   /** Interface to listen on (default 127.0.0.1). */
@@ -28,6 +33,9 @@ export interface EmbeddedEngineOptions {
    */
   sink?: ChangeSink;
 }
+
+export type { ConnectionLimits } from "./wire/limits.ts";
+export { DEFAULT_CONNECTION_LIMITS } from "./wire/limits.ts";
 
 /** A running engine. */
 export interface EmbeddedEngine {
@@ -70,6 +78,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     maxBsonObjectSize: options.maxBsonObjectSize ?? 16 * 1024 * 1024,
     maxMessageSizeBytes: options.maxMessageSizeBytes ?? 48_000_000,
   };
+  const connectionLimits = resolveConnectionLimits(options);
   const catalog = new Catalog();
   const sink = options.sink ?? (await openSink(catalog, options.dataDir));
   const cursors = new CursorRegistry(limits.maxBsonObjectSize);
@@ -77,7 +86,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   const host = options.host ?? "127.0.0.1";
   let server;
   try {
-    server = await listen(engine, host, options.port ?? 0);
+    server = await listen(engine, host, options.port ?? 0, connectionLimits);
   } catch (error) {
     await sink.close();
     throw error;

@@ -1,7 +1,7 @@
 import type { HeaderRecord } from "../http/fast-response.ts";
 import { cachedJson, cacheableJson } from "../http/responses.ts";
 import type { WithNode } from "../query/with.ts";
-import type { Route, RouteRequest } from "./route.ts";
+import type { Route } from "./route.ts";
 
 /** What a GET handler produced: the body, the collections it read, and headers that belong to it. */
 export interface ReadResult {
@@ -35,7 +35,7 @@ export function collectionsRead(route: Route, related: readonly WithNode[]): str
  * No cache is used when the model has hooks for this handler, since a hook may answer each
  * request differently (by user, header or time), nor when the app has no cache (MongoDB).
  */
-export async function cachedGet(request: RouteRequest, route: Route, hooked: boolean, run: () => Promise<ReadResult>): Promise<Response> {
+export async function cachedGet(request: Request, route: Route, hooked: boolean, run: () => Promise<ReadResult>): Promise<Response> {
   const language = route.app.language;
   const cache = hooked ? undefined : route.app.cache;
   if (cache === undefined) {

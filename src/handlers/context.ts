@@ -2,7 +2,7 @@ import type { Db, Document } from "mongodb";
 import type { CountStrategy, Model } from "../model/define.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import type { Pagination } from "../query/page.ts";
-import type { WithNode } from "../query/with.ts";
+import type { ListQuery } from "../query/plan.ts";
 
 /**
  * A stored record as server code sees it: `id` instead of `_id`, every field (hidden ones
@@ -22,20 +22,7 @@ export interface HookContext {
   db: Db;
 }
 
-/** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
-export interface ListQuery {
-  /** The page number; 1 on a page read by cursor (its position is the cursor's). */
-  page: number;
-  perPage: number;
-  /** How `total` is to be counted. */
-  count: CountStrategy;
-  /** Selected columns, or null for all visible ones. */
-  fields: string[] | null;
-  sort: Document;
-  /** MongoDB filters, ANDed together. Server code may add any filter; clients cannot. */
-  filters: Document[];
-  with: WithNode[];
-}
+export type { ListQuery } from "../query/plan.ts";
 
 /** The PAGINATE response body. */
 export interface PaginateResult {
@@ -57,14 +44,20 @@ export interface ShowContext extends HookContext {
   result?: ApiRecord;
 }
 
-/** INSERT: `body` before validation (a before-hook may change it); `item` and `result` after. */
+/**
+ * INSERT: `body` holds the fields sent, each already checked and converted; required fields,
+ * defaults and whatever a before-hook changes are checked after it. `item` and `result` after.
+ */
 export interface InsertContext extends HookContext {
   body: Record<string, unknown>;
   item?: StoredRecord;
   result?: ApiRecord;
 }
 
-/** UPDATE and PATCH: `item` is the record as stored before the change; after the change it is the new one. */
+/**
+ * UPDATE and PATCH: `body` as for INSERT (checked fields sent); `item` is the record as stored
+ * before the change; after the change it is the new one.
+ */
 export interface UpdateContext extends HookContext {
   id: number;
   body: Record<string, unknown>;

@@ -6,17 +6,17 @@ import { findOr404, hookContext, recordId, type Handler, type Route } from "./ro
 import { writeScope } from "./scope.ts";
 
 async function softDelete(route: Route, guard: Document): Promise<boolean> {
-  return (await route.store.update(guard, { deleted_at: new Date() })) !== null;
+  return (await route.store.update(guard, { deleted_at: route.store.clock() })) !== null;
 }
 
 function deleteHandler(force: boolean): Handler {
-  return async (request, route) => {
+  return async (request, route, params) => {
     const { model, app, hooks } = route;
-    const id = recordId(request, model);
+    const id = recordId(params, model);
     const scope = force ? {} : writeScope(model);
     const stored = await findOr404(route, id, [scope]);
     const guard = writeGuard(request, route, stored, scope);
-    const ctx: DeleteContext = { ...hookContext(request, route), id, item: toStoredRecord(stored) };
+    const ctx: DeleteContext = { ...hookContext(request, route, params), id, item: toStoredRecord(stored) };
     await hooks.onBeforeDelete?.(ctx);
     const done = model.softDelete && !force ? await softDelete(route, guard) : await route.store.remove(guard);
     if (!done) await missedWrite(route, id, guard);

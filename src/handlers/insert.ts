@@ -3,20 +3,24 @@ import { writtenJson } from "../http/responses.ts";
 import { toRecord } from "../model/serialize.ts";
 import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type InsertContext } from "./context.ts";
+import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
-import { parentFilter } from "./nested.ts";
+import { parentFilter, parentIdOf } from "./nested.ts";
 import { finish } from "./output.ts";
 import { hookContext, type Handler } from "./route.ts";
+import { writeScope } from "./scope.ts";
 
 /**
  * INSERT: `POST /api/v1/<plural>` (or a nested `POST /api/v1/users/:userId/posts`, where the
  * foreign key comes from the path): validates, stores with the next id, answers 201 with the record.
+ * The before-hook sees the sent fields already checked ({@link bodyForHook}).
  */
-export const insert: Handler = async (request, route) => {
-  const { model, app, hooks } = route;
+export const insert: Handler = async (request, route, params) => {
+  const { model, app, hooks, parent } = route;
+  const parentId = parent ? parentIdOf(params, parent) : undefined;
   const body = await readJsonBody(request, app.bodyLimit);
-  Object.assign(body, await parentFilter(request, route.parent, true));
-  const ctx: InsertContext = { ...hookContext(request, route), body };
+  if (parent && parentId !== undefined) Object.assign(body, await parentFilter(parent, parentId, writeScope(parent.model)));
+  const ctx: InsertContext = { ...hookContext(request, route, params), body: bodyForHook(model, body, hooks.onBeforeInsert) };
   await hooks.onBeforeInsert?.(ctx);
   const data = validateBody(model, ctx.body);
   await checkReferences(route, data);

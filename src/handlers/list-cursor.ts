@@ -1,5 +1,5 @@
 import { EJSON } from "bson";
-import { ApiError } from "../errors.ts";
+import { apiError, type ApiError } from "../errors.ts";
 import type { QueryParams } from "../http/params.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
@@ -34,11 +34,11 @@ export async function openCursor(params: QueryParams, url: string, route: Route)
   const raw = params.get("cursor");
   if (raw === null) return null;
   if (params.get("page") !== null) {
-    throw new ApiError("The page parameter cannot be combined with cursor: the cursor already says which page to read.", 400);
+    throw apiError("cursor.withPage");
   }
   const state = await route.app.cursors.open(raw);
   if (state.list !== pathnameOf(url)) {
-    throw new ApiError(`The cursor was issued by another list, not ${pathnameOf(url)}; a cursor works only on the list that issued it.`, 400);
+    throw apiError("cursor.otherList", { list: pathnameOf(url) });
   }
   return {
     state,
@@ -46,8 +46,8 @@ export async function openCursor(params: QueryParams, url: string, route: Route)
   };
 }
 
-function differs(name: string, pinned: string): ApiError {
-  return new ApiError(`The ${name} parameter differs from the ${pinned} this cursor was made for; send the cursor without ${name}, or with the same value.`, 400);
+function differs(name: string): ApiError {
+  return apiError("cursor.differs", { name });
 }
 
 /**
@@ -57,13 +57,13 @@ function differs(name: string, pinned: string): ApiError {
  */
 export function checkPinned(params: QueryParams, query: ListQuery, model: Model, limits: QueryLimits, state: CursorState): void {
   const sort = params.get("sort");
-  if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(query.sort)) throw differs("sort", "sort");
+  if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(query.sort)) throw differs("sort");
   const q = params.get("q");
   if (q !== null && EJSON.stringify(parseWhere(q, model, limits)) !== EJSON.stringify(parseWhere(state.q, model, limits))) {
-    throw differs("q", "filter");
+    throw differs("q");
   }
   const perPage = params.get("per_page");
-  if (perPage !== null && perPage !== String(state.perPage)) throw differs("per_page", "page size");
+  if (perPage !== null && perPage !== String(state.perPage)) throw differs("per_page");
   const trashed = params.get("trashed");
-  if (trashed !== null && trashed !== (state.trashed ?? "false")) throw differs("trashed", "trashed setting");
+  if (trashed !== null && trashed !== (state.trashed ?? "false")) throw differs("trashed");
 }

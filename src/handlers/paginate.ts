@@ -5,36 +5,27 @@ import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
 import { sortKeys, type SortKey } from "../query/keyset.ts";
 import { pagination } from "../query/page.ts";
-import { planList } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
-import { loadRelations } from "../store/relations.ts";
+import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import type { ListQuery, PaginateContext } from "./context.ts";
-import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
 import { readWindow, type Window } from "./list-window.ts";
 import { parentFilter } from "./nested.ts";
 import { finish } from "./output.ts";
-import { allOf, hookContext, queryParams, type Handler, type Route, type RouteRequest } from "./route.ts";
-import { readScope, scopeOf } from "./scope.ts";
+import { parseListRequest } from "./request.ts";
+import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
+import { readScope } from "./scope.ts";
 
 /**
  * PAGINATE: `GET /api/v1/<plural>`: one page, its total, and the paging metadata, by page
  * number or by cursor. This is the list's hot path: what a request does not need (a parent
  * lookup, hooks, relations) is skipped without an `await` of its own.
  */
-export const paginate: Handler = (request, route) => {
+export const paginate: Handler = (request, route, params) => {
   const hooked = route.hooks.onBeforePaginate !== undefined || route.hooks.onAfterPaginate !== undefined;
-  return cachedGet(request, route, hooked, () => listPage(request, route));
+  return cachedGet(request, route, hooked, () => listPage(request, route, params));
 };
-
-/** The read filter of a list: soft delete as the cursor pinned it (or as the request asks), and the parent. */
-function scopeFor(request: Request, model: Model, cursor: OpenedCursor | null): (m: Model) => Document {
-  if (cursor === null) return (m) => scopeOf(request, m);
-  // The pinned value was checked (scopeOf) when the cursor was made.
-  const trashed = cursor.state.trashed === "true";
-  return (m) => readScope(m, trashed);
-}
 
 /** The fields to read: the selection, the relation keys, and the sort keys the cursors are made of. */
 function readProjection(model: Model, query: ListQuery, keys: readonly SortKey[]): Document | undefined {
@@ -42,15 +33,15 @@ function readProjection(model: Model, query: ListQuery, keys: readonly SortKey[]
   return projection(model, query.fields, [...parentKeys(query.with), ...sortFields]);
 }
 
-async function listPage(request: RouteRequest, route: Route): Promise<ReadResult> {
+async function listPage(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const params = queryParams(request);
-  const cursor = await openCursor(params, request.url, route);
-  const scope = scopeFor(request, model, cursor);
-  const parent = route.parent ? await parentFilter(request, route.parent) : undefined;
-  const query = planList(cursor?.params ?? params, model, app, { ...scope(model), ...parent });
-  if (cursor) checkPinned(params, query, model, app.limits, cursor.state);
-  const ctx = hookContext(request, route) as PaginateContext;
+  const { query, trashed, parentId, cursor, source } = await parseListRequest(request, route, params);
+  if (route.parent && parentId !== undefined) {
+    // Listing may include a trashed parent's children (trashed=true); creating under one may not.
+    const parent = await parentFilter(route.parent, parentId, readScope(route.parent.model, trashed));
+    query.filters[0] = { ...query.filters[0], ...parent };
+  }
+  const ctx = hookContext(request, route, params) as PaginateContext;
   ctx.query = query;
   if (hooks.onBeforePaginate) await hooks.onBeforePaginate(ctx);
   const keys = sortKeys(query.sort);
@@ -64,8 +55,8 @@ async function listPage(request: RouteRequest, route: Route): Promise<ReadResult
     route.store.counter.count(filter, query.count),
   ]);
   const data = window.docs.map((doc) => toRecord(model, doc, query.fields));
-  if (query.with.length > 0) await loadRelations(app.db, window.docs, data, query.with, app.limits, scope);
-  const cursors = await sealNeighbours(request.url, route, cursor?.params ?? params, query.perPage, window);
+  if (query.with.length > 0) await loadRelations(app.db, window.docs, data, query.with, app.limits, (m) => readScope(m, trashed));
+  const cursors = await sealNeighbours(request.url, route, source, query.perPage, window);
   ctx.result = { data, pagination: pagination({ page: cursor ? null : query.page, perPage: query.perPage }, counted, cursors) };
   if (hooks.onAfterPaginate) await hooks.onAfterPaginate(ctx);
   const link = linkHeader(request.url, ctx.result.pagination.next, ctx.result.pagination.prev);

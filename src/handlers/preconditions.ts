@@ -1,5 +1,5 @@
 import type { Document } from "mongodb";
-import { ApiError, notFound } from "../errors.ts";
+import { apiError, type ApiError, notFound } from "../errors.ts";
 import { etagOf, ifMatch } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
@@ -7,7 +7,7 @@ import type { Route } from "./route.ts";
 
 /** The 412 for a write whose If-Match no longer describes the stored record. */
 export function preconditionFailed(): ApiError {
-  return new ApiError("The item has changed: If-Match does not match its current ETag.", 412);
+  return apiError("record.changed", undefined, 412);
 }
 
 /**

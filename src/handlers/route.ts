@@ -1,6 +1,6 @@
 import type { Db, Document } from "mongodb";
 import { notFound } from "../errors.ts";
-import { decodeParam, parseRecordId, QueryParams } from "../http/params.ts";
+import { decodeParam, parseRecordId } from "../http/params.ts";
 import type { ResponseCache } from "../http/response-cache.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
@@ -34,34 +34,29 @@ export interface Route {
   parent?: ParentLink;
 }
 
-/** The request as itty-router hands it over: with its raw (still percent-encoded) path params. */
-export type RouteRequest = Request & { params: Record<string, string> };
+/** Path parameters as the router matched them: raw, still percent-encoded. */
+export type PathParams = Record<string, string>;
 
-/** A generated handler: one per HTTP verb. */
-export type Handler = (request: RouteRequest, route: Route) => Promise<Response>;
+/** A generated handler: one per HTTP verb. The router hands over the path parameters. */
+export type Handler = (request: Request, route: Route, params: PathParams) => Promise<Response>;
 
 /** The record id from the path. Anything but a positive integer cannot name a record: 404. */
-export function recordId(request: RouteRequest, model: Model): number {
-  const id = parseRecordId(request.params.id);
+export function recordId(params: PathParams, model: Model): number {
+  const id = parseRecordId(params.id);
   if (id === null) throw notFound(model.name);
   return id;
 }
 
 /** Decoded path parameters, as hooks see them. */
-export function pathParams(request: RouteRequest): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.params ?? {})) params[name] = decodeParam(value) ?? value;
-  return params;
+export function pathParams(params: PathParams): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) decoded[name] = decodeParam(value) ?? value;
+  return decoded;
 }
 
 /** The fields shared by every hook context. */
-export function hookContext(request: RouteRequest, route: Route): HookContext {
-  return { request, model: route.model, params: pathParams(request), db: route.app.db };
-}
-
-/** Query parameters with the one-value-per-name rule. */
-export function queryParams(request: RouteRequest): QueryParams {
-  return new QueryParams(request.url);
+export function hookContext(request: Request, route: Route, params: PathParams): HookContext {
+  return { request, model: route.model, params: pathParams(params), db: route.app.db };
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Document } from "mongodb";
-import { QueryParams } from "../http/params.ts";
 import type { Model } from "../model/define.ts";
 
 /** The filter for records that are not soft-deleted. */
@@ -21,20 +20,4 @@ export function readScope(model: Model, trashed: boolean): Document {
  */
 export function writeScope(model: Model): Document {
   return model.softDelete ? LIVE : {};
-}
-
-const trashedFlags = new WeakMap<Request, boolean>();
-
-/**
- * {@link readScope} for a request: reads (and checks) its `trashed` flag once. Models without
- * soft delete never look at the query string, keeping the common list path free of it.
- */
-export function scopeOf(request: Request, model: Model): Document {
-  if (!model.softDelete) return {};
-  let trashed = trashedFlags.get(request);
-  if (trashed === undefined) {
-    trashed = new QueryParams(request.url).flag("trashed");
-    trashedFlags.set(request, trashed);
-  }
-  return readScope(model, trashed);
 }

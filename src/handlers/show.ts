@@ -1,31 +1,30 @@
 import { notFound } from "../errors.ts";
 import { toRecord } from "../model/serialize.ts";
-import { planShow } from "../query/plan.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
-import { loadRelations } from "../store/relations.ts";
+import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
 import { finish } from "./output.ts";
-import { allOf, hookContext, queryParams, recordId, type Handler, type Route, type RouteRequest } from "./route.ts";
-import { scopeOf } from "./scope.ts";
+import { parseShowRequest } from "./request.ts";
+import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
+import { readScope } from "./scope.ts";
 
 /** SHOW: `GET /api/v1/<plural>/<id>`: one record, with `fields` and `with` applied. */
-export const show: Handler = (request, route) => {
+export const show: Handler = (request, route, params) => {
   const hooked = route.hooks.onBeforeShow !== undefined || route.hooks.onAfterShow !== undefined;
-  return cachedGet(request, route, hooked, () => oneRecord(request, route));
+  return cachedGet(request, route, hooked, () => oneRecord(request, route, params));
 };
 
-async function oneRecord(request: RouteRequest, route: Route): Promise<ReadResult> {
+async function oneRecord(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const id = recordId(request, model);
-  const query = planShow(queryParams(request), model, app, scopeOf(request, model));
-  const ctx: ShowContext = { ...hookContext(request, route), id, query };
+  const { id, query, trashed } = parseShowRequest(request, route, params);
+  const ctx: ShowContext = { ...hookContext(request, route, params), id, query };
   await hooks.onBeforeShow?.(ctx);
   const doc = await route.store.findById(id, allOf(query.filters), projection(model, query.fields, parentKeys(query.with)));
   if (!doc) throw notFound(model.name);
   const record = toRecord(model, doc, query.fields);
-  await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => scopeOf(request, m));
+  await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => readScope(m, trashed));
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);

@@ -5,6 +5,7 @@ import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
 import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext } from "./context.ts";
+import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
 import { finish } from "./output.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
@@ -37,15 +38,16 @@ function merge(model: Model, body: Record<string, unknown>, current: StoredRecor
 type Hooks = Pick<ModelHooks, "onBeforeUpdate" | "onAfterUpdate">;
 
 function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: ModelHooks) => Hooks): Handler {
-  return async (request, route) => {
+  return async (request, route, params) => {
     const { model, app } = route;
     const hooks = pick(route.hooks);
-    const id = recordId(request, model);
+    const id = recordId(params, model);
     const body = await readJsonBody(request, app.bodyLimit);
     const scope = writeScope(model);
     const stored = await findOr404(route, id, [scope]);
     const guard = writeGuard(request, route, stored, scope);
-    const ctx: UpdateContext = { ...hookContext(request, route), id, body, item: toStoredRecord(stored) };
+    const checked = bodyForHook(model, body, hooks.onBeforeUpdate);
+    const ctx: UpdateContext = { ...hookContext(request, route, params), id, body: checked, item: toStoredRecord(stored) };
     await hooks.onBeforeUpdate?.(ctx);
     const { set, unset } = plan(model, ctx.body, ctx.item);
     await checkReferences(route, set);

@@ -1,8 +1,8 @@
-import { ApiError } from "../errors.ts";
-import { BodyLimitError, bodyTooLargeMessage } from "./messages.ts";
+import { apiError, type ApiError } from "../errors.ts";
+import { BodyLimitError, declaredLength } from "./messages.ts";
 
 function tooLarge(limit: number): ApiError {
-  return new ApiError(bodyTooLargeMessage(limit), 413);
+  return apiError("request.bodyTooLarge", { limit }, 413);
 }
 
 /**
@@ -14,7 +14,7 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
     return await reader.read();
   } catch (error) {
     if (error instanceof BodyLimitError) throw tooLarge(error.limit);
-    throw new ApiError("The request body could not be read to the end.");
+    throw apiError("request.bodyUnreadable");
   }
 }
 
@@ -49,20 +49,15 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
   return bytes;
 }
 
-function declaredLength(request: Request): number | null {
-  const header = request.headers.get("content-length");
-  return header === null || !/^\d+$/.test(header) ? null : Number(header);
-}
-
 function parseObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError("The request body is not valid JSON.");
+    throw apiError("request.bodyInvalidJson");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new ApiError("The request body must be a JSON object.");
+    throw apiError("request.bodyNotObject");
   }
   return value as Record<string, unknown>;
 }
@@ -72,13 +67,13 @@ function parseObject(text: string): Record<string, unknown> {
  * Content-Type says; a non-empty body must be JSON (415) within the size limit (413).
  */
 export async function readJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
-  const declared = declaredLength(request);
+  const declared = declaredLength(request.headers.get("content-length"));
   if (declared !== null && declared > limit) throw tooLarge(limit);
   if (request.body === null || declared === 0) return {};
   const bytes = await readLimited(request.body, limit);
   if (bytes.byteLength === 0) return {};
   if (!isJsonType(request.headers.get("content-type"))) {
-    throw new ApiError("The request body must be sent as application/json.", 415);
+    throw apiError("request.unsupportedMediaType", undefined, 415);
   }
   return parseObject(new TextDecoder().decode(bytes));
 }

@@ -1,12 +1,8 @@
-import { ApiError, ValidationError } from "../errors.ts";
+import { ApiError, CatalogError, CatalogValidationError, duplicateKeyField, ValidationError, type FieldErrors } from "../errors.ts";
+import type { Languages } from "../i18n/languages.ts";
+import { english, msg, type Message } from "../i18n/message.ts";
 import { INTERNAL_ERROR_BODY } from "./messages.ts";
 import { errorResponse, json } from "./responses.ts";
-
-/** Handles an error no route could answer. Return a Response, or throw to let the runtime see it. */
-export type ErrorHandler = (error: unknown, request: Request) => Response | Promise<Response>;
-
-/** MongoDB's duplicate-key code: a unique index refused a write. */
-const DUPLICATE_KEY = 11000;
 
 /**
  * MongoDB's OutOfDiskSpace code: the server had no room to store a write. The embedded engine
@@ -14,40 +10,56 @@ const DUPLICATE_KEY = 11000;
  */
 const OUT_OF_DISK_SPACE = 14031;
 
-/** The 507 message: what happened, that nothing was saved, and what to do. */
-export const OUT_OF_SPACE_MESSAGE =
-  "The server is out of storage space, so this write was not saved. Retry it once space has been freed.";
-
 function isOutOfDiskSpace(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === OUT_OF_DISK_SPACE;
 }
 
-function duplicateField(error: unknown): string | null {
-  const candidate = error as { code?: unknown; keyValue?: Record<string, unknown> } | null;
-  if (candidate?.code !== DUPLICATE_KEY || !candidate.keyValue) return null;
-  return Object.keys(candidate.keyValue)[0] ?? null;
+/** What the app tells an error handler besides the error and the request. */
+export interface ErrorContext {
+  /** The app's Content-Language, for the response the handler makes. */
+  language: string;
+}
+
+/** Handles an error no route could answer. Return a Response, or throw to let the runtime see it. */
+export type ErrorHandler = (error: unknown, request: Request, context: ErrorContext) => Response | Promise<Response>;
+
+/**
+ * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
+/** The text of a framework message in `language`, or its English text when that is what is wanted. */
+function say(message: Message, language: string, languages: Languages | undefined): string {
+  return languages === undefined || languages.isPlainEnglish(language) ? english(message) : languages.text(language, message);
+}
+
+function fieldErrors(error: ValidationError, language: string, languages: Languages | undefined): FieldErrors {
+  if (!(error instanceof CatalogValidationError) || languages === undefined || languages.isPlainEnglish(language)) return error.errors;
+  const errors: FieldErrors = Object.create(null);
+  for (const [field, messages] of Object.entries(error.details)) errors[field] = messages.map((m) => languages.text(language, m));
+  return { ...errors };
 }
 
 /**
  * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
  * unique-index conflict) get their 4xx, a full disk its 507; anything else is unexpected and
- * goes to the handler.
+ * goes to the handler. The framework's own messages are sent in `language`; an ApiError thrown
+ * by app code keeps its message as written.
  */
 export async function errorToResponse(
   error: unknown,
   request: Request,
   language: string,
   handler: ErrorHandler | null,
+  languages?: Languages,
 ): Promise<Response> {
-  if (error instanceof ValidationError) return json({ errors: error.errors }, 400, language);
+  if (error instanceof ValidationError) return json({ errors: fieldErrors(error, language, languages) }, 400, language);
+  if (error instanceof CatalogError) return errorResponse(say(error.detail, language, languages), error.status, language);
   if (error instanceof ApiError) return errorResponse(error.message, error.status, language);
-  const field = duplicateField(error);
-  if (field !== null && field !== "_id") {
-    return errorResponse(`The ${field} has already been taken.`, 409, language);
+  const field = duplicateKeyField(error);
+  if (field !== null && field !== "_id" && field !== "") {
+    return errorResponse(say(msg("record.duplicate", { field }), language, languages), 409, language);
   }
-  if (isOutOfDiskSpace(error)) return errorResponse(OUT_OF_SPACE_MESSAGE, 507, language);
+  if (isOutOfDiskSpace(error)) return errorResponse(say(msg("storage.full"), language, languages), 507, language);
   if (handler === null) throw error;
-  return await handler(error, request);
+  return await handler(error, request, { language });
 }
 
 function isProduction(): boolean {
@@ -60,8 +72,8 @@ function isProduction(): boolean {
  * the error and answers 500 with a constant message; elsewhere it rethrows the very error, so
  * `app.fetch` rejects with it and the developer sees the real failure.
  */
-export const defaultErrorHandler: ErrorHandler = (error) => {
+export const defaultErrorHandler: ErrorHandler = (error, _request, context) => {
   if (!isProduction()) throw error;
   console.error(error);
-  return json(INTERNAL_ERROR_BODY, 500, "en");
+  return json(INTERNAL_ERROR_BODY, 500, context?.language ?? "en");
 };

@@ -66,6 +66,14 @@ class LightResponse {
     return { status: real.status, headers: real.headers, body: light.#body };
   }
 
+  /** A copy with `extra` headers added, still light when this one was never materialised. */
+  static extend(response: Response, extra: HeaderRecord): Response | undefined {
+    if (!(#body in response)) return undefined;
+    const light = response as unknown as LightResponse;
+    if (light.#real !== undefined) return undefined;
+    return new LightResponse(light.#body, light.#status, { ...light.#headers, ...extra }) as unknown as Response;
+  }
+
   static {
     // Everything else a Response has (whatever this runtime's Response offers) is served by
     // the real one, made on first use.
@@ -100,4 +108,22 @@ export function createResponse(body: FullBody, status: number, headers: HeaderRe
  */
 export function directResponse(response: Response): DirectResponse | undefined {
   return LightResponse.direct(response);
+}
+
+/**
+ * `response` with `extra` headers set (replacing same-named ones). A response made by
+ * createResponse stays light, so adding headers costs an object spread, not a real Response.
+ */
+export function withHeaders(response: Response, extra: HeaderRecord): Response {
+  const light = LightResponse.extend(response, extra);
+  if (light !== undefined) return light;
+  let target = response;
+  try {
+    for (const [name, value] of Object.entries(extra)) target.headers.set(name, value);
+  } catch {
+    // Immutable headers (Response.error(), a fetch() result): copy the response first.
+    target = new Response(response.body, response);
+    for (const [name, value] of Object.entries(extra)) target.headers.set(name, value);
+  }
+  return target;
 }

@@ -21,5 +21,14 @@ export class BodyLimitError extends Error {
   }
 }
 
+/**
+ * The body length a request declares in Content-Length, or null when it declares none (or
+ * nothing readable). The adapters and the core both refuse a body over the limit by it,
+ * before reading a byte, so they read the header the same way.
+ */
+export function declaredLength(contentLength: string | null | undefined): number | null {
+  return contentLength == null || !/^\d+$/.test(contentLength) ? null : Number(contentLength);
+}
+
 /** The spec's constant body for an unexpected error in production. */
 export const INTERNAL_ERROR_BODY: Readonly<{ message: string }> = Object.freeze({ message: "An error occurred!" });

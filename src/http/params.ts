@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 
 /**
  * Read access to query parameters where each name may appear once: a repeated parameter is
@@ -22,7 +22,7 @@ export class QueryParams {
   /** The value of `name`, or null when absent. */
   get(name: string): string | null {
     const values = this.all().getAll(name);
-    if (values.length > 1) throw new ApiError(`The ${name} parameter may be given only once.`);
+    if (values.length > 1) throw apiError("param.repeated", { name });
     return values.length === 0 ? null : values[0];
   }
 
@@ -31,7 +31,7 @@ export class QueryParams {
     const value = this.get(name);
     if (value === null || value === "false") return false;
     if (value === "true") return true;
-    throw new ApiError(`The ${name} parameter must be true or false; received "${value}".`);
+    throw apiError("param.boolean", { name, value });
   }
 }
 

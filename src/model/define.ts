@@ -1,5 +1,14 @@
 import type { Struct } from "superstruct";
+import { COUNT_STRATEGIES, type CountStrategy } from "../store/counts.ts";
 import { collectionName, routeName } from "./naming.ts";
+import { checkKeys, isPlainObject } from "./strict.ts";
+
+/**
+ * Any superstruct struct. `Struct<T, S>` is invariant in T, so no type but `any` admits every
+ * struct a model may use (string(), optional(number()), custom ones).
+ */
+// deno-lint-ignore no-explicit-any
+export type AnyStruct = Struct<any, any>;
 
 /** The six generated handlers a model can switch on or off. */
 export type HandlerName = "paginate" | "show" | "insert" | "update" | "patch" | "delete";
@@ -23,11 +32,7 @@ export interface RelationDefinition {
   foreignKey: string;
 }
 
-/** How a list's `total` is produced: see `count` in the README. */
-export type CountStrategy = "exact" | "estimated" | "none";
-
-/** Every count strategy, in the order messages list them. */
-export const COUNT_STRATEGIES: readonly CountStrategy[] = ["exact", "estimated", "none"];
+export { COUNT_STRATEGIES, type CountStrategy };
 
 /** A secondary index the framework creates at start-up. Keys map field names to 1 or -1. */
 export interface IndexDefinition {
@@ -41,7 +46,7 @@ export interface ModelDefinition {
   /** PascalCase name; drives the route (`BlogPost` → `blog-posts`), collection and messages. */
   name: string;
   /** Writable fields as superstruct structs. A field not wrapped in `optional()` is required on create. */
-  fields: Record<string, Struct<any, any>>;
+  fields: Record<string, AnyStruct>;
   /** Fields that are stored but never returned, queried or sorted on (e.g. password hashes). */
   hidden?: readonly string[];
   /** Relations by output key, e.g. `{ posts: { type: "hasMany", model: "Post", foreignKey: "user_id" } }`. */
@@ -68,6 +73,13 @@ export interface ModelDefinition {
   countLimit?: number;
   /** Exact counts stop at this many records and report "capped" (default: no cap). */
   maxExactCount?: number;
+  /**
+   * Longest string, in characters, a field's value may hold (strings nested in arrays and
+   * objects, and their keys, included). Checked before any validator or hook runs; 65,536 unless set.
+   */
+  maxStringLength?: number;
+  /** Per-field overrides of `maxStringLength`, higher or lower: `{ body: 1_000_000 }`. */
+  maxStringLengths?: Record<string, number>;
   /** Override the derived route segment. */
   route?: string;
   /** Override the derived collection name. */
@@ -84,6 +96,18 @@ export type FieldKind = "string" | "integer" | "number" | "boolean" | "date" | "
 /** The fields every record has, set by the framework and never writable by clients. */
 export const SYSTEM_FIELDS: readonly string[] = ["id", "created_at", "updated_at"];
 
+/** Every field only the framework writes: a model cannot declare them, a body cannot send them. */
+export const READ_ONLY_FIELDS: ReadonlySet<string> = new Set([...SYSTEM_FIELDS, "_id", "deleted_at"]);
+
+// Records over the interfaces' keys, so a new option that is not listed here fails to compile.
+const MODEL_KEYS = Object.keys({
+  name: 1, fields: 1, hidden: 1, relations: 1, perPage: 1, maxPerPage: 1, handlers: 1, unique: 1, indexes: 1,
+  softDelete: 1, route: 1, collection: 1, sortable: 1, filterable: 1, defaultCount: 1, countLimit: 1,
+  maxExactCount: 1, maxStringLength: 1, maxStringLengths: 1, description: 1, descriptions: 1,
+} satisfies Record<keyof ModelDefinition, 1>);
+const RELATION_KEYS = Object.keys({ type: 1, model: 1, foreignKey: 1 } satisfies Record<keyof RelationDefinition, 1>);
+const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
+
 /** A resolved relation: the definition plus its output key. */
 export interface Relation extends RelationDefinition {
   name: string;
@@ -97,7 +121,7 @@ export interface Model {
   readonly name: string;
   readonly route: string;
   readonly collection: string;
-  readonly fields: Readonly<Record<string, Struct<any, any>>>;
+  readonly fields: Readonly<Record<string, AnyStruct>>;
   /** Kind of every queryable field, system fields included. */
   readonly kinds: ReadonlyMap<string, FieldKind>;
   readonly hidden: ReadonlySet<string>;
@@ -122,11 +146,21 @@ export interface Model {
   readonly description?: string;
   /** Per-field descriptions (system fields may be described too); hidden ones are never published. */
   readonly descriptions: Readonly<Record<string, string>>;
+  /** The longest string each field may hold, by field; see {@link maxStringLength}. */
+  readonly stringLimits: ReadonlyMap<string, number>;
+}
+
+/** Default for {@link ModelDefinition.maxStringLength}: 64 Ki characters per string. */
+export const DEFAULT_MAX_STRING_LENGTH = 65_536;
+
+/** The longest string a field's value may hold, in characters. */
+export function maxStringLength(model: Model, field: string): number {
+  return model.stringLimits.get(field) ?? DEFAULT_MAX_STRING_LENGTH;
 }
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
 
-function fieldKind(struct: Struct<any, any>): FieldKind {
+function fieldKind(struct: AnyStruct): FieldKind {
   return KNOWN_KINDS.has(struct.type) ? (struct.type as FieldKind) : "other";
 }
 
@@ -136,12 +170,26 @@ function positiveInteger(value: number | undefined, fallback: number, what: stri
   return value;
 }
 
+/** Unknown keys anywhere in a definition stop start-up, naming the key, the model and what is allowed. */
+function checkDefinitionKeys(def: ModelDefinition): void {
+  if (!isPlainObject(def)) throw new TypeError(`defineModel takes an object, got ${def === null ? "null" : typeof def}`);
+  const where = `Model ${typeof def.name === "string" ? def.name : "(unnamed)"}`;
+  checkKeys(where, def, MODEL_KEYS);
+  if (!isPlainObject(def.fields)) throw new TypeError(`${where}: fields must be an object of superstruct structs`);
+  for (const [name, rel] of Object.entries(def.relations ?? {})) {
+    if (!isPlainObject(rel)) throw new TypeError(`${where}, relation ${name}: must be an object`);
+    checkKeys(`${where}, relation ${name}`, rel, RELATION_KEYS);
+  }
+  def.indexes?.forEach((index, i) => checkKeys(`${where}, indexes[${i}]`, index, INDEX_KEYS));
+  if (def.handlers !== undefined) checkKeys(`${where}, handlers`, def.handlers, HANDLER_NAMES);
+}
+
 function checkNames(def: ModelDefinition): void {
   if (!/^[A-Z][A-Za-z0-9]*$/.test(def.name)) {
     throw new TypeError(`Model name "${def.name}" must be PascalCase (letters and digits, starting upper case)`);
   }
   for (const field of Object.keys(def.fields)) {
-    if (SYSTEM_FIELDS.includes(field) || field === "_id" || field === "deleted_at") {
+    if (READ_ONLY_FIELDS.has(field)) {
       throw new TypeError(`Model ${def.name}: "${field}" is set by the framework and cannot be declared`);
     }
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) {
@@ -190,6 +238,16 @@ function resolveCounting(def: ModelDefinition): Pick<Model, "defaultCount" | "co
   return { defaultCount, countLimit, maxExactCount };
 }
 
+function resolveStringLimits(def: ModelDefinition): Map<string, number> {
+  const fallback = positiveInteger(def.maxStringLength, DEFAULT_MAX_STRING_LENGTH, `Model ${def.name}: maxStringLength`);
+  const limits = new Map(Object.keys(def.fields).map((field) => [field, fallback]));
+  for (const [field, limit] of Object.entries(def.maxStringLengths ?? {})) {
+    if (!(field in def.fields)) throw new TypeError(`Model ${def.name}: maxStringLengths names "${field}", which is not a field`);
+    limits.set(field, positiveInteger(limit, fallback, `Model ${def.name}: maxStringLengths.${field}`));
+  }
+  return limits;
+}
+
 function resolveHandlers(def: ModelDefinition): Set<HandlerName> {
   return new Set(HANDLER_NAMES.filter((name) => def.handlers?.[name] !== false));
 }
@@ -203,6 +261,7 @@ function resolveRelations(def: ModelDefinition): Map<string, Relation> {
  * start-up for definitions that could only fail later, at request time.
  */
 export function defineModel(def: ModelDefinition): Model {
+  checkDefinitionKeys(def);
   checkNames(def);
   const hidden = new Set(def.hidden ?? []);
   const kinds = resolveKinds(def, hidden);
@@ -211,7 +270,7 @@ export function defineModel(def: ModelDefinition): Model {
   const maxPerPage = positiveInteger(def.maxPerPage, 100, `Model ${def.name}: maxPerPage`);
   const perPage = positiveInteger(def.perPage, Math.min(10, maxPerPage), `Model ${def.name}: perPage`);
   if (perPage > maxPerPage) throw new TypeError(`Model ${def.name}: perPage ${perPage} exceeds maxPerPage ${maxPerPage}`);
-  return Object.freeze({
+  const model: Model = Object.freeze({
     name: def.name,
     route: def.route ?? routeName(def.name),
     collection: def.collection ?? collectionName(def.name),
@@ -232,5 +291,15 @@ export function defineModel(def: ModelDefinition): Model {
     ...resolveCounting(def),
     description: def.description,
     descriptions: Object.freeze({ ...def.descriptions }),
+    stringLimits: resolveStringLimits(def),
   });
+  defined.add(model);
+  return model;
+}
+
+const defined = new WeakSet<object>();
+
+/** True for what {@link defineModel} returned: how a model file's default export is checked at run time. */
+export function isModel(value: unknown): value is Model {
+  return typeof value === "object" && value !== null && defined.has(value);
 }

@@ -1,20 +1,28 @@
+import { msg, type Message } from "../i18n/message.ts";
+
 /** MongoDB refuses documents nested deeper than this; checking first keeps validators from recursing without bound. */
 export const MAX_NESTING = 100;
 
 /** Why a JSON value cannot be stored as it is, or null when it can. */
-export type ShapeProblem = string | null;
+export type ShapeProblem = Message | null;
 
 function keyProblem(key: string): ShapeProblem {
-  if (key.startsWith("$")) return `has a key "${key}" that starts with "$"`;
-  if (key.includes(".")) return `has a key "${key}" that contains "."`;
-  if (key.includes("\u0000")) return "has a key that contains a NUL character";
+  if (key.startsWith("$")) return msg("shape.dollarKey", { key });
+  if (key.includes(".")) return msg("shape.dotKey", { key });
+  if (key.includes("\u0000")) return msg("shape.nulKey");
   return null;
 }
 
-function scalarProblem(value: unknown): ShapeProblem {
+function stringProblem(text: string, maxLength: number, topLevel: boolean): ShapeProblem {
+  if (text.length <= maxLength) return null;
+  return msg(topLevel ? "shape.stringTooLong" : "shape.nestedStringTooLong", { max: maxLength });
+}
+
+function scalarProblem(value: unknown, maxLength: number, topLevel: boolean): ShapeProblem {
+  if (typeof value === "string") return stringProblem(value, maxLength, topLevel);
   if (typeof value !== "number") return null;
-  if (!Number.isFinite(value)) return "holds a number that is too large";
-  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return "holds an integer beyond ±9007199254740991 that would lose precision";
+  if (!Number.isFinite(value)) return msg("shape.infinite");
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return msg("shape.unsafeInteger");
   return null;
 }
 
@@ -25,23 +33,26 @@ function children(value: object): [string | null, unknown][] {
 
 /**
  * Checks a parsed JSON value before any validator sees it: nesting depth, keys MongoDB treats
- * as operators or paths, and numbers JSON can carry but a record cannot hold exactly. It walks
- * with an explicit stack, so a hostile body cannot exhaust the call stack.
- * @example valueShapeProblem({ a: { $set: 1 } }) // 'has a key "$set" that starts with "$"'
- * @example valueShapeProblem(1e400)              // "holds a number that is too large"
+ * as operators or paths, numbers JSON can carry but a record cannot hold exactly, and strings
+ * (values and keys, at any depth) longer than `maxStringLength` characters, so no validator
+ * or hook ever spends time on an oversized string. It walks with an explicit stack, so a
+ * hostile body cannot exhaust the call stack.
+ * @example valueShapeProblem({ a: { $set: 1 } }) // shape.dollarKey: 'has a key "$set" that starts with "$"'
+ * @example valueShapeProblem(1e400)              // shape.infinite: "holds a number that is too large"
+ * @example valueShapeProblem("abc", 2)           // shape.stringTooLong: "must be at most 2 characters long"
  */
-export function valueShapeProblem(value: unknown): ShapeProblem {
+export function valueShapeProblem(value: unknown, maxStringLength = Infinity): ShapeProblem {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
     if (current === null || typeof current !== "object") {
-      const problem = scalarProblem(current);
+      const problem = scalarProblem(current, maxStringLength, depth === 0);
       if (problem) return problem;
       continue;
     }
-    if (depth >= MAX_NESTING) return `is nested more than ${MAX_NESTING} levels deep`;
+    if (depth >= MAX_NESTING) return msg("shape.tooDeep", { max: MAX_NESTING });
     for (const [key, child] of children(current)) {
-      const problem = key === null ? null : keyProblem(key);
+      const problem = key === null ? null : (keyProblem(key) ?? stringProblem(key, maxStringLength, false));
       if (problem) return problem;
       stack.push([child, depth + 1]);
     }

@@ -1,34 +1,33 @@
-import type { Struct, StructError } from "superstruct";
-import { ValidationError, type FieldErrors } from "../errors.ts";
-import { parseIsoDate } from "../query/operand.ts";
-import type { Model } from "./define.ts";
+import type { StructError } from "superstruct";
+import { CatalogValidationError, type FieldMessages } from "../errors.ts";
+import { msg, type Message } from "../i18n/message.ts";
+import type { MessageKey } from "../i18n/catalog-en.ts";
+import { parseIsoDate } from "./dates.ts";
+import { READ_ONLY_FIELDS, maxStringLength, type AnyStruct, type Model } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
 
-/** Names a client can never write: the framework sets them. */
-const READ_ONLY = new Set(["id", "_id", "created_at", "updated_at", "deleted_at"]);
-
-const TYPE_MESSAGES: Record<string, string> = {
-  string: "must be a string.",
-  integer: "must be an integer.",
-  number: "must be a number.",
-  boolean: "must be true or false.",
-  date: "must be a date in ISO 8601 form, e.g. 2026-01-02T03:04:05.678Z.",
-  array: "must be an array.",
-  object: "must be an object.",
+const TYPE_MESSAGES: Record<string, MessageKey> = {
+  string: "validation.string",
+  integer: "validation.integer",
+  number: "validation.number",
+  boolean: "validation.boolean",
+  date: "validation.date",
+  array: "validation.array",
+  object: "validation.object",
 };
 
-const REFINEMENT_MESSAGES: Record<string, string> = {
-  email: "must be a valid email address.",
-  nonempty: "must not be empty.",
+const REFINEMENT_MESSAGES: Record<string, MessageKey> = {
+  email: "validation.email",
+  nonempty: "validation.nonempty",
 };
 
-function failureMessage(field: string, error: StructError): string {
+function failureMessage(field: string, error: StructError): Message {
   const failure = error.failures()[0] ?? error;
   const refined = failure.refinement ? REFINEMENT_MESSAGES[failure.refinement] : undefined;
   const typed = failure.refinement ? undefined : TYPE_MESSAGES[failure.type];
-  if (refined ?? typed) return `The ${field} field ${refined ?? typed}`;
-  if (failure.type === "enums") return `The ${field} field is not one of the allowed values.`;
-  return `The ${field} field is invalid: ${failure.message}.`;
+  if (refined ?? typed) return msg((refined ?? typed)!, { field });
+  if (failure.type === "enums") return msg("validation.enum", { field });
+  return msg("validation.invalid", { field, reason: failure.message });
 }
 
 const requiredCache = new WeakMap<Model, ReadonlySet<string>>();
@@ -37,21 +36,21 @@ const requiredCache = new WeakMap<Model, ReadonlySet<string>>();
 export function requiredFields(model: Model): ReadonlySet<string> {
   let required = requiredCache.get(model);
   if (!required) {
-    const refusesUndefined = ([, struct]: [string, Struct<any, any>]) => struct.validate(undefined, { coerce: true })[0];
+    const refusesUndefined = ([, struct]: [string, AnyStruct]) => struct.validate(undefined, { coerce: true })[0];
     required = new Set(Object.entries(model.fields).filter(refusesUndefined).map(([field]) => field));
     requiredCache.set(model, required);
   }
   return required;
 }
 
-function addError(errors: FieldErrors, field: string, message: string): void {
+function addError(errors: FieldMessages, field: string, message: Message): void {
   (errors[field] ??= []).push(message);
 }
 
-function checkUnknown(model: Model, body: Record<string, unknown>, errors: FieldErrors): void {
+function checkUnknown(model: Model, body: Record<string, unknown>, errors: FieldMessages): void {
   for (const key of Object.keys(body)) {
-    if (READ_ONLY.has(key)) addError(errors, key, `The ${key} field is read-only.`);
-    else if (!Object.hasOwn(model.fields, key)) addError(errors, key, `The ${key} field is not allowed.`);
+    if (READ_ONLY_FIELDS.has(key)) addError(errors, key, msg("validation.readOnly", { field: key }));
+    else if (!Object.hasOwn(model.fields, key)) addError(errors, key, msg("validation.notAllowed", { field: key }));
   }
 }
 
@@ -62,12 +61,26 @@ function fromJson(model: Model, field: string, value: unknown): unknown {
 }
 
 /** The stored value, after superstruct's coercions (defaults included), or undefined with an error recorded. */
-function checkValue(model: Model, field: string, value: unknown, errors: FieldErrors): unknown {
-  const problem = value === undefined ? null : valueShapeProblem(value);
-  if (problem) return addError(errors, field, `The ${field} field ${problem}.`);
-  const [error, coerced] = model.fields[field].validate(fromJson(model, field, value), { coerce: true });
-  if (error) return addError(errors, field, failureMessage(field, error));
+function checkValue(model: Model, field: string, value: unknown, errors: FieldMessages): unknown {
+  const problem = value === undefined ? null : valueShapeProblem(value, maxStringLength(model, field));
+  if (problem) return addError(errors, field, msg("validation.shape", { field, problem }));
+  const [error, coerced] = runStruct(model.fields[field], fromJson(model, field, value));
+  if (error) return addError(errors, field, error instanceof Error ? failureMessage(field, error) : msg("validation.unprintable", { field }));
   return coerced;
+}
+
+/**
+ * superstruct prints a failing value with a template literal, which throws a TypeError for a
+ * JSON object such as `{"toString": 1}` (no callable toString or valueOf). The value failed
+ * either way: it is reported as invalid instead of escaping as a 500.
+ */
+function runStruct(struct: AnyStruct, value: unknown): [StructError | "unprintable" | undefined, unknown] {
+  try {
+    return struct.validate(value, { coerce: true });
+  } catch (error) {
+    if (error instanceof TypeError && value !== null && typeof value === "object") return ["unprintable", undefined];
+    throw error;
+  }
 }
 
 /**
@@ -76,19 +89,19 @@ function checkValue(model: Model, field: string, value: unknown, errors: FieldEr
  * present and defaults are filled in (POST, PUT). All problems are thrown together.
  */
 export function validateBody(model: Model, body: Record<string, unknown>, partial = false): Record<string, unknown> {
-  const errors: FieldErrors = Object.create(null);
+  const errors: FieldMessages = Object.create(null);
   const clean: Record<string, unknown> = {};
   checkUnknown(model, body, errors);
   const required = requiredFields(model);
   for (const field of Object.keys(model.fields)) {
     const value = Object.hasOwn(body, field) ? body[field] : undefined;
     if (value === undefined && (partial || required.has(field))) {
-      if (!partial) addError(errors, field, `The ${field} field is required.`);
+      if (!partial) addError(errors, field, msg("validation.required", { field }));
       continue;
     }
     const stored = checkValue(model, field, value, errors);
     if (stored !== undefined) clean[field] = stored;
   }
-  if (Object.keys(errors).length > 0) throw new ValidationError({ ...errors });
+  if (Object.keys(errors).length > 0) throw new CatalogValidationError({ ...errors });
   return clean;
 }

@@ -1,5 +1,5 @@
 import type { Route } from "../handlers/route.ts";
-import { routeEndpoints, type EndpointInfo } from "../http/router.ts";
+import type { RouteEntry } from "../handlers/table.ts";
 import type { ModelHooks } from "../handlers/context.ts";
 import type { HandlerName, Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
@@ -23,7 +23,8 @@ export interface OpenApiOptions {
 
 /** What the generator reads from the app. */
 export interface DocumentSource {
-  routes: readonly Route[];
+  /** The route table the router serves. */
+  table: readonly RouteEntry[];
   basePath: string;
   registry: ModelRegistry;
   limits: QueryLimits;
@@ -46,7 +47,7 @@ function pascalPlural(model: Model): string {
   return model.route.split("-").map((part) => part[0].toUpperCase() + part.slice(1)).join("");
 }
 
-function kindOf(endpoint: EndpointInfo): OperationKind {
+function kindOf(endpoint: RouteEntry): OperationKind {
   if (endpoint.force) return "forceDelete";
   const kinds: Record<string, OperationKind> = { paginate: "list", insert: "create", show: "show", update: "replace", patch: "patch", delete: "delete" };
   return kinds[endpoint.name];
@@ -81,7 +82,7 @@ function requestBody(kind: OperationKind, route: Route): Operation | undefined {
   return undefined;
 }
 
-function operation(source: DocumentSource, route: Route, endpoint: EndpointInfo, path: string): Operation {
+function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, path: string): Operation {
   const kind = kindOf(endpoint);
   const hooks = HOOKS_OF[endpoint.name].filter((name) => route.hooks[name] !== undefined);
   const nested = route.parent !== undefined;
@@ -130,11 +131,10 @@ function info(options: OpenApiOptions): Record<string, unknown> {
 export function buildOpenApiDocument(source: DocumentSource): Record<string, unknown> {
   const options = source.options ?? {};
   const paths: Record<string, Record<string, Operation>> = {};
-  for (const route of source.routes) {
-    for (const endpoint of routeEndpoints(source.basePath, route)) {
-      const path = endpoint.path.replace(/:(\w+)/g, "{$1}");
-      (paths[path] ??= {})[endpoint.method.toLowerCase()] = operation(source, route, endpoint, path);
-    }
+  for (const endpoint of source.table) {
+    if (!endpoint.enabled) continue;
+    const path = endpoint.path.replace(/:(\w+)/g, "{$1}");
+    (paths[path] ??= {})[endpoint.method.toLowerCase()] = operation(source, endpoint.target.route, endpoint, path);
   }
   const models = [...source.registry.values()];
   const schemas: Record<string, JsonSchema> = { ...COMMON_SCHEMAS };

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { apiError, type ApiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 
 /**
@@ -8,7 +8,7 @@ import type { Model } from "../model/define.ts";
  * @example undefinedColumns(["age", "password"]).message // "Undefined column names: age,password"
  */
 export function undefinedColumns(names: readonly string[]): ApiError {
-  return new ApiError(`Undefined column names: ${[...new Set(names)].join(",")}`, 400);
+  return apiError("query.undefinedColumns", { names: [...new Set(names)].join(",") });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import { COUNT_STRATEGIES, type CountStrategy, type Model } from "../model/define.ts";
 
 /**
@@ -11,5 +11,5 @@ import { COUNT_STRATEGIES, type CountStrategy, type Model } from "../model/defin
 export function parseCount(raw: string | null, model: Model): CountStrategy {
   if (raw === null) return model.defaultCount;
   if (COUNT_STRATEGIES.includes(raw as CountStrategy)) return raw as CountStrategy;
-  throw new ApiError(`The count parameter must be one of ${COUNT_STRATEGIES.join(", ")}; received "${raw}".`, 400);
+  throw apiError("param.count", { allowed: COUNT_STRATEGIES.join(", "), value: raw });
 }

@@ -1,5 +1,5 @@
 import { EJSON } from "bson";
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 
 /** Which side of the boundary record a cursor's page lies on. */
 export type CursorSide = "after" | "before";
@@ -24,8 +24,6 @@ const MAX_CURSOR_LENGTH = 16_384;
 const SIGNATURE_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-const MALFORMED = "The cursor is malformed or cut short; send pagination.next or pagination.prev exactly as received.";
-const FORGED = "The cursor has been altered or was issued by another server (its signature does not match); send pagination.next or pagination.prev exactly as received.";
 
 function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
@@ -77,10 +75,10 @@ export class CursorSealer {
     const payload = cursor.slice(0, dot);
     const signature = cursor.slice(dot + 1);
     if (cursor.length > MAX_CURSOR_LENGTH || dot < 1 || !BASE64URL.test(payload) || !BASE64URL.test(signature)) {
-      throw new ApiError(MALFORMED, 400);
+      throw apiError("cursor.malformed");
     }
-    if (signature.length !== Math.ceil((SIGNATURE_BYTES * 4) / 3)) throw new ApiError(MALFORMED, 400);
-    if (signature !== (await this.sign(payload))) throw new ApiError(FORGED, 400);
+    if (signature.length !== Math.ceil((SIGNATURE_BYTES * 4) / 3)) throw apiError("cursor.malformed");
+    if (signature !== (await this.sign(payload))) throw apiError("cursor.forged");
     return decodeState(payload);
   }
 
@@ -100,5 +98,5 @@ function decodeState(payload: string): CursorState {
   } catch {
     // reported below
   }
-  throw new ApiError(MALFORMED, 400);
+  throw apiError("cursor.malformed");
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 import { undefinedColumns, unknownColumns } from "./columns.ts";
 
@@ -23,7 +23,7 @@ export function parseFields(raw: string | null, model: Model): string[] | null {
   if (raw === null) return null;
   const names = raw.split(",").map((name) => name.trim()).filter(Boolean);
   if (names.length === 0) {
-    throw new ApiError(`The fields parameter must list column names separated by commas; received "${raw}".`);
+    throw apiError("param.fields", { value: raw });
   }
   return checkFields(names, model);
 }

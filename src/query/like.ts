@@ -1,4 +1,5 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
+import { msg, type MessageParam } from "../i18n/message.ts";
 
 /** A MongoDB `$regex` operand; `$options` is only present for the case-insensitive forms. */
 export interface RegexOperand {
@@ -14,6 +15,8 @@ export const MAX_LIKE_WILDCARDS = 20;
 
 const WILDCARDS = /[*%]+/;
 const SYNTAX = /[\\^$.|?*+()[\]{}\/]/g;
+// Control characters are what this pattern is for: they are escaped out of like-patterns.
+// deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f]/g;
 const ANY = "[\\s\\S]";
 // PCRE's `$` also matches before a final "\n" and JS has no `\z`; "no character follows"
@@ -48,11 +51,11 @@ function atomicSegment(segment: string, group: number): string {
  * @example likeSource("%a.b%")   // "^(?=([\\s\\S]*?a\\.b))(?:\\1)[\\s\\S]*(?![\\s\\S])"
  * @example likeSource("*")       // "^[\\s\\S]*(?![\\s\\S])"
  */
-export function likeSource(pattern: string, where = "like pattern"): string {
+export function likeSource(pattern: string, where: MessageParam = msg("query.likePattern")): string {
   const segments = pattern.split(WILDCARDS);
   if (segments.length === 1) return `^${escapeLiteral(pattern)}${END}`;
   if (segments.length - 1 > MAX_LIKE_WILDCARDS) {
-    throw new ApiError(`${where} has ${segments.length - 1} wildcards; at most ${MAX_LIKE_WILDCARDS} are allowed`, 400);
+    throw apiError("query.likeWildcards", { where, count: segments.length - 1, max: MAX_LIKE_WILDCARDS });
   }
   const first = segments[0];
   const last = segments[segments.length - 1];

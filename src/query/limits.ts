@@ -1,4 +1,5 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
+import type { Message } from "../i18n/message.ts";
 
 /**
  * Caps on what one list request may ask of the database. They bound the work a single
@@ -53,8 +54,8 @@ export function resolveLimits(overrides: Partial<QueryLimits> = {}): QueryLimits
 }
 
 /** Throws the 400 for an exceeded limit, naming what was too large and the allowed maximum. */
-export function limitExceeded(what: string, max: number): never {
-  throw new ApiError(`${what} exceeds the limit of ${max}`, 400);
+export function limitExceeded(what: Message, max: number): never {
+  throw apiError("query.limitExceeded", { what, max });
 }
 
 /**

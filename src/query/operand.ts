@@ -1,55 +1,19 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { FieldKind } from "../model/define.ts";
+import { parseIsoDate } from "../model/dates.ts";
+import { msg, type Message } from "../i18n/message.ts";
 
 /** A value a condition can compare with, after checking it against the field's kind. */
 export type Scalar = string | number | boolean | Date;
 
-const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
-
-const KIND_NAMES: Record<FieldKind, string> = {
-  string: "a string",
-  integer: "an integer",
-  number: "a number",
-  boolean: "true or false",
-  date: "an ISO 8601 date string such as 2024-01-31 or 2024-01-31T12:00:00Z",
-  other: "a string, number or boolean",
+const KIND_NAMES: Record<FieldKind, Message> = {
+  string: msg("kind.string"),
+  integer: msg("kind.integer"),
+  number: msg("kind.number"),
+  boolean: msg("kind.boolean"),
+  date: msg("kind.date"),
+  other: msg("kind.other"),
 };
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-function offsetMinutes(zone: string | undefined): number | null {
-  if (zone === undefined || zone === "Z") return 0;
-  const hours = Number(zone.slice(1, 3));
-  const minutes = Number(zone.slice(4, 6));
-  if (hours > 23 || minutes > 59) return null;
-  return (zone[0] === "-" ? -1 : 1) * (hours * 60 + minutes);
-}
-
-/**
- * Parses an ISO 8601 date or date-time by its components, because `Date.parse` silently
- * rolls 2024-02-30 over into March and reads zone-less times in the server's local zone.
- * A date-time without a zone is taken as UTC, so results never depend on the host.
- * @example parseIsoDate("2024-01-31")?.toISOString()             // "2024-01-31T00:00:00.000Z"
- * @example parseIsoDate("2024-01-31T12:00:00+02:00")?.toISOString() // "2024-01-31T10:00:00.000Z"
- * @example parseIsoDate("2024-02-30")                            // null
- */
-export function parseIsoDate(text: string): Date | null {
-  const m = ISO_DATE.exec(text);
-  if (!m) return null;
-  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
-  const offset = offsetMinutes(m[8]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  if (hour > 23 || minute > 59 || second > 59 || offset === null) return null;
-  const millis = Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3));
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000;
-  const date = new Date(utc);
-  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear restores what the client wrote.
-  if (year < 100) date.setUTCFullYear(date.getUTCFullYear() - 1900);
-  return Number.isNaN(date.getTime()) ? null : date;
-}
 
 function fits(value: unknown, kind: FieldKind): Scalar | undefined {
   switch (kind) {
@@ -70,12 +34,12 @@ function fits(value: unknown, kind: FieldKind): Scalar | undefined {
   }
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return "a string";
-  return typeof value === "number" ? "a number" : "a boolean";
+function describe(value: unknown): Message {
+  if (value === null) return msg("value.null");
+  if (Array.isArray(value)) return msg("value.array");
+  if (typeof value === "object") return msg("value.object");
+  if (typeof value === "string") return msg("value.string");
+  return msg(typeof value === "number" ? "value.number" : "value.boolean");
 }
 
 /**
@@ -89,7 +53,7 @@ function describe(value: unknown): string {
 export function scalarOperand(value: unknown, kind: FieldKind, key: string): Scalar {
   const scalar = fits(value, kind);
   if (scalar === undefined) {
-    throw new ApiError(`Invalid value for "${key}" in q: expected ${KIND_NAMES[kind]}, got ${describe(value)}`, 400);
+    throw apiError("query.operandKind", { key, expected: KIND_NAMES[kind], got: describe(value) });
   }
   return scalar;
 }
@@ -107,14 +71,14 @@ export function listOperand(
   bounds: { arity?: number; max?: number },
 ): Scalar[] {
   if (!Array.isArray(value)) {
-    const shape = bounds.arity === 2 ? "a [low, high] array" : "an array";
-    throw new ApiError(`Invalid value for "${key}" in q: expected ${shape}, got ${describe(value)}`, 400);
+    const shape = msg(bounds.arity === 2 ? "kind.pair" : "kind.array");
+    throw apiError("query.operandKind", { key, expected: shape, got: describe(value) });
   }
   if (bounds.arity !== undefined && value.length !== bounds.arity) {
-    throw new ApiError(`Invalid value for "${key}" in q: expected exactly ${bounds.arity} values, got ${value.length}`, 400);
+    throw apiError("query.operandArity", { key, arity: bounds.arity, count: value.length });
   }
   if (bounds.max !== undefined && value.length > bounds.max) {
-    throw new ApiError(`The list of "${key}" in q has ${value.length} values, more than the limit of ${bounds.max}`, 400);
+    throw apiError("query.listTooLong", { key, count: value.length, max: bounds.max });
   }
   return value.map((item, i) => scalarOperand(item, kind, `${key}[${i}]`));
 }

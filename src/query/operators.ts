@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { FieldKind } from "../model/define.ts";
 import { likeRegex } from "./like.ts";
 import type { QueryLimits } from "./limits.ts";
@@ -27,17 +27,17 @@ const list = (leaf: Leaf, limits: QueryLimits) =>
 
 function ordered(leaf: Leaf): Leaf {
   if (leaf.kind === "boolean") {
-    throw new ApiError(`Operator in "${leaf.key}" needs an ordered field; booleans only support =, $not, $in and $notIn`, 400);
+    throw apiError("query.needsOrdered", { key: leaf.key });
   }
   return leaf;
 }
 
 function textual(leaf: Leaf): string {
   if (leaf.kind !== "string" && leaf.kind !== "other") {
-    throw new ApiError(`"${leaf.key}" in q: like-operators need a string field, not ${leaf.kind}`, 400);
+    throw apiError("query.likeNeedsString", { key: leaf.key, kind: leaf.kind });
   }
   if (typeof leaf.value !== "string") {
-    throw new ApiError(`Invalid value for "${leaf.key}" in q: expected a string pattern`, 400);
+    throw apiError("query.likeNeedsPattern", { key: leaf.key });
   }
   return leaf.value;
 }
@@ -94,7 +94,7 @@ export function leafFilter(leaf: Leaf, limits: QueryLimits): Document {
   if (leaf.value === null) {
     if (leaf.operator === "=") return at(leaf, null);
     if (leaf.operator === "$not") return at(leaf, { $ne: null });
-    throw new ApiError(`"${leaf.key}" in q cannot take null; use {"field": null} or {"field.$not": null}`, 400);
+    throw apiError("query.nullNotAllowed", { key: leaf.key });
   }
   return BUILDERS[leaf.operator](leaf, limits);
 }

@@ -1,4 +1,5 @@
-import { ApiError } from "../errors.ts";
+import type { CountMethod } from "../store/counts.ts";
+import { ApiError, apiError } from "../errors.ts";
 
 /** The page window a list request asks for. */
 export interface PageRequest {
@@ -17,8 +18,7 @@ const DIGITS = /^[0-9]{1,15}$/;
 function parseInteger(name: string, raw: string, min: number, max: number): number {
   const value = DIGITS.test(raw) ? Number(raw) : NaN;
   if (!(value >= min && value <= max)) {
-    const range = `an integer from ${min} to ${max}`;
-    throw new ApiError(`The ${name} parameter must be ${range}; received "${raw}".`);
+    throw apiError("param.integerRange", { name, min, max, value: raw });
   }
   return value;
 }
@@ -37,8 +37,7 @@ export function parsePage(params: { get(name: string): string | null }, bounds: 
   return { page: page === null ? 1 : parseInteger("page", page, 1, lastExact), perPage: size };
 }
 
-/** How `total` was produced (see the README's count strategies). */
-export type CountMethod = "exact" | "estimated" | "capped" | "none";
+export type { CountMethod };
 
 /**
  * The spec's paging metadata, plus how `total` was counted and the cursors of the pages around

@@ -1,7 +1,6 @@
 import type { Document } from "mongodb";
-import type { ListQuery } from "../handlers/context.ts";
 import type { QueryParams } from "../http/params.ts";
-import type { Model } from "../model/define.ts";
+import type { CountStrategy, Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { parseCount } from "./count.ts";
 import { parseFields } from "./fields.ts";
@@ -9,7 +8,25 @@ import type { QueryLimits } from "./limits.ts";
 import { parsePage } from "./page.ts";
 import { parseSort } from "./sort.ts";
 import { parseWhere } from "./where.ts";
-import { parseWith } from "./with.ts";
+import { parseWith, type WithNode } from "./with.ts";
+
+/** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
+export interface ListQuery {
+  /** The page number; 1 on a page read by cursor (its position is the cursor's). */
+  page: number;
+  perPage: number;
+  /** How `total` is to be counted. */
+  count: CountStrategy;
+  /** Selected columns, or null for all visible ones. */
+  fields: string[] | null;
+  sort: Document;
+  /** MongoDB filters, ANDed together. Server code may add any filter; clients cannot. */
+  filters: Document[];
+  with: WithNode[];
+}
+
+/** The planned SHOW query: the list query without paging and sorting. */
+export type ShowQuery = Pick<ListQuery, "fields" | "filters" | "with">;
 
 /** Where planning reads parameters: the request's, or a cursor's pinned ones over them. */
 export type ParamSource = Pick<QueryParams, "get">;
@@ -24,7 +41,7 @@ export interface PlanSettings {
  * Parse → plan for SHOW: field selection and relations. `scope` is the server's own filter
  * (soft delete), kept apart from anything the client sent.
  */
-export function planShow(params: ParamSource, model: Model, settings: PlanSettings, scope: Document): Pick<ListQuery, "fields" | "filters" | "with"> {
+export function planShow(params: ParamSource, model: Model, settings: PlanSettings, scope: Document): ShowQuery {
   return {
     fields: parseFields(params.get("fields"), model),
     filters: [scope],

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 import { storedName, undefinedColumns, unknownColumns } from "./columns.ts";
 
@@ -13,7 +13,7 @@ function parseEntry(entry: string): SortKey {
   const text = entry.trim();
   const descending = text.startsWith("-");
   const field = descending || text.startsWith("+") ? text.slice(1).trim() : text;
-  if (field === "") throw new ApiError(`Empty field name in sort; write e.g. sort=-created_at,name`, 400);
+  if (field === "") throw apiError("query.sortEmpty");
   return { field, direction: descending ? -1 : 1 };
 }
 
@@ -29,7 +29,7 @@ function refuseUnsortable(model: Model, keys: readonly SortKey[]): void {
   if (model.sortable === null) return;
   const refused = keys.map((key) => key.field).filter((field) => !model.sortable!.has(field));
   if (refused.length === 0) return;
-  throw new ApiError(`Sorting on ${refused.join(",")} is not allowed on ${model.name}; sortable fields: ${[...model.sortable].join(", ")}`, 400);
+  throw apiError("query.sortNotAllowed", { fields: refused.join(","), model: model.name, allowed: [...model.sortable].join(", ") });
 }
 
 /**
@@ -50,7 +50,7 @@ export function parseSort(raw: string | null, model: Model): Document {
   const sort = new Map<string, 1 | -1>();
   for (const { field, direction } of keys) {
     const path = storedName(field);
-    if (sort.has(path)) throw new ApiError(`Field "${field}" appears twice in sort`, 400);
+    if (sort.has(path)) throw apiError("query.sortTwice", { field });
     sort.set(path, direction);
   }
   if (!sort.has("_id")) sort.set("_id", 1);

@@ -1,9 +1,10 @@
 import type { Document } from "bson";
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 import { storedName, undefinedColumns } from "./columns.ts";
 import { type QueryLimits, limitExceeded, utf8Length } from "./limits.ts";
 import { OPERATORS, isOperator, leafFilter } from "./operators.ts";
+import { msg } from "../i18n/message.ts";
 
 /** How a condition or group joins the one before it in its sequence. */
 type Join = "and" | "or";
@@ -33,24 +34,24 @@ function splitPrefix(key: string): { join: Join; rest: string } {
 function splitOperator(key: string, rest: string): { field: string; operator: string } {
   if (rest.startsWith("$")) {
     const name = rest.split(".")[0];
-    throw new ApiError(`Unsupported operator "${name}" in q key "${key}"; write a field name with an optional suffix (${OPERATORS.join(", ")}), and $or./$and. prefixes`, 400);
+    throw apiError("query.unsupportedOperator", { name, key, operators: OPERATORS.join(", ") });
   }
   const dot = rest.indexOf(".$");
   const field = dot < 0 ? rest : rest.slice(0, dot);
   const operator = dot < 0 ? "=" : rest.slice(dot + 1);
-  if (field === "") throw new ApiError(`Missing field name in q key "${key}"`, 400);
+  if (field === "") throw apiError("query.missingField", { key });
   if (operator !== "=" && !isOperator(operator)) {
-    throw new ApiError(`Unknown operator "${operator}" in q key "${key}"; allowed: ${OPERATORS.join(", ")}`, 400);
+    throw apiError("query.unknownOperator", { operator, key, operators: OPERATORS.join(", ") });
   }
   return { field, operator };
 }
 
 function parseLeaf(key: string, value: unknown, walk: Walk): Part {
-  if (++walk.conditions > walk.limits.maxConditions) limitExceeded("The number of conditions in q", walk.limits.maxConditions);
+  if (++walk.conditions > walk.limits.maxConditions) limitExceeded(msg("limit.conditions"), walk.limits.maxConditions);
   const { join, rest } = splitPrefix(key);
   const { field, operator } = splitOperator(key, rest);
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    throw new ApiError(`Invalid value for "${key}" in q: objects are not allowed as operands`, 400);
+    throw apiError("query.objectOperand", { key });
   }
   const kind = walk.model.visibleSet.has(field) ? walk.model.kinds.get(field) : undefined;
   if (kind === undefined) {
@@ -98,21 +99,21 @@ function parseObject(node: Record<string, unknown>, walk: Walk): Part {
 
 function parseNode(node: unknown, depth: number, walk: Walk): Part {
   if (Array.isArray(node)) {
-    if (depth + 1 > walk.limits.maxDepth) limitExceeded("The nesting depth of q", walk.limits.maxDepth);
+    if (depth + 1 > walk.limits.maxDepth) limitExceeded(msg("limit.depth"), walk.limits.maxDepth);
     return sequence(node.map((child) => parseNode(child, depth + 1, walk)));
   }
   if (node !== null && typeof node === "object") return parseObject(node as Record<string, unknown>, walk);
-  throw new ApiError(`Every condition in q must be an object like {"name":"Karl"} or an array of them; got ${JSON.stringify(node)}`, 400);
+  throw apiError("query.badCondition", { value: JSON.stringify(node) });
 }
 
 function parseJson(q: string, limits: QueryLimits): unknown {
   if (q.length > limits.maxQueryLength || utf8Length(q) > limits.maxQueryLength) {
-    limitExceeded("The length of q in bytes", limits.maxQueryLength);
+    limitExceeded(msg("limit.queryLength"), limits.maxQueryLength);
   }
   try {
     return JSON.parse(q);
   } catch {
-    throw new ApiError(`Malformed JSON in q; send URL-encoded JSON such as {"name":"Karl"} or [{"name":"Karl"},{"$or.age.$gt":18}]`, 400);
+    throw apiError("query.malformedJson");
   }
 }
 
@@ -143,7 +144,7 @@ export function parseWhere(q: string | null, model: Model, limits: QueryLimits):
   if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
   if (walk.refused.length > 0) {
     const allowed = [...model.filterable!].join(", ");
-    throw new ApiError(`Filtering on ${[...new Set(walk.refused)].join(",")} is not allowed on ${model.name}; filterable fields: ${allowed}`, 400);
+    throw apiError("query.filterNotAllowed", { fields: [...new Set(walk.refused)].join(","), model: model.name, allowed });
   }
   return filter ?? {};
 }

@@ -1,5 +1,6 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import { limitExceeded } from "./limits.ts";
+import { msg, type Message } from "../i18n/message.ts";
 
 /** One name in a `with` expression, with the list inside its braces if it has any. */
 export interface WithItem {
@@ -23,8 +24,8 @@ class Cursor {
     while (this.peek() === " " || this.peek() === "\t") this.pos++;
   }
 
-  fail(problem: string): never {
-    throw new ApiError(`Malformed with at position ${this.pos}: ${problem}; write e.g. with=posts{title|comments{content}},user{name}`, 400);
+  fail(problem: Message): never {
+    throw apiError("query.withMalformed", { position: this.pos, problem });
   }
 }
 
@@ -33,7 +34,7 @@ function readName(cur: Cursor): string {
   while (cur.pos < cur.text.length && NAME_CHAR.test(cur.text[cur.pos])) cur.pos++;
   if (cur.pos === start) {
     const found = cur.peek();
-    cur.fail(found === undefined || SEPARATORS.has(found) || found === "}" ? "empty name" : `unexpected "${found}"`);
+    cur.fail(found === undefined || SEPARATORS.has(found) || found === "}" ? msg("with.emptyName") : msg("with.unexpected", { found }));
   }
   return cur.text.slice(start, cur.pos);
 }
@@ -45,11 +46,11 @@ function readItem(cur: Cursor, nesting: number): WithItem {
   // A brace can only follow a relation, so nesting deeper than the relation limit is
   // already a client error; checking here also bounds the recursion.
   if (nesting + 1 > cur.maxNesting) {
-    limitExceeded(`The relation depth of with (at ${name})`, cur.maxNesting);
+    limitExceeded(msg("limit.relationDepth", { path: name }), cur.maxNesting);
   }
   cur.pos++;
   const braces = readList(cur, nesting + 1);
-  if (braces.length === 0) cur.fail(`empty list in ${name}{}`);
+  if (braces.length === 0) cur.fail(msg("with.emptyList", { name }));
   cur.pos++; // the closing brace readList stopped at
   return { name, braces };
 }
@@ -57,11 +58,11 @@ function readItem(cur: Cursor, nesting: number): WithItem {
 function atListEnd(cur: Cursor, nesting: number): boolean {
   const c = cur.peek();
   if (c === undefined) {
-    if (nesting > 0) cur.fail("unbalanced braces, a } is missing");
+    if (nesting > 0) cur.fail(msg("with.missingBrace"));
     return true;
   }
   if (c === "}") {
-    if (nesting === 0) cur.fail("unbalanced braces, unexpected }");
+    if (nesting === 0) cur.fail(msg("with.extraBrace"));
     return true;
   }
   return false;
@@ -72,12 +73,12 @@ function readList(cur: Cursor, nesting: number): WithItem[] {
   for (;;) {
     cur.skipSpaces();
     // A separator just before the end is tolerated: Axe API's client sends `posts{title},`.
-    if (atListEnd(cur, nesting)) return items.length > 0 || cur.peek() === "}" ? items : cur.fail("empty name");
+    if (atListEnd(cur, nesting)) return items.length > 0 || cur.peek() === "}" ? items : cur.fail(msg("with.emptyName"));
     items.push(readItem(cur, nesting));
     cur.skipSpaces();
     if (atListEnd(cur, nesting)) return items;
     const c = cur.peek() as string;
-    if (!SEPARATORS.has(c)) cur.fail(`unexpected "${c}", expected , or |`);
+    if (!SEPARATORS.has(c)) cur.fail(msg("with.unexpectedSeparator", { found: c }));
     cur.pos++;
   }
 }

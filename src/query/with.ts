@@ -1,9 +1,10 @@
-import { ApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { Model, Relation } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { undefinedColumns } from "./columns.ts";
 import { type QueryLimits, limitExceeded } from "./limits.ts";
 import { type WithItem, parseWithSyntax } from "./with-syntax.ts";
+import { msg } from "../i18n/message.ts";
 
 /** One relation to load: which relation, its model, the fields asked for, and its children. */
 export interface WithNode {
@@ -31,9 +32,9 @@ function relatedModel(owner: Model, relation: Relation, registry: ModelRegistry)
 
 function resolveRelation(owner: Model, item: WithItem, path: string, depth: number, ctx: Resolve): WithNode {
   const relation = owner.relations.get(item.name);
-  if (!relation) throw new ApiError(`Undefined relation: ${path}`, 400);
-  if (depth > ctx.limits.maxRelationDepth) limitExceeded(`The relation depth of with (at ${path})`, ctx.limits.maxRelationDepth);
-  if (++ctx.nodes > ctx.limits.maxRelations) limitExceeded("The number of relations in with", ctx.limits.maxRelations);
+  if (!relation) throw apiError("query.undefinedRelation", { path });
+  if (depth > ctx.limits.maxRelationDepth) limitExceeded(msg("limit.relationDepth", { path }), ctx.limits.maxRelationDepth);
+  if (++ctx.nodes > ctx.limits.maxRelations) limitExceeded(msg("limit.relations"), ctx.limits.maxRelations);
   const model = relatedModel(owner, relation, ctx.registry);
   const { fields, children } = resolveBraces(model, item.braces ?? [], path, depth, ctx);
   return { relation, model, fields, children };
@@ -45,7 +46,7 @@ function resolveBraces(model: Model, items: readonly WithItem[], path: string, d
   const relations: WithItem[] = [];
   for (const item of items) {
     if (model.relations.has(item.name)) relations.push(item);
-    else if (item.braces !== null) throw new ApiError(`Undefined relation: ${path}.${item.name}`, 400);
+    else if (item.braces !== null) throw apiError("query.undefinedRelation", { path: `${path}.${item.name}` });
     else if (model.visibleSet.has(item.name)) fields.add(item.name);
     else ctx.unknown.push(item.name);
   }
@@ -56,7 +57,7 @@ function resolveBraces(model: Model, items: readonly WithItem[], path: string, d
 function resolveLevel(owner: Model, items: readonly WithItem[], prefix: string, depth: number, ctx: Resolve): WithNode[] {
   const seen = new Set<string>();
   return items.map((item) => {
-    if (seen.has(item.name)) throw new ApiError(`Relation "${prefix}${item.name}" appears twice in with`, 400);
+    if (seen.has(item.name)) throw apiError("query.relationTwice", { name: `${prefix}${item.name}` });
     seen.add(item.name);
     return resolveRelation(owner, item, `${prefix}${item.name}`, depth, ctx);
   });

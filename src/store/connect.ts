@@ -34,7 +34,9 @@ function databaseName(uri: string, explicit: string | undefined): string | undef
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const engine = options.uri ? null : await startEmbeddedEngine({ dataDir: options.dataDir });
   const uri = options.uri ?? engine!.uri;
-  const client = new MongoClient(uri, options.clientOptions);
+  // The engine closes connections idle for 10 minutes; the pool lets them go after one, so it
+  // never picks a connection the engine is closing.
+  const client = new MongoClient(uri, engine ? { maxIdleTimeMS: 60_000, ...options.clientOptions } : options.clientOptions);
   try {
     await client.connect();
   } catch (error) {

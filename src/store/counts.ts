@@ -1,7 +1,22 @@
 import { EJSON } from "bson";
 import type { Collection, Document } from "mongodb";
-import type { CountStrategy, Model } from "../model/define.ts";
-import type { CountMethod } from "../query/page.ts";
+
+/** How a list's total is counted (`count=`): see the README's "Count strategies". */
+export type CountStrategy = "exact" | "estimated" | "none";
+
+/** Every {@link CountStrategy}, in the order messages list them. */
+export const COUNT_STRATEGIES: readonly CountStrategy[] = ["exact", "estimated", "none"];
+
+/** What produced a total: a strategy, or "capped" when a count stopped at its cap. */
+export type CountMethod = CountStrategy | "capped";
+
+/** A model's bounds on counting (the model's `countLimit` and `maxExactCount`). */
+export interface CountBounds {
+  /** Where `estimated` stops counting a filtered list. */
+  readonly countLimit: number;
+  /** Where exact counts stop, or null for never. */
+  readonly maxExactCount: number | null;
+}
 
 /** A list's total and how it was produced (`total` is null with `none`). */
 export interface CountResult {
@@ -28,7 +43,7 @@ export class RecordCounter {
 
   constructor(
     private readonly collection: Collection<Document>,
-    private readonly model: Model,
+    private readonly bounds: CountBounds,
     private readonly changeCount?: () => number,
   ) {}
 
@@ -40,7 +55,7 @@ export class RecordCounter {
     if (strategy === "none") return { total: null, method: "none" };
     const empty = Object.keys(filter).length === 0;
     if (strategy === "estimated" && empty) return { total: await this.collection.estimatedDocumentCount(), method: "estimated" };
-    const cap = strategy === "estimated" ? this.model.countLimit : this.model.maxExactCount;
+    const cap = strategy === "estimated" ? this.bounds.countLimit : this.bounds.maxExactCount;
     if (cap === null) return { total: await this.countReused(filter, undefined), method: "exact" };
     // One more than the cap tells "exactly cap" from "more than cap".
     const counted = await this.countReused(filter, cap + 1);

@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { duplicateKeyField } from "../errors.ts";
 
 /** Collection holding one sequence per model collection. */
 export const COUNTERS = "_counters";
@@ -21,7 +22,7 @@ export async function nextId(db: Db, collection: string): Promise<number> {
     return (await counters.findOneAndUpdate({ _id: collection }, update, options))!.seq;
   } catch (error) {
     // Two first-ever upserts can race on a real MongoDB; the loser retries as a plain update.
-    if ((error as { code?: number }).code !== 11000) throw error;
+    if (duplicateKeyField(error) === null) throw error;
     return (await counters.findOneAndUpdate({ _id: collection }, update, options))!.seq;
   }
 }

@@ -1,6 +1,5 @@
 import type { Collection, Db, Document, Sort } from "mongodb";
-import type { Model } from "../model/define.ts";
-import { RecordCounter } from "./counts.ts";
+import { RecordCounter, type CountBounds } from "./counts.ts";
 import { nextId } from "./ids.ts";
 
 /** One page of a list query, already planned. */
@@ -23,11 +22,22 @@ export class RecordStore {
   readonly collection: Collection<StoredDocument>;
   /** The list's totals, by count strategy, kept until the collection is next written. */
   readonly counter: RecordCounter;
+  /** Where record timestamps come from. */
+  readonly clock: () => Date;
 
-  /** `changeCount`: the embedded engine's write counter of this model's collection, if any (counts are then reused). */
-  constructor(private readonly db: Db, readonly model: Model, changeCount?: () => number) {
-    this.collection = db.collection<StoredDocument>(model.collection);
-    this.counter = new RecordCounter(this.collection as unknown as Collection<Document>, model, changeCount);
+  /**
+   * `clock` stamps created_at, updated_at and deleted_at (tests inject one to order writes
+   * without waiting); `changeCount`, the embedded engine's write counter of this collection,
+   * lets counts be reused until the collection is next written.
+   */
+  constructor(
+    private readonly db: Db,
+    collectionName: string,
+    options: { bounds: CountBounds; clock?: () => Date; changeCount?: () => number },
+  ) {
+    this.collection = db.collection<StoredDocument>(collectionName);
+    this.clock = options.clock ?? (() => new Date());
+    this.counter = new RecordCounter(this.collection as unknown as Collection<Document>, options.bounds, options.changeCount);
   }
 
   /** The documents of one page, in one batch. */
@@ -49,8 +59,8 @@ export class RecordStore {
 
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
   async insert(data: Document): Promise<StoredDocument> {
-    const now = new Date();
-    const doc: StoredDocument = { _id: await nextId(this.db, this.model.collection), ...data, created_at: now, updated_at: now, _rev: 1 };
+    const now = this.clock();
+    const doc: StoredDocument = { _id: await nextId(this.db, this.collection.collectionName), ...data, created_at: now, updated_at: now, _rev: 1 };
     await this.collection.insertOne(doc);
     return doc;
   }
@@ -61,7 +71,7 @@ export class RecordStore {
    */
   async update(guard: Document, set: Document, unset: readonly string[] = []): Promise<StoredDocument | null> {
     // _rev counts writes so If-Match can pin the exact version a client saw.
-    const update: Document = { $set: { ...set, updated_at: new Date() }, $inc: { _rev: 1 } };
+    const update: Document = { $set: { ...set, updated_at: this.clock() }, $inc: { _rev: 1 } };
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
     return (await this.collection.findOneAndUpdate(guard, update, { returnDocument: "after" })) as StoredDocument | null;
   }

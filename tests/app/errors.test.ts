@@ -102,7 +102,10 @@ describe("error handler", () => {
       models: [Boom],
       hooks: {
         Boom: {
-          onBeforeShow() {
+          onBeforeShow(ctx) {
+            // Switches NODE_ENV during the request, after the app and its handler were set up.
+            const env = ctx.request.headers.get("x-node-env");
+            if (env !== null) process.env.NODE_ENV = env;
             throw failure;
           },
           onBeforePaginate(ctx) {
@@ -147,11 +150,13 @@ describe("error handler", () => {
     }
   });
 
-  test("NODE_ENV is read at the moment of the error", async () => {
+  test("NODE_ENV is read at the moment of the error, not when the app or handler was set up", async () => {
     app.onError(defaultErrorHandler);
-    process.env.NODE_ENV = "production";
     process.env.NODE_ENV = "development";
-    await assert.rejects(call(app, "GET", "/api/v1/booms/1"), (error) => error === failure);
+    const res = await call(app, "GET", "/api/v1/booms/1", undefined, { "x-node-env": "production" });
+    assert.equal(res.status, 500);
+    process.env.NODE_ENV = "production";
+    await assert.rejects(call(app, "GET", "/api/v1/booms/1", undefined, { "x-node-env": "development" }), (error) => error === failure);
   });
 
   test("ApiError from a hook gives its status and message", async () => {
@@ -165,5 +170,43 @@ describe("error handler", () => {
 
   test("ApiError defaults to 400", () => {
     assert.equal(new ApiError("x").status, 400);
+  });
+
+  test("ApiError takes a cause, like Error, and never sends it", () => {
+    const cause = new Error("card declined by the bank");
+    assert.equal(new ApiError("Payment refused.", 402, { cause }).cause, cause);
+    const byOptions = new ApiError("Payment refused.", { status: 402, cause });
+    assert.deepEqual([byOptions.status, byOptions.cause], [402, cause]);
+    assert.equal("cause" in new ApiError("x"), false);
+  });
+});
+
+describe("errors speak the app's configured language", () => {
+  const Boom = defineModel({ name: "Boom", fields: { title: string() } });
+  let app: App;
+  const savedEnv = process.env.NODE_ENV;
+  before(async () => {
+    app = await createApp({ models: [Boom], language: "de", hooks: { Boom: { onBeforeShow() { throw new Error("boom"); } } } });
+    app.onError(defaultErrorHandler);
+  });
+  after(async () => {
+    if (savedEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = savedEnv;
+    await app.close();
+  });
+
+  test("404, 400, 405 and the default handler's 500 carry Content-Language: de", async () => {
+    process.env.NODE_ENV = "production";
+    const original = console.error;
+    console.error = () => {};
+    try {
+      for (const [method, path, status] of [["GET", "/nope", 404], ["GET", "/api/v1/booms?page=0", 400], ["PUT", "/api/v1/booms", 405], ["GET", "/api/v1/booms/1", 500]] as const) {
+        const res = await call(app, method, path);
+        assert.deepEqual([res.status, res.headers.get("content-language")], [status, "de"], `${method} ${path}`);
+        await res.arrayBuffer();
+      }
+    } finally {
+      console.error = original;
+    }
   });
 });

@@ -80,7 +80,7 @@ describe("hook contexts", () => {
   });
 
   test("unknown hook names and models are refused at start-up", async () => {
-    await assert.rejects(createApp({ models: [Note], hooks: { Note: { onBeforeSave() {} } as never } }), /unknown hook onBeforeSave/);
+    await assert.rejects(createApp({ models: [Note], hooks: { Note: { onBeforeSave() {} } as never } }), /Hooks of model Note: unknown key "onBeforeSave"; allowed keys: onBeforePaginate, /);
     await assert.rejects(createApp({ models: [Note], hooks: { Nope: {} } }), /unknown model Nope/);
   });
 });

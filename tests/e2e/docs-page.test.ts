@@ -29,7 +29,7 @@ if (skip) console.log(`skipped: the docs-page browser test (${skip})`);
 
 test("the docs page runs GET /api/v1/users from the browser and shows the 200 and the body", { skip }, async () => {
   const { chromium } = await import("playwright-core");
-  const { serveNode } = await import("../../src/http/node-adapter.ts");
+  const { serveNode } = await import("../../src/adapters/node/node-adapter.ts");
   const app = await exampleApp();
   const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
   // A fresh profile: Playwright takes the user-data-dir as this argument, not as a flag.

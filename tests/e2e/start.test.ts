@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { freePort, startServer, type ServerProcess } from "../helpers/process.ts";
+import { startServer, type ServerProcess } from "../helpers/process.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const runners: [string, string, string[]][] = [
@@ -12,13 +12,16 @@ const runners: [string, string, string[]][] = [
   ["deno task start", join(root, "node_modules/.bin/deno"), ["task", "start"]],
 ];
 
+// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 async function get(base: string, path: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const res = await request(base + path);
   return { status: res.statusCode, body: await res.body.json(), headers: res.headers };
 }
 
-async function start(command: string, args: string[], port: number, dataDir: string): Promise<ServerProcess> {
-  return await startServer(command, args, { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "" }, /Listening on/);
+/** Starts the server on a port the OS picks (PORT=0: no free-port race) and reads its URL from the log. */
+async function start(command: string, args: string[], dataDir: string): Promise<{ server: ServerProcess; base: string }> {
+  const server = await startServer(command, args, { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "" }, /Listening on http:\S+ /);
+  return { server, base: /Listening on (http:\S+) /.exec(server.output())![1] };
 }
 
 /** SIGTERM to the group; the server must log its graceful shutdown and the whole group must end. */
@@ -53,9 +56,7 @@ for (const [name, command, args] of runners) {
     test("serves the example models, shuts down on SIGTERM, and keeps its data", async () => {
       const dataDir = await mkdtemp(join(tmpdir(), "e2e-"));
       dirs.push(dataDir);
-      const port = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      let server = await start(command, args, port, dataDir);
+      let { server, base } = await start(command, args, dataDir);
       try {
         for (const path of ["/api/v1/users", "/api/v1/posts", "/api/v1/comments"]) {
           const res = await get(base, path);
@@ -77,7 +78,7 @@ for (const [name, command, args] of runners) {
       } finally {
         await stop(server);
       }
-      server = await start(command, args, port, dataDir);
+      ({ server, base } = await start(command, args, dataDir));
       try {
         const shown = await get(base, "/api/v1/users/1");
         assert.equal(shown.status, 200, "data survives a restart");

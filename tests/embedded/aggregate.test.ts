@@ -1,6 +1,6 @@
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Document } from "mongodb";
+import type { Document } from "mongodb";
 import { connectTarget, type Connected } from "./helpers.ts";
 
 /** aggregate runs its stages with mingo and returns a cursor. */

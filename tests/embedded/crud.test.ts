@@ -159,7 +159,7 @@ describe("embedded engine: projections", () => {
     await conn.close();
   });
 
-  const project = async (projection: Document): Promise<Document | null> =>
+  const project = (projection: Document): Promise<Document | null> =>
     conn.db.collection("p").findOne({ _id: 1 } as Document, { projection });
 
   test("inclusion keeps _id and the document's field order", async () => {

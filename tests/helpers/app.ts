@@ -1,10 +1,10 @@
-import User from "../../models/User.ts";
-import Post from "../../models/Post.ts";
-import Comment from "../../models/Comment.ts";
-import postHooks from "../../hooks/Post.ts";
+import { Comment, Post, postHooks, User } from "../fixtures/blog.ts";
 import { createApp, type App, type AppOptions } from "../../src/mod.ts";
 
-/** The example app (User, Post, Comment and the Post hooks) on a fresh in-memory engine, or on MONGODB_URI. */
+/**
+ * The fixture blog app (tests/fixtures/blog.ts: User, Post, Comment and the Post hooks, not the
+ * example app in models/) on a fresh in-memory engine, or on MONGODB_URI.
+ */
 export async function exampleApp(options: Partial<AppOptions> = {}): Promise<App> {
   return await createApp({
     models: [User, Post, Comment],
@@ -26,6 +26,7 @@ export async function call(app: App, method: string, path: string, body?: unknow
 }
 
 /** The parsed JSON body of a response, with its status. */
+// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 export async function jsonOf(response: Response): Promise<{ status: number; body: any }> {
   return { status: response.status, body: await response.json() };
 }

@@ -1,14 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-
-/** A port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A started server process and what it printed. */
 export interface ServerProcess {
@@ -35,14 +25,14 @@ export async function startServer(command: string, args: string[], env: Record<s
     signal: (name) => process.kill(-child.pid!, name),
     closed,
   };
-  const deadline = Date.now() + 120_000;
-  while (!ready.test(output)) {
-    if (child.exitCode !== null) throw new Error(`${command} ${args.join(" ")} exited early:\n${output}`);
-    if (Date.now() > deadline) {
-      server.signal("SIGKILL");
-      throw new Error(`${command} ${args.join(" ")} did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // Event-driven, no polling: ready once the output says so, failed if the process ends first.
+  await new Promise<void>((resolve, reject) => {
+    const check = (): void => {
+      if (ready.test(output)) resolve();
+    };
+    child.stdout!.on("data", check);
+    child.stderr!.on("data", check);
+    child.once("close", () => reject(new Error(`${command} ${args.join(" ")} exited before it was ready:\n${output}`)));
+  });
   return server;
 }

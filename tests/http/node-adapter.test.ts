@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { createResponse, directResponse } from "../../src/http/fast-response.ts";
 import { createServer } from "node:http";
-import { createNodeListener, serveNode, type FetchHandler, type NodeServer } from "../../src/http/node-adapter.ts";
+import { createNodeListener, serveNode, type FetchHandler, type NodeServer } from "../../src/adapters/node/node-adapter.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
@@ -464,9 +464,12 @@ describe("serveNode", () => {
     const aborted = deferred<unknown>();
     const entered = deferred();
     app.use((request) => {
-      request.signal.addEventListener("abort", () => aborted.resolve(request.signal.reason));
       entered.resolve();
-      return new Promise<Response>(() => {});
+      // Settles only on the abort: the server's close() waits for handlers to settle.
+      return new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => {
+        aborted.resolve(request.signal.reason);
+        reject(request.signal.reason);
+      }));
     });
     const socket = connect(server.port, "127.0.0.1", () => socket.write("GET /hang HTTP/1.1\r\nHost: localhost\r\n\r\n"));
     await entered.promise;

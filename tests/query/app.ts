@@ -50,6 +50,7 @@ export async function queryApp(options: Partial<AppOptions> = {}): Promise<App> 
 }
 
 /** GET with query parameters encoded the way browsers and Axe's client encode them. */
+// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 export async function get(app: App, path: string, params: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
   const search = new URLSearchParams(params).toString();
   const response = await app.fetch(new Request(`http://localhost/api/v1/${path}${search ? `?${search}` : ""}`));

@@ -38,6 +38,7 @@ before(async () => {
 });
 after(() => app?.close());
 
+// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 async function commandsFor(path: string): Promise<{ body: any; commands: typeof sent }> {
   sent.length = 0;
   counts = 0;

@@ -6,7 +6,7 @@ import type { Model } from "../../src/model/define.ts";
 import { type ApiRecord, toRecord } from "../../src/model/serialize.ts";
 import type { QueryLimits } from "../../src/query/limits.ts";
 import { parseWith } from "../../src/query/with.ts";
-import { loadRelations } from "../../src/store/relations.ts";
+import { loadRelations } from "../../src/handlers/relations.ts";
 import { limits, registry, User, Post } from "./models.ts";
 
 let engine: EmbeddedEngine;

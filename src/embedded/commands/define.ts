@@ -1,6 +1,8 @@
 import type { Document } from "bson";
 import type { CollectionOptions } from "../changes.ts";
 import { CommandError } from "../errors.ts";
+import { parseCollation } from "../store/collation.ts";
+import type { Collection } from "../store/collection.ts";
 import { collectionName, namespace } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { parseValidation } from "./validation.ts";
@@ -17,16 +19,21 @@ function refuseUnsupported(body: Document, options: string[], what: string): voi
   if (unsupported) throw new CommandError("NotImplemented", `'${unsupported}' ${what} is not supported by the embedded engine`);
 }
 
-/** The options `create` asks for: a view (viewOn, pipeline) or a collection with validation. */
+/**
+ * The options `create` asks for: a default collation (of a collection or a view; a view does
+ * not inherit its source's), and a view (viewOn, pipeline) or a collection with validation.
+ */
 function createOptions(ctx: CommandContext, name: string): CollectionOptions {
   const { body } = ctx;
+  const collation = parseCollation(body.collation);
+  const base: CollectionOptions = collation ? { collation: collation.spec } : {};
   if (body.viewOn === undefined) {
     if (body.pipeline !== undefined) throw new CommandError("BadValue", "'pipeline' requires 'viewOn'");
-    return parseValidation(body, {});
+    return parseValidation(body, base);
   }
   const invalid = VALIDATION_FIELDS.find((f) => body[f] !== undefined);
   if (invalid) throw new CommandError("InvalidOptions", `'${invalid}' is not allowed on a view`);
-  return checkViewDefinition(ctx, name, body.viewOn, body.pipeline);
+  return { ...checkViewDefinition(ctx, name, body.viewOn, body.pipeline, collation), ...base };
 }
 
 async function create(ctx: CommandContext): Promise<Document> {
@@ -37,22 +44,26 @@ async function create(ctx: CommandContext): Promise<Document> {
   }
   const options = createOptions(ctx, name);
   const writes = startWrites(ctx);
-  const coll = writes.ensure(ctx.db, name);
-  if (Object.keys(options).length > 0) writes.setOptions(coll, options);
+  writes.ensure(ctx.db, name, Object.keys(options).length > 0 ? options : undefined);
   await commit(ctx, writes);
   return { ok: 1 };
 }
 
-/** The new options of a view: `viewOn` and `pipeline` are given together, as MongoDB requires. */
-function viewChange(ctx: CommandContext, name: string, current: CollectionOptions): CollectionOptions {
+/**
+ * The new options of a view: `viewOn` and `pipeline` are given together, as MongoDB requires.
+ * Its collation stays: collMod cannot change it.
+ */
+function viewChange(ctx: CommandContext, view: Collection): CollectionOptions {
   const { body } = ctx;
+  const current = view.options;
   const invalid = VALIDATION_FIELDS.find((f) => body[f] !== undefined);
   if (invalid) throw new CommandError("InvalidOptions", `'${invalid}' is not allowed on a view`);
   if (body.viewOn === undefined && body.pipeline === undefined) return current;
   if (body.viewOn === undefined || body.pipeline === undefined) {
     throw new CommandError("InvalidOptions", "must specify both 'viewOn' and 'pipeline' when modifying a view");
   }
-  return checkViewDefinition(ctx, name, body.viewOn, body.pipeline);
+  const keep: CollectionOptions = current.collation ? { collation: current.collation } : {};
+  return { ...checkViewDefinition(ctx, view.name, body.viewOn, body.pipeline, view.collation), ...keep };
 }
 
 /** collMod: changes a view's definition, or a collection's validator, validationLevel and validationAction. */
@@ -62,7 +73,7 @@ async function collMod(ctx: CommandContext): Promise<Document> {
   const coll = ctx.engine.catalog.get(ctx.db, name);
   if (!coll) throw new CommandError("NamespaceNotFound", `ns does not exist: ${namespace(ctx.db, name)}`);
   let options: CollectionOptions;
-  if (coll.options.viewOn !== undefined) options = viewChange(ctx, name, coll.options);
+  if (coll.options.viewOn !== undefined) options = viewChange(ctx, coll);
   else {
     if (ctx.body.viewOn !== undefined || ctx.body.pipeline !== undefined) {
       throw new CommandError("InvalidOptions", `${namespace(ctx.db, name)} is a collection, not a view: 'viewOn' and 'pipeline' do not apply`);

@@ -6,9 +6,11 @@ import { countStages, executionStats, findStages } from "../query/describe.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { planCount, planRead, type ReadSpec } from "../query/plan.ts";
 import { runPipeline } from "../query/pipeline.ts";
+import { countShape, leadingRead } from "../query/read-stages.ts";
 import type { ScanStats } from "../query/index-scan.ts";
-import { countShape, leadingRead, resolver } from "./aggregate.ts";
+import { resolver } from "./aggregate.ts";
 import { collectionName, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import { checkCommandFields } from "./fields.ts";
 import { checkHint } from "./hint.ts";
 import { outputStage } from "./output-stages.ts";
@@ -58,6 +60,7 @@ function explainFind(ctx: CommandContext, body: Document, run: boolean): Explain
     sort: optionalDocument(body, "sort"),
     skip: optionalCount(body, "skip") ?? 0,
     limit: Math.abs(optionalNumber(body, "limit") ?? 0),
+    collation: operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name)),
   };
   return explainRead(ctx, name, spec, run);
 }
@@ -74,7 +77,8 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
     return { stages: [{ $cursor: explained }, pipeline.at(-1)] };
   }
   const { spec, rest } = leadingRead(pipeline);
-  const explained = explainRead(ctx, name, spec, run, (it) => runPipeline(rest, it, resolver(ctx)));
+  const collation = operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name));
+  const explained = explainRead(ctx, name, { ...spec, collation }, run, (it) => runPipeline(rest, it, resolver(ctx), { collation }));
   return rest.length === 0 ? { ...explained } : { stages: [{ $cursor: explained }, ...rest] };
 }
 

@@ -8,6 +8,7 @@ import { applyUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts
 import { bindFilter, parseLet } from "../query/variables.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, optionalDocument } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { checkHint } from "./hint.ts";
 import { storeVersion } from "./updates.ts";
@@ -41,15 +42,16 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
   if (!remove && !update) throw new CommandError("FailedToParse", "Either an update or remove=true must be specified");
   const existing = ctx.engine.catalog.get(ctx.db, name);
   checkHint(existing, body.hint);
-  compileFilter(query);
-  const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1 }).next().value : undefined;
+  const collation = operationCollation(body.collation, existing);
+  compileFilter(query, collation);
+  const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1, collation }).next().value : undefined;
   if (remove) {
     if (!doc || !existing) return { value: null, lastErrorObject: { n: 0 } };
     writes.delete(existing, doc._id);
     return { value: doc, lastErrorObject: { n: 1 } };
   }
   const arrayFilters = Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined;
-  const options = { filter: query, arrayFilters, variables };
+  const options = { filter: query, arrayFilters, collation, variables };
   const returnNew = body.new === true;
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   const bypass = bypassValidation(body);

@@ -2,13 +2,14 @@ import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
+import { parseCollation, sameCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 
-function parseSpec(raw: unknown): IndexSpec {
+function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   if (!isPlainObject(raw) || !isPlainObject(raw.key) || Object.keys(raw.key).length === 0) {
     throw new CommandError("FailedToParse", "each index needs a non-empty 'key' document");
   }
@@ -19,11 +20,14 @@ function parseSpec(raw: unknown): IndexSpec {
     key[field] = n;
   }
   const name = typeof raw.name === "string" ? raw.name : Object.entries(key).map(([f, d]) => `${f}_${d}`).join("_");
-  return raw.unique === true ? { name, key, unique: true } : { name, key };
+  // An index without a collation takes the collection's default, as in MongoDB.
+  const collation = raw.collation !== undefined ? parseCollation(raw.collation) : coll?.collation;
+  const spec: IndexSpec = raw.unique === true ? { name, key, unique: true } : { name, key };
+  return collation ? { ...spec, collation: collation.spec } : spec;
 }
 
 function sameKey(a: IndexSpec, b: IndexSpec): boolean {
-  return keyOf(a.key) === keyOf(b.key);
+  return keyOf(a.key) === keyOf(b.key) && sameCollation(parseCollation(a.collation), parseCollation(b.collation));
 }
 
 /** True when an identical index exists; throws when a conflicting one does (as MongoDB). */
@@ -43,7 +47,8 @@ function alreadyExists(coll: Collection, spec: IndexSpec): boolean {
 async function createIndexes(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "createIndexes");
   if (!Array.isArray(ctx.body.indexes)) throw new CommandError("TypeMismatch", "'indexes' must be an array");
-  const specs = ctx.body.indexes.map(parseSpec);
+  const existing = ctx.engine.catalog.get(ctx.db, name);
+  const specs = ctx.body.indexes.map((raw: unknown) => parseSpec(raw, existing));
   const writes = startWrites(ctx);
   const createdCollectionAutomatically = !ctx.engine.catalog.get(ctx.db, name);
   const coll = writes.ensure(ctx.db, name);

@@ -1,10 +1,14 @@
 import { ObjectId, type Document } from "bson";
-import { Aggregator, ProcessingMode } from "mingo";
+import { ProcessingMode } from "mingo";
+import { Aggregator } from "mingo/aggregator";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { collect, runRead } from "../query/plan.ts";
 import { applyUpdate } from "../query/update.ts";
+import { ENGINE_CONTEXT } from "../query/mingo.ts";
+import type { PipelineOptions } from "../query/pipeline.ts";
 import type { Variables } from "../query/variables.ts";
+import { parseCollation, sameCollation, type Collation } from "../store/collation.ts";
 import { Collection } from "../store/collection.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { commit, startWrites, type CommandContext } from "./context.ts";
@@ -105,16 +109,16 @@ function refuseNested(value: unknown, topLevel: boolean): void {
  * writes made before a failure stay. Both go through the engine's write path (storage checks,
  * unique indexes, journal).
  */
-export async function writeOutput(ctx: CommandContext, output: OutputStage, docs: Iterator<Document>, variables?: Variables): Promise<void> {
+export async function writeOutput(ctx: CommandContext, output: OutputStage, docs: Iterator<Document>, options: PipelineOptions): Promise<void> {
   refuseViewWrite(ctx, output.into);
   const results = collect(docs);
   if (output.kind === "$out") return await replaceContents(ctx, output.into, results);
-  return await merge(ctx, output, results, variables);
+  return await merge(ctx, output, results, options);
 }
 
 async function replaceContents(ctx: CommandContext, name: string, results: Document[]): Promise<void> {
   const existing = ctx.engine.catalog.get(ctx.db, name);
-  const staging = new Collection(ctx.db, name);
+  const staging = new Collection(ctx.db, name, existing?.options);
   for (const spec of existing?.indexes.values() ?? []) staging.addIndex(spec);
   const bypass = bypassValidation(ctx.body);
   const prepared = results.map((doc) => {
@@ -133,9 +137,10 @@ async function replaceContents(ctx: CommandContext, name: string, results: Docum
   await commit(ctx, writes);
 }
 
-async function merge(ctx: CommandContext, spec: MergeSpec & { kind: "$merge" }, results: Document[], variables?: Variables): Promise<void> {
+async function merge(ctx: CommandContext, spec: MergeSpec & { kind: "$merge" }, results: Document[], options: PipelineOptions): Promise<void> {
+  const { collation, variables } = options;
   const existing = ctx.engine.catalog.get(ctx.db, spec.into);
-  checkMergeKey(existing, spec.on);
+  checkMergeKey(existing, spec.on, collation);
   const writes = startWrites(ctx);
   const coll = writes.ensure(ctx.db, spec.into);
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
@@ -143,7 +148,7 @@ async function merge(ctx: CommandContext, spec: MergeSpec & { kind: "$merge" }, 
   try {
     for (const result of results) {
       const doc = spec.on.length === 1 && spec.on[0] === "_id" && result._id === undefined ? { _id: new ObjectId(), ...result } : result;
-      const match = collect(runRead(coll, { filter: mergeFilter(doc, spec.on), limit: 1 }))[0];
+      const match = collect(runRead(coll, { filter: mergeFilter(doc, spec.on), limit: 1, collation }))[0];
       if (!match) {
         if (spec.whenNotMatched === "fail") {
           throw new CommandError("Location13113", "$merge could not find a matching document in the target collection for at least one document in the source collection");
@@ -151,7 +156,7 @@ async function merge(ctx: CommandContext, spec: MergeSpec & { kind: "$merge" }, 
         if (spec.whenNotMatched === "insert") storeVersion(writes, coll, prepareInsert(doc), true, maxSize, bypass);
         continue;
       }
-      const next = mergedDocument(ctx, spec, match, doc, variables);
+      const next = mergedDocument(ctx, spec, match, doc, { collation, variables });
       if (next && keyOf(next) !== keyOf(match)) storeVersion(writes, coll, next, false, maxSize, bypass);
     }
   } finally {
@@ -160,10 +165,13 @@ async function merge(ctx: CommandContext, spec: MergeSpec & { kind: "$merge" }, 
 }
 
 /** `on` other than `_id` must be backed by a unique index on exactly those fields (MongoDB's code 51183). */
-function checkMergeKey(coll: Collection | undefined, on: string[]): void {
+function checkMergeKey(coll: Collection | undefined, on: string[], collation: Collation | undefined): void {
   if (on.length === 1 && on[0] === "_id") return;
   const wanted = [...on].sort().join(",");
-  const backed = coll?.allIndexes().some((spec) => spec.unique && Object.keys(spec.key).sort().join(",") === wanted);
+  // The index must also order strings as the aggregate compares them, else "unique" means something else.
+  const backed = coll?.allIndexes().some((spec) =>
+    spec.unique && Object.keys(spec.key).sort().join(",") === wanted && sameCollation(parseCollation(spec.collation), collation)
+  );
   if (!backed) throw new CommandError("Location51183", "Cannot find index to verify that join fields will be unique");
 }
 
@@ -180,13 +188,15 @@ function mergeFilter(doc: Document, on: string[]): Document {
 }
 
 /** The target document after a match, or undefined when it stays as it is. */
-function mergedDocument(ctx: CommandContext, spec: MergeSpec, target: Document, doc: Document, variables?: Variables): Document | undefined {
+function mergedDocument(ctx: CommandContext, spec: MergeSpec, target: Document, doc: Document, options: PipelineOptions): Document | undefined {
   const { whenMatched } = spec;
   if (whenMatched === "keepExisting") return undefined;
   if (whenMatched === "fail") {
     throw new CommandError("DuplicateKey", `$merge failed: a document of ${ctx.db}.${spec.into} matches on ${spec.on.join(", ")} and whenMatched is 'fail'`);
   }
-  if (Array.isArray(whenMatched)) return applyUpdate(target, whenMatched, { variables: pipelineVariables(spec.let, doc, variables) }).doc;
+  if (Array.isArray(whenMatched)) {
+    return applyUpdate(target, whenMatched, { collation: options.collation, variables: pipelineVariables(spec.let, doc, options.variables) }).doc;
+  }
   if (doc._id !== undefined && compareValues(doc._id, target._id) !== 0) {
     throw new CommandError("ImmutableField", "$merge failed to update the matching document, Performing an update on the path '_id' would modify the immutable field '_id'");
   }
@@ -198,6 +208,7 @@ function pipelineVariables(stageLet: Document | undefined, doc: Document, variab
   if (!stageLet) return { ...variables, new: doc };
   const [values] = new Aggregator([{ $replaceWith: stageLet }], {
     processingMode: ProcessingMode.CLONE_INPUT,
+    context: ENGINE_CONTEXT,
   }).run<Document>([doc]);
   return { ...variables, ...values };
 }

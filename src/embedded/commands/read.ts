@@ -7,6 +7,7 @@ import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { collectionName, cursorId, firstBatchSize, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
 import { resolver } from "./aggregate.ts";
+import { readCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
 import { findStages, readView, resolveView } from "./views.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
@@ -20,8 +21,9 @@ function find(ctx: CommandContext): Reply {
   const limit = Math.abs(rawLimit);
   const coll = ctx.engine.catalog.get(ctx.db, name);
   checkHint(coll, body.hint);
-  const spec = { filter, sort: optionalDocument(body, "sort"), skip: optionalCount(body, "skip") ?? 0, limit };
   const view = resolveView(ctx, name);
+  const collation = readCollation(body.collation, coll, view);
+  const spec = { filter, sort: optionalDocument(body, "sort"), skip: optionalCount(body, "skip") ?? 0, limit, collation };
   const source = view ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx)) : runRead(coll, spec);
   const project = compileProjection(optionalDocument(body, "projection"), filter);
   const batchSize = firstBatchSize(body);
@@ -57,8 +59,9 @@ function count(ctx: CommandContext): Document {
   const limit = Math.abs(optionalNumber(ctx.body, "limit") ?? 0);
   const query = optionalDocument(ctx.body, "query");
   const view = resolveView(ctx, name);
+  const collation = readCollation(ctx.body.collation, coll, view);
   if (view) return { n: collect(readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx))).length, ok: 1 };
-  return { n: countMatching(coll, query, skip, limit), ok: 1 };
+  return { n: countMatching(coll, query, skip, limit, collation), ok: 1 };
 }
 
 function distinct(ctx: CommandContext): Document {
@@ -67,15 +70,17 @@ function distinct(ctx: CommandContext): Document {
   if (typeof key !== "string") throw new CommandError("TypeMismatch", "'key' must be a string");
   const coll = ctx.engine.catalog.get(ctx.db, name);
   checkHint(coll, ctx.body.hint);
+  const view = resolveView(ctx, name);
+  const collation = readCollation(ctx.body.collation, coll, view);
   if (!coll) return { values: [], ok: 1 };
   const filter = optionalDocument(ctx.body, "query");
-  const view = resolveView(ctx, name);
-  const docs = view ? { [Symbol.iterator]: () => readView(ctx, view, findStages(filter, undefined, 0, 0), resolver(ctx)) } : matching(coll, filter);
+  const docs = view ? { [Symbol.iterator]: () => readView(ctx, view, findStages(filter, undefined, 0, 0), resolver(ctx)) } : matching(coll, filter, collation);
   const seen = new Map<unknown, unknown>();
   for (const doc of docs) {
     for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
   }
-  return { values: [...seen.values()].sort(compareValues), ok: 1 };
+  const sorted = [...seen.values()].sort((a, b) => compareValues(a, b, collation?.compare));
+  return { values: collation ? sorted.filter((v, i) => i === 0 || compareValues(sorted[i - 1], v, collation.compare) !== 0) : sorted, ok: 1 };
 }
 
 /** Read commands: find and its cursor companions, count, distinct. */

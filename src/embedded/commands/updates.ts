@@ -12,6 +12,7 @@ import { checkHint } from "./hint.ts";
 import { checkStatementFields } from "./fields.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
+import { operationCollation } from "./collation.ts";
 import { checkStorable } from "./storable.ts";
 import { bypassValidation, checkValid } from "./validation.ts";
 import { prepareInsert, statementError, writeReply } from "./write.ts";
@@ -38,9 +39,10 @@ function parseStatement(s: Document, variables: Variables | undefined): { q: Doc
 
 /**
  * Stores a new version of a document (an update's post-image or an upsert's new document)
- * after checking that MongoDB would store it (size against `maxSize`, nesting, field names)
- * the collection's validator (unless `bypass`) and the unique indexes. Throws as a command error, leaving the stored version untouched;
- * callers turn it into a write error where MongoDB does.
+ * after checking that MongoDB would store it (size against `maxSize`, nesting, field names),
+ * the collection's validator (unless `bypass`) and the unique indexes. Throws as a command
+ * error, leaving the stored version untouched; callers turn it into a write error where
+ * MongoDB does.
  */
 export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, isInsert: boolean, maxSize: number, bypass: boolean): void {
   checkStorable(doc, "update", maxSize);
@@ -55,10 +57,11 @@ function runStatement(ctx: CommandContext, name: string, statement: Document, wr
   const { q, u, multi, upsert, arrayFilters } = parseStatement(statement, variables);
   const existing = ctx.engine.catalog.get(ctx.db, name);
   checkHint(existing, statement.hint);
-  const options = { filter: q, arrayFilters, variables };
+  const collation = operationCollation(statement.collation, existing);
+  const options = { filter: q, arrayFilters, collation, variables };
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   const bypass = bypassValidation(ctx.body);
-  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1 })) : (compileFilter(q), []);
+  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation })) : (compileFilter(q, collation), []);
   if (targets.length === 0) {
     if (!upsert) return { matched: 0, modified: 0 };
     const coll = writes.ensure(ctx.db, name);

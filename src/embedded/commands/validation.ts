@@ -4,6 +4,7 @@ import type { CollectionOptions } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { schemaRulesNotSatisfied } from "../query/json-schema.ts";
 import { mingoQuery } from "../query/mingo.ts";
+import type { Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import { valuesAt } from "../store/paths.ts";
 
@@ -51,25 +52,26 @@ export function parseValidation(body: Document, current: CollectionOptions): Col
  * collection's validator and the settings say to refuse it. `previous` is the stored version
  * an update replaces: with validationLevel "moderate", a document that was already invalid may
  * go on being updated. `bypass` is the command's bypassDocumentValidation. With
- * validationAction "warn" the write goes through (MongoDB only logs it).
+ * validationAction "warn" the write goes through (MongoDB only logs it). Strings compare under
+ * the collection's default collation, as in MongoDB.
  */
 export function checkValid(coll: Collection, doc: Document, previous: Document | undefined, bypass: boolean): void {
   const { validator, validationLevel = "strict", validationAction = "error" } = coll.options;
   if (!validator || bypass || validationLevel === "off" || validationAction === "warn") return;
-  const query = mingoQuery(validator);
+  const query = mingoQuery(validator, coll.collation);
   if (query.test(doc)) return;
   if (validationLevel === "moderate" && previous !== undefined && !query.test(previous)) return;
   throw new CommandError("DocumentValidationFailure", "Document failed validation", {
-    errInfo: { failingDocumentId: doc._id, details: explainFailure(validator, doc) },
+    errInfo: { failingDocumentId: doc._id, details: explainFailure(validator, doc, coll.collation) },
   });
 }
 
 /** `details` of errInfo: the clauses of the validator the document does not satisfy. */
-function explainFailure(validator: Document, doc: Document): Document {
+function explainFailure(validator: Document, doc: Document, collation: Collation | undefined): Document {
   const clauses = Object.entries(validator);
   const failing: Document[] = [];
   clauses.forEach(([field, condition], index) => {
-    if (!mingoQuery({ [field]: condition }).test(doc)) failing.push({ index, details: clauseDetails(field, condition, doc) });
+    if (!mingoQuery({ [field]: condition }, collation).test(doc)) failing.push({ index, details: clauseDetails(field, condition, doc) });
   });
   if (clauses.length === 1 && failing.length === 1) return failing[0].details;
   return { operatorName: "$and", clausesNotSatisfied: failing };

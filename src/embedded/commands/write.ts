@@ -3,10 +3,12 @@ import { CommandError, errorReply } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
 import { firstKey, isPlainObject, SERIALIZE, toNumber } from "../bson.ts";
+import type { Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import { collectionName, statements } from "./args.ts";
+import { operationCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
 import { checkStatementFields } from "./fields.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
@@ -107,7 +109,8 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
     try {
       const q = bindFilter(deletes[i].q, variables);
       checkHint(coll, deletes[i].hint);
-      n += coll ? deleteMatching(writes, coll, q, deletes[i]) : (compileFilter(q), 0);
+      const collation = operationCollation(deletes[i].collation, coll);
+      n += coll ? deleteMatching(writes, coll, q, collation, deletes[i]) : (compileFilter(q, collation), 0);
     } catch (error) {
       writeErrors.push(statementError(i, error));
       if (ordered) break;
@@ -117,10 +120,10 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   return writeReply({ n }, writeErrors);
 }
 
-function deleteMatching(writes: WriteSet, coll: Collection, filter: unknown, statement: Document): number {
+function deleteMatching(writes: WriteSet, coll: Collection, filter: unknown, collation: Collation | undefined, statement: Document): number {
   const limit = toNumber(statement.limit ?? 0);
   if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
-  const victims = collect(runRead(coll, { filter, limit }));
+  const victims = collect(runRead(coll, { filter, limit, collation }));
   for (const doc of victims) writes.delete(coll, doc._id);
   return victims.length;
 }

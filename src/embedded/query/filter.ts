@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { Collation } from "../store/collation.ts";
 import { mingoQuery } from "./mingo.ts";
 
 /** A compiled filter; `null` stands for "matches everything" so callers can skip testing. */
@@ -13,11 +14,11 @@ export function isEmptyFilter(filter: unknown): boolean {
   return true;
 }
 
-/** Compiles a MongoDB filter with mingo (which implements the query language). */
-export function compileFilter(filter: unknown): Predicate {
+/** Compiles a MongoDB filter with mingo (which implements the query language), under a collation. */
+export function compileFilter(filter: unknown, collation?: Collation): Predicate {
   if (isEmptyFilter(filter)) return null;
   if (!isPlainObject(filter)) throw new CommandError("TypeMismatch", "filter must be an object");
-  const query = mingoQuery(filter);
+  const query = mingoQuery(filter, collation);
   return (doc) => query.test(doc);
 }
 

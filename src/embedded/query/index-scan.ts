@@ -102,7 +102,7 @@ export function rangesAreExact(bounds: FieldBounds[]): boolean {
 function reseek(entries: SortedBlocks, key: unknown[], id: unknown, reverse: boolean): Position {
   const after = entries.seek((at, doc) => {
     for (let f = 0; f < key.length; f++) {
-      const c = compareValues(at(f), key[f]) * entries.dirs[f];
+      const c = entries.compareKey(at(f), key[f]) * entries.dirs[f];
       if (c !== 0) return c;
     }
     const c = compareValues(doc._id, id);

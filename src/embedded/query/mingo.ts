@@ -1,39 +1,81 @@
 import type { Document } from "bson";
-import { Query } from "mingo";
 import { Context, ProcessingMode } from "mingo/core";
+import { Lazy, type Iterator as LazyIterator } from "mingo/lazy";
+import * as accumulatorOperators from "mingo/operators/accumulator";
+import * as expressionOperators from "mingo/operators/expression";
+import * as pipelineOperators from "mingo/operators/pipeline";
+import * as projectionOperators from "mingo/operators/projection";
+import * as queryOperators from "mingo/operators/query";
+import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
-import type { Options, QueryOperator } from "mingo/types";
+import type { Options, PipelineOperator, QueryOperator } from "mingo/types";
+import type { Collation } from "../store/collation.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
+import { comparisonOperators } from "./operators.ts";
+import { sortDocuments } from "./sort.ts";
+
+/** The collation a mingo options object carries (set by {@link mingoOptions}). */
+export function collationOf(options: Options): Collation | undefined {
+  const collation = (options as { collation?: Partial<Collation> }).collation;
+  return typeof collation?.compare === "function" ? (collation as Collation) : undefined;
+}
+
+/** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
+const $sort = ((coll: LazyIterator, spec: Document, options: Options) =>
+  coll.transform((docs) => Lazy(sortDocuments(docs as Document[], spec, 0, 0, collationOf(options))))) as unknown as PipelineOperator;
+
+let captured: Partial<Options> | undefined;
+const $captureOptions = ((_selector: string, _value: unknown, options: Options) => {
+  captured = options;
+  return () => true;
+}) as unknown as QueryOperator;
+
+/**
+ * Every mingo operator, with the engine's comparison operators and `$sort` in place of mingo's
+ * (see operators.ts). Passed as the context of every query, pipeline and update.
+ */
+export const ENGINE_CONTEXT = Context.init({
+  accumulator: accumulatorOperators,
+  expression: expressionOperators,
+  pipeline: { ...pipelineOperators, $sort },
+  projection: projectionOperators,
+  query: { ...queryOperators, ...comparisonOperators, $captureOptions },
+  window: windowOperators,
+} as Parameters<typeof Context.init>[0]);
 
 /**
  * Reusable mingo options. mingo's `new Query(filter)` copies its whole operator registry on
  * every call (tens of microseconds: more than running the query on a small page). Handed the
  * options object mingo builds internally, a query reuses the registry instead. That object is
- * captured once, through a custom query operator (the public way to receive it); should a
- * future mingo not pass it, plain options are used and only speed is lost.
+ * captured once per mode and collation, through a custom query operator (the public way to
+ * receive it); should a future mingo not pass it, plain options are used and only speed is lost.
  */
-function captureOptions(processingMode: ProcessingMode): Partial<Options> {
-  let captured: Partial<Options> | undefined;
-  const $captureOptions = (_selector: string, _value: unknown, options: Options) => {
-    captured = options;
-    return () => true;
-  };
-  const context = Context.init({ query: { $captureOptions: $captureOptions as unknown as QueryOperator } });
-  new Query({ probe: { $captureOptions: 1 } } as Document, { processingMode, context, jsonSchemaValidator: jsonSchemaPredicate });
-  return captured ?? { processingMode, jsonSchemaValidator: jsonSchemaPredicate };
+function captureOptions(processingMode: ProcessingMode, collation: Collation | undefined): Partial<Options> {
+  captured = undefined;
+  const plain = { processingMode, context: ENGINE_CONTEXT, collation, jsonSchemaValidator: jsonSchemaPredicate } as Partial<Options>;
+  new BaseQuery({ probe: { $captureOptions: 1 } } as Document, plain);
+  return captured ?? plain;
 }
 
-/** Options for filters: documents are only read. */
-const FILTER_OPTIONS = captureOptions(ProcessingMode.CLONE_OFF);
-/** Options for projections: inputs are cloned first, since they are the stored documents. */
-const PROJECT_OPTIONS = captureOptions(ProcessingMode.CLONE_INPUT);
+const optionsCache = new Map<string, Partial<Options>>();
 
-/** Compiles a filter with the shared options. */
-export function mingoQuery(filter: Document): BaseQuery<Document> {
-  return new BaseQuery<Document>(filter, FILTER_OPTIONS);
+/** Options for mingo in a processing mode under a collation (none: binary string order). */
+export function mingoOptions(processingMode: ProcessingMode, collation?: Collation): Partial<Options> {
+  const key = `${processingMode}:${collation?.key ?? "simple"}`;
+  let options = optionsCache.get(key);
+  if (options === undefined) {
+    if (optionsCache.size > 100) optionsCache.clear();
+    optionsCache.set(key, (options = captureOptions(processingMode, collation)));
+  }
+  return options;
 }
 
-/** A query whose `find(docs, projection)` projects clones of `docs`. */
+/** Compiles a filter with the shared options; documents are only read. */
+export function mingoQuery(filter: Document, collation?: Collation): BaseQuery<Document> {
+  return new BaseQuery<Document>(filter, mingoOptions(ProcessingMode.CLONE_OFF, collation));
+}
+
+/** A query whose `find(docs, projection)` projects clones of `docs` (the stored documents). */
 export function projectingQuery(condition: Document): BaseQuery<Document> {
-  return new BaseQuery<Document>(condition, PROJECT_OPTIONS);
+  return new BaseQuery<Document>(condition, mingoOptions(ProcessingMode.CLONE_INPUT));
 }

@@ -1,8 +1,13 @@
 import type { Document } from "bson";
-import { Aggregator, ProcessingMode } from "mingo";
+import { ProcessingMode } from "mingo";
+import { Aggregator } from "mingo/aggregator";
+import type { Options } from "mingo/types";
 import { cloneDeep } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { Collation } from "../store/collation.ts";
+import { jsonSchemaPredicate } from "./json-schema.ts";
+import { ENGINE_CONTEXT } from "./mingo.ts";
 import type { Variables } from "./variables.ts";
 
 /** Stages that never write into the documents they receive, so stored ones can be passed in. */
@@ -36,11 +41,21 @@ function clones(source: Iterator<Document>): Iterator<Document> {
   } };
 }
 
-function runSegment(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, variables?: Variables): Iterator<Document> {
+/** How a pipeline runs: the collation its strings compare under and the command's `let` variables. */
+export interface PipelineOptions {
+  collation?: Collation;
+  variables?: Variables;
+}
+
+function runSegment(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, options: PipelineOptions): Iterator<Document> {
+  // Stored documents are shared, not copied: clone on the way in only if a stage writes.
+  const mode = stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF;
   const aggregator = new Aggregator(stages, {
-    variables,
-    // Stored documents are shared, not copied: clone on the way in only if a stage writes.
-    processingMode: stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF,
+    processingMode: mode,
+    context: ENGINE_CONTEXT,
+    collation: options.collation as unknown as Options["collation"],
+    variables: options.variables,
+    jsonSchemaValidator: jsonSchemaPredicate,
     collectionResolver: (name: string) => resolve(name) as Document[],
   });
   return aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>;
@@ -50,16 +65,17 @@ function runSegment(stages: Document[], input: Iterator<Document>, resolve: Coll
  * Runs aggregation stages with mingo over a lazy input, never writing into stored documents
  * and never copying a collection: inputs are cloned only for stages that write into them, and
  * documents joined from another collection (by reference) are cloned after the join only when
- * a later stage writes. `variables` are the command's `let` variables (`$$name` in every stage).
+ * a later stage writes. `$match` and `$sort` compare strings under the options' collation;
+ * `$$name` reads the command's `let` variables in every stage.
  */
-export function runPipeline(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, variables?: Variables): Iterator<Document> {
+export function runPipeline(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, options: PipelineOptions = {}): Iterator<Document> {
   let output = input;
   let start = 0;
   while (start < stages.length) {
     let end = start;
     while (end < stages.length && !JOINS.has(stageName(stages[end]))) end++;
     end = Math.min(end + 1, stages.length);
-    output = runSegment(stages.slice(start, end), output, resolve, variables);
+    output = runSegment(stages.slice(start, end), output, resolve, options);
     if (end < stages.length && stages.slice(end).some(mutates)) output = clones(output);
     start = end;
   }

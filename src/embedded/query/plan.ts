@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import type { Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import { compareValues } from "../store/values.ts";
 import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
@@ -14,6 +15,8 @@ export interface ReadSpec {
   sort?: unknown;
   skip?: number;
   limit?: number;
+  /** How strings compare in the filter and the sort (none: binary). */
+  collation?: Collation;
 }
 
 /**
@@ -69,8 +72,8 @@ function idDocs(coll: Collection, values: readonly unknown[]): Document[] {
  * into `stats`. `skip` is how many leading matches to pass over without fetching them, which
  * only an exact, ordered plan can do; the caller skips the rest.
  */
-function source(coll: Collection, plan: Plan, filter: unknown, stats: ScanStats, skip: number): { docs: Iterable<Document>; skipped: number } {
-  const predicate = plan.exact ? null : compileFilter(filter);
+function source(coll: Collection, plan: Plan, filter: unknown, stats: ScanStats, skip: number, collation?: Collation): { docs: Iterable<Document>; skipped: number } {
+  const predicate = plan.exact ? null : compileFilter(filter, collation);
   switch (plan.kind) {
     case "collscan": {
       const fast = predicate === null && plan.ordered ? skip : 0;
@@ -103,13 +106,13 @@ export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedR
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
-  const plan = choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity);
+  const plan = choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity, spec.collation);
   if (plan.ordered) {
-    const { docs, skipped } = source(coll, plan, spec.filter, stats, skip);
+    const { docs, skipped } = source(coll, plan, spec.filter, stats, skip, spec.collation);
     return { plan, keys, stats, docs: window(docs[Symbol.iterator](), skip - skipped, limit) };
   }
-  const { docs } = source(coll, plan, spec.filter, stats, 0);
-  const sorted = sortDocuments(sortedCount(docs), Object.fromEntries(keys), skip, limit);
+  const { docs } = source(coll, plan, spec.filter, stats, 0, spec.collation);
+  const sorted = sortDocuments(sortedCount(docs), Object.fromEntries(keys), skip, limit, spec.collation);
   return { plan, keys, stats, docs: sorted[Symbol.iterator]() };
 }
 
@@ -119,9 +122,9 @@ export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<
 }
 
 /** The documents matching a filter, in no particular order. */
-export function matching(coll: Collection, filter: unknown): Iterable<Document> {
-  const plan = choosePlan(coll, filter, []);
-  return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, 0).docs;
+export function matching(coll: Collection, filter: unknown, collation?: Collation): Iterable<Document> {
+  const plan = choosePlan(coll, filter, [], Infinity, collation);
+  return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, 0, collation).docs;
 }
 
 /** A finished count: the number, the plan that produced it and its work. */
@@ -136,20 +139,20 @@ export interface PlannedCount {
  * size; a filter an index decides alone from the index (by position, without reading entries,
  * when nothing but the scanned ranges restricts it), without fetching documents.
  */
-export function planCount(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0): PlannedCount {
+export function planCount(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0, collation?: Collation): PlannedCount {
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   let n = 0;
   let plan: Plan | undefined;
   if (coll && isEmptyFilter(filter)) n = coll.docs.size;
   else if (coll) {
-    plan = choosePlan(coll, filter, []);
+    plan = choosePlan(coll, filter, [], Infinity, collation);
     if (plan.kind === "ixscan" && plan.countable) {
       n = countInRanges(plan.scan.index.entries, plan.ranges);
       stats.keysExamined += n;
     } else if (plan.kind === "ixscan" && plan.exact) {
       for (const _ of scanIndex(plan.scan, plan.ranges, stats)) n++;
     } else {
-      for (const _ of source(coll, plan, filter, stats, 0).docs) n++;
+      for (const _ of source(coll, plan, filter, stats, 0, collation).docs) n++;
     }
   }
   n = Math.max(0, n - skip);
@@ -157,8 +160,8 @@ export function planCount(coll: Collection | undefined, filter: unknown, skip = 
 }
 
 /** Counts matches (see {@link planCount}). */
-export function countMatching(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0): number {
-  return planCount(coll, filter, skip, limit).n;
+export function countMatching(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0, collation?: Collation): number {
+  return planCount(coll, filter, skip, limit, collation).n;
 }
 
 /** Drains a read into an array (for writes, which must know their targets before changing them). */

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { sameCollation, type Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
 import { fieldBounds, isFull, isPoint, type FieldBounds } from "./bounds.ts";
@@ -130,17 +131,21 @@ function cost(plan: Plan, size: number, window: number, anyOrder: boolean): numb
  * count) for a page of `window` = skip + limit documents: by `_id`, by a secondary index
  * (equality, `$in`, ranges and prefix regexes on its leading fields, or its order for the
  * sort), or by scanning the collection, whichever is expected to read the fewest entries.
+ * Under a collation only indexes with the same one are used, and then only for their order:
+ * the bounds are computed in binary string order, and `_id` lookups hash strings exactly.
  */
-export function choosePlan(coll: Collection, filter: unknown, keys: SortKey[], window = Infinity): Plan {
+export function choosePlan(coll: Collection, filter: unknown, keys: SortKey[], window = Infinity, collation?: Collation): Plan {
   const terms = isPlainObject(filter) ? conjunction(filter) : { fields: [], others: isEmptyObject(filter) ? 0 : 1 };
   const natural = keys.length === 0 || (keys.length === 1 && keys[0][0] === "_id");
   const noFilter = terms.fields.length === 0 && terms.others === 0;
-  const id = idValues(terms);
+  const id = collation ? undefined : idValues(terms);
   if (id) return { kind: "id", values: id.values, exact: id.exact, ordered: id.values.length <= 1 };
   let best: Plan = { kind: "collscan", exact: noFilter, ordered: natural, reverse: natural && keys[0]?.[1] === -1 };
   let bestCost = cost(best, coll.docs.size, window, keys.length === 0);
+  const usable = collation ? { fields: [], others: terms.fields.length + terms.others } : terms;
   for (const index of coll.orderedIndexes()) {
-    const plan = indexPlan(index, terms, keys);
+    if (!sameCollation(index.collation, collation)) continue;
+    const plan = indexPlan(index, usable, keys);
     if (!plan) continue;
     const c = cost(plan, coll.docs.size, window, keys.length === 0);
     if (c < bestCost || (c === bestCost && plan.exact && !best.exact)) [best, bestCost] = [plan, c];

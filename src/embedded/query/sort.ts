@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { Collation, StringCompare } from "../store/collation.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues } from "../store/values.ts";
 
@@ -28,12 +29,12 @@ function direction(v: unknown): 1 | -1 {
 }
 
 /** The value a document sorts by on one field: arrays sort by their min (asc) or max (desc). */
-function sortValue(doc: Document, path: string, dir: 1 | -1): unknown {
+function sortValue(doc: Document, path: string, dir: 1 | -1, strings?: StringCompare): unknown {
   const values = valuesAt(doc, path);
   let best = values[0] ?? null;
   for (let i = 1; i < values.length; i++) {
     const v = values[i] ?? null;
-    if (compareValues(v, best) * dir < 0) best = v;
+    if (compareValues(v, best, strings) * dir < 0) best = v;
   }
   return best ?? null;
 }
@@ -59,11 +60,11 @@ export const sortStats = { compared: 0 };
  */
 const MAX_HEAP = 1000;
 
-function comparator(fields: string[], dirs: (1 | -1)[]): Compare {
+function comparator(fields: string[], dirs: (1 | -1)[], strings?: StringCompare): Compare {
   return (a, b) => {
     sortStats.compared++;
     for (let i = 0; i < fields.length; i++) {
-      const c = compareValues(a.keys[i], b.keys[i]);
+      const c = compareValues(a.keys[i], b.keys[i], strings);
       if (c !== 0) return c * dirs[i];
     }
     return a.seq - b.seq;
@@ -75,12 +76,14 @@ function comparator(fields: string[], dirs: (1 | -1)[]): Compare {
  * Sort keys are computed once per document. A window of at most {@link MAX_HEAP} is kept in a
  * max-heap, O(n log k) holding k documents; a deeper or unlimited one is sorted once,
  * O(n log n), and a skip past the last match returns at once without sorting anything.
+ * Strings compare under `collation` when one is given.
  */
-export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: number, limit: number): Document[] {
+export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: number, limit: number, collation?: Collation): Document[] {
   const fields = Object.keys(spec);
   const dirs = fields.map((f) => direction(spec[f]));
-  const cmp = comparator(fields, dirs);
-  const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i])), seq });
+  const strings = collation?.compare;
+  const cmp = comparator(fields, dirs, strings);
+  const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)), seq });
   const keep = limit === 0 ? Infinity : skip + limit;
   const items = keep > MAX_HEAP ? collectAll(docs, skip, keyed) : topK(docs, keep, keyed, cmp);
   if (skip >= items.length) return [];

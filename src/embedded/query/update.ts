@@ -1,11 +1,17 @@
 import { ObjectId, type Document } from "bson";
-import { Aggregator, ProcessingMode, update as mingoUpdate } from "mingo";
+import { ProcessingMode } from "mingo";
+import { Aggregator } from "mingo/aggregator";
+import type { Options } from "mingo/types";
+import { update as mingoUpdate } from "mingo/updater";
 import { cloneDeep } from "mingo/util";
 import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { Collation } from "../store/collation.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
+import { ENGINE_CONTEXT } from "./mingo.ts";
 import type { Variables } from "./variables.ts";
+import { settleWideNumbers } from "./wide-numbers.ts";
 
 /** An update as sent by the client: operators, a replacement document, or a pipeline. */
 export type UpdateSpec = Document | Document[];
@@ -14,6 +20,8 @@ export type UpdateSpec = Document | Document[];
 export interface UpdateOptions {
   filter?: unknown;
   arrayFilters?: Document[];
+  /** How strings compare in the filter, array filters and update pipelines (none: binary). */
+  collation?: Collation;
   /** The command's `let` variables, for pipeline updates. */
   variables?: Variables;
 }
@@ -44,14 +52,15 @@ function replace(doc: Document, replacement: Document): Document {
 }
 
 function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
-  const modifier: Document = { ...spec };
+  const modifier: Document = settleWideNumbers(doc, spec);
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
   const next = cloneDeep(doc) as Document;
   if (Object.keys(modifier).length > 0) {
     try {
-      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined);
+      const queryOptions = { context: ENGINE_CONTEXT, collation: options.collation as unknown as Options["collation"] };
+      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined, { queryOptions });
     } catch (error) {
       // mingo detects some _id changes itself; report them with MongoDB's code.
       if (error instanceof Error && error.message.includes("immutable field '_id'")) throw immutableId();
@@ -62,8 +71,10 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   return next;
 }
 
-function applyPipeline(doc: Document, pipeline: Document[], variables?: Variables): Document {
-  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT, variables }).run<Document>([doc]);
+function applyPipeline(doc: Document, pipeline: Document[], options: UpdateOptions): Document {
+  const { variables } = options;
+  const collation = options.collation as unknown as Options["collation"];
+  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT, context: ENGINE_CONTEXT, collation, variables }).run<Document>([doc]);
   const next = out[0];
   if (!next) throw new CommandError("BadValue", "update pipeline produced no document");
   if (doc._id === undefined) return next;
@@ -83,7 +94,7 @@ export function applyUpdate(
   inserting = false,
 ): { doc: Document; changed: boolean } {
   let next: Document;
-  if (Array.isArray(spec)) next = applyPipeline(doc, spec, options.variables);
+  if (Array.isArray(spec)) next = applyPipeline(doc, spec, options);
   else if (isOperatorUpdate(spec)) next = applyOperators(doc, spec, options, inserting);
   else next = replace(doc, spec);
   return { doc: next, changed: keyOf(next) !== keyOf(doc) };

@@ -1,7 +1,8 @@
 import type { Document } from "bson";
-import { Aggregator } from "mingo";
+import { Aggregator } from "mingo/aggregator";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { ENGINE_CONTEXT } from "./mingo.ts";
 
 /** The values of a command's `let` variables, evaluated once (MongoDB binds them as constants). */
 export type Variables = Readonly<Document>;
@@ -24,7 +25,7 @@ export function parseLet(body: Document): Variables | undefined {
     }
   }
   if (Object.keys(raw).length === 0) return {};
-  const [values] = new Aggregator([{ $replaceWith: raw }]).run<Document>([{}]);
+  const [values] = new Aggregator([{ $replaceWith: raw }], { context: ENGINE_CONTEXT }).run<Document>([{}]);
   return values ?? {};
 }
 

@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import type { StringCompare } from "./collation.ts";
 import { compareValues } from "./values.ts";
 
 /**
@@ -45,8 +46,17 @@ export class SortedBlocks {
   /** Bumped whenever entries move, so open scans find their place again. */
   #epoch = 0;
 
-  /** `dirs[f]` is 1 or -1: the order of key field f. */
-  constructor(readonly dirs: readonly (1 | -1)[]) {}
+  /**
+   * `dirs[f]` is 1 or -1: the order of key field f. `strings` is the index's collation order
+   * for strings (none: binary).
+   */
+  constructor(
+    readonly dirs: readonly (1 | -1)[],
+    readonly strings?: StringCompare,
+  ) {}
+
+  /** Compares two key values in this index's order (BSON order, strings under its collation). */
+  readonly compareKey = (a: unknown, b: unknown): number => compareValues(a, b, this.strings);
 
   /** Number of key fields per entry. */
   get width(): number {
@@ -68,7 +78,7 @@ export class SortedBlocks {
     const block = this.#blocks[pos.block];
     const base = pos.offset * this.width;
     for (let f = 0; f < this.width; f++) {
-      const c = compareValues(block.keys[base + f], key[f]);
+      const c = this.compareKey(block.keys[base + f], key[f]);
       if (c !== 0) return c * this.dirs[f];
     }
     return compareValues(block.docs[pos.offset]._id, id);
@@ -200,7 +210,7 @@ export class SortedBlocks {
     const order = Array.from(docs.keys());
     order.sort((a, b) => {
       for (let f = 0; f < w; f++) {
-        const c = compareValues(keys[a * w + f], keys[b * w + f]);
+        const c = this.compareKey(keys[a * w + f], keys[b * w + f]);
         if (c !== 0) return c * this.dirs[f];
       }
       return compareValues(docs[a]._id, docs[b]._id);
@@ -219,7 +229,7 @@ export class SortedBlocks {
   #exact(key: readonly unknown[], id: unknown): Probe {
     return (at, doc) => {
       for (let f = 0; f < this.width; f++) {
-        const c = compareValues(at(f), key[f]);
+        const c = this.compareKey(at(f), key[f]);
         if (c !== 0) return c * this.dirs[f];
       }
       return compareValues(doc._id, id);

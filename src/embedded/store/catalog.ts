@@ -1,4 +1,4 @@
-import type { Change } from "../changes.ts";
+import type { Change, CollectionOptions } from "../changes.ts";
 import { Collection } from "./collection.ts";
 
 /**
@@ -15,8 +15,8 @@ export class Catalog {
   }
 
   /** Creates an empty collection `db.name` (replacing any: callers check first). */
-  create(db: string, name: string): Collection {
-    const coll = new Collection(db, name);
+  create(db: string, name: string, options?: CollectionOptions): Collection {
+    const coll = new Collection(db, name, options);
     this.attach(db, name, coll);
     return coll;
   }
@@ -62,7 +62,7 @@ export class Catalog {
         this.get(change.db, change.coll)?.delete(change.id);
         return;
       case "createCollection":
-        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll);
+        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll, change.options);
         return;
       case "dropCollection":
         this.drop(change.db, change.coll);
@@ -97,8 +97,9 @@ export class Catalog {
   *dump(): Generator<Change> {
     for (const [db, colls] of [...this.#dbs]) {
       for (const [name, coll] of [...colls]) {
-        yield { op: "createCollection", db, coll: name };
-        if (Object.keys(coll.options).length > 0) yield { op: "setOptions", db, coll: name, options: coll.options };
+        // One change carries all the options (collation, view, validator): setOptions is for collMod.
+        const { options } = coll;
+        yield Object.keys(options).length ? { op: "createCollection", db, coll: name, options } : { op: "createCollection", db, coll: name };
         for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
         for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
       }

@@ -1,9 +1,10 @@
 import type { Document } from "bson";
 import type { CollectionOptions, IndexSpec } from "../changes.ts";
+import { parseCollation, type Collation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
 import type { DuplicateKey } from "./unique.ts";
-import { compareValues, keyOf } from "./values.ts";
+import { keyOf } from "./values.ts";
 
 /** The index every collection has. */
 export const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 } };
@@ -19,14 +20,34 @@ export class Collection {
   /** Secondary index specs by name (the `_id` index is implicit). */
   readonly indexes = new Map<string, IndexSpec>();
   readonly #ordered = new Map<string, OrderedIndex>();
-  /** A view's definition or a collection's validation settings (see CollectionOptions). */
-  options: CollectionOptions = {};
+  #options: CollectionOptions = {};
+  #collation: Collation | undefined;
 
-  /** Creates an empty collection `db.name`. */
+  /** Creates an empty collection `db.name` with its `create` options. */
   constructor(
     readonly db: string,
     readonly name: string,
-  ) {}
+    options: CollectionOptions = {},
+  ) {
+    this.options = options;
+  }
+
+  /** Its default collation, a view's definition, its validation settings (see CollectionOptions). */
+  get options(): CollectionOptions {
+    return this.#options;
+  }
+
+  /** Replaces the options (create, collMod, recovery, an undone collMod). */
+  set options(options: CollectionOptions) {
+    // Parsed once here, not per operation: every read and write of the collection needs it.
+    this.#collation = parseCollation(options.collation);
+    this.#options = options;
+  }
+
+  /** The default collation of its reads, writes and new indexes (none: binary order). */
+  get collation(): Collation | undefined {
+    return this.#collation;
+  }
 
   /** Every index spec including `_id_`, in creation order. */
   allIndexes(): IndexSpec[] {
@@ -106,7 +127,7 @@ function firstDuplicate(index: OrderedIndex): Document | undefined {
   for (let pos = entries.next(prev); entries.valid(pos); prev = pos, pos = entries.next(pos)) {
     if (keyOf(entries.docAt(pos)._id) === keyOf(entries.docAt(prev)._id)) continue;
     let same = true;
-    for (let f = 0; same && f < index.fields.length; f++) same = compareValues(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
+    for (let f = 0; same && f < index.fields.length; f++) same = entries.compareKey(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
     if (same) return entries.docAt(pos);
   }
   return undefined;

@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { SortedBlocks } from "./blocks.ts";
+import { parseCollation, type Collation } from "./collation.ts";
 import { valuesAt } from "./paths.ts";
 import { compareValues, keyOf, type ValueKey } from "./values.ts";
 
@@ -38,11 +39,14 @@ export class OrderedIndex {
   readonly entries: SortedBlocks;
   /** Some document produced an array on an indexed field: reads must dedupe and may not intersect bounds. */
   multikey = false;
+  /** The collation its entries are ordered by (none: binary order). */
+  readonly collation: Collation | undefined;
 
   /** An empty index for `spec`. */
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
-    this.entries = new SortedBlocks(this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1)));
+    this.collation = parseCollation(spec.collation);
+    this.entries = new SortedBlocks(this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1)), this.collation?.compare);
   }
 
   /** The key tuples a document produces. */
@@ -107,7 +111,7 @@ export class OrderedIndex {
     for (const key of this.keys(doc)) {
       let pos = entries.seek((at) => {
         for (let f = 0; f < key.length; f++) {
-          const c = compareValues(at(f), key[f]);
+          const c = entries.compareKey(at(f), key[f]);
           if (c !== 0) return c * entries.dirs[f];
         }
         return 0;
@@ -131,6 +135,6 @@ export class OrderedIndex {
 }
 
 function sameKey(entries: SortedBlocks, pos: { block: number; offset: number }, key: readonly unknown[]): boolean {
-  for (let f = 0; f < key.length; f++) if (compareValues(entries.keyAt(pos, f), key[f]) !== 0) return false;
+  for (let f = 0; f < key.length; f++) if (entries.compareKey(entries.keyAt(pos, f), key[f]) !== 0) return false;
   return true;
 }

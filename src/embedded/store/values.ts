@@ -1,5 +1,6 @@
-import type { Binary, Long, ObjectId, Timestamp } from "bson";
+import { Long as LongClass, type Binary, type Long, type ObjectId, type Timestamp } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
+import type { StringCompare } from "./collation.ts";
 
 /** Rank of each BSON type in MongoDB's cross-type comparison order (null and missing: 2). */
 export function typeRank(v: unknown): number {
@@ -52,12 +53,30 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
-function compareNumbers(a: unknown, b: unknown): number {
-  if (bsonTag(a) === "Long" && bsonTag(b) === "Long") return (a as Long).compare(b as Long);
-  return cmp(toNumber(a), toNumber(b));
+/** Two JS numbers in MongoDB's order, where NaN equals NaN and sorts below every number. */
+function compareDoubles(a: number, b: number): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a === b) return 0;
+  return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : -1) : 1;
 }
 
-function compareDocuments(a: Record<string, unknown>, b: Record<string, unknown>): number {
+/** A Long against a JS number, exactly when the number is an integer a Long can hold. */
+function compareLongToNumber(a: Long, b: number): number {
+  if (Number.isInteger(b) && Math.abs(b) < 2 ** 63) return a.compare(LongClass.fromNumber(b));
+  return compareDoubles(a.toNumber(), b);
+}
+
+function compareNumbers(a: unknown, b: unknown): number {
+  const ta = bsonTag(a);
+  const tb = bsonTag(b);
+  if (ta === "Long" && tb === "Long") return (a as Long).compare(b as Long);
+  if (ta === "Long" && typeof b === "number") return compareLongToNumber(a as Long, b);
+  if (tb === "Long" && typeof a === "number") return -compareLongToNumber(b as Long, a);
+  return compareDoubles(toNumber(a), toNumber(b));
+}
+
+function compareDocuments(a: Record<string, unknown>, b: Record<string, unknown>, strings?: StringCompare): number {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
@@ -65,30 +84,34 @@ function compareDocuments(a: Record<string, unknown>, b: Record<string, unknown>
     if (byType !== 0) return byType;
     const byName = cmp(ka[i], kb[i]);
     if (byName !== 0) return byName;
-    const byValue = compareValues(a[ka[i]], b[kb[i]]);
+    const byValue = compareValues(a[ka[i]], b[kb[i]], strings);
     if (byValue !== 0) return byValue;
   }
   return ka.length - kb.length;
 }
 
-function compareArrays(a: unknown[], b: unknown[]): number {
+function compareArrays(a: unknown[], b: unknown[], strings?: StringCompare): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const c = compareValues(a[i], b[i]);
+    const c = compareValues(a[i], b[i], strings);
     if (c !== 0) return c;
   }
   return a.length - b.length;
 }
 
-function compareSameRank(rank: number, a: unknown, b: unknown): number {
+function compareSameRank(rank: number, a: unknown, b: unknown, strings?: StringCompare): number {
   switch (rank) {
+    case 1:
+    case 2:
+    case 13:
+      return 0; // MinKey, null and missing, MaxKey: one value each
     case 3:
       return compareNumbers(a, b);
     case 4:
-      return cmp(String(a), String(b));
+      return strings ? strings(String(a), String(b)) : cmp(String(a), String(b));
     case 5:
-      return compareDocuments(a as Record<string, unknown>, b as Record<string, unknown>);
+      return compareDocuments(a as Record<string, unknown>, b as Record<string, unknown>, strings);
     case 6:
-      return compareArrays(a as unknown[], b as unknown[]);
+      return compareArrays(a as unknown[], b as unknown[], strings);
     case 7: {
       const [x, y] = [a as Binary, b as Binary];
       return x.length() - y.length() || x.sub_type - y.sub_type || compareBytes(x.buffer, y.buffer);
@@ -108,14 +131,15 @@ function compareSameRank(rank: number, a: unknown, b: unknown): number {
 /**
  * Compares two values in MongoDB's BSON order (numbers of any width compare by value, then
  * strings, documents, arrays, binaries, ObjectIds, booleans, dates...). Used for `_id` order,
- * sorting and index keys; mingo's own comparison orders Longs as strings, hence this one.
+ * sorting, index keys and filters; mingo's own comparison orders Longs as objects, hence this
+ * one. `strings`, a collation's order, replaces binary order for strings at any depth.
  */
-export function compareValues(a: unknown, b: unknown): number {
-  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+export function compareValues(a: unknown, b: unknown, strings?: StringCompare): number {
+  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : a === b ? 0 : compareDoubles(a, b);
+  if (typeof a === "string" && typeof b === "string") return strings ? strings(a, b) : a < b ? -1 : a > b ? 1 : 0;
   const ra = typeRank(a);
   const rb = typeRank(b);
-  return ra !== rb ? ra - rb : compareSameRank(ra, a, b);
+  return ra !== rb ? ra - rb : compareSameRank(ra, a, b, strings);
 }
 
 /** A Map key for a value: JS numbers (and int64/decimal equal to one) map to themselves. */

@@ -28,13 +28,13 @@ export class WriteSet {
     private readonly ledger: Ledger | undefined,
   ) {}
 
-  /** The collection `db.name`, created if missing. */
-  ensure(db: string, name: string): Collection {
+  /** The collection `db.name`, created if missing (with `options`: a default collation, a view, a validator). */
+  ensure(db: string, name: string, options?: CollectionOptions): Collection {
     const existing = this.catalog.get(db, name);
     if (existing) return existing;
     this.#collectionSlot(db, name, undefined);
-    this.changes.push({ op: "createCollection", db, coll: name });
-    const coll = this.catalog.create(db, name);
+    this.changes.push(options ? { op: "createCollection", db, coll: name, options } : { op: "createCollection", db, coll: name });
+    const coll = this.catalog.create(db, name, options);
     this.#held.add(coll);
     return coll;
   }

@@ -1,4 +1,5 @@
 import type { Buffer } from "node:buffer";
+import { clearTimeout, setTimeout } from "node:timers";
 import type { Socket } from "node:net";
 import type { Document } from "bson";
 import { readDocument } from "../bson.ts";
@@ -8,6 +9,7 @@ import { errorReply } from "../errors.ts";
 import { Batch } from "../cursors.ts";
 import { encodeBatch } from "./batch-reply.ts";
 import { FrameReader } from "./frames.ts";
+import type { ConnectionLimits } from "./limits.ts";
 import { encodeReply, OP_MSG, parseRequest, type Request } from "./messages.ts";
 
 /** A batch as an ordinary document, for the rare cursor reply sent over OP_QUERY. */
@@ -36,43 +38,139 @@ function encode(request: Request, reply: Reply): Uint8Array {
  * `track` receives each command's completion, so the engine can wait for writes in flight
  * before closing its store.
  */
-export function serveConnection(socket: Socket, id: number, engine: EngineState, track: (done: Promise<void>) => void): void {
-  const reader = new FrameReader(engine.limits.maxMessageSizeBytes);
-  socket.setNoDelay(true);
-  const fail = (): void => {
-    socket.destroy();
-  };
-  const send = (request: Request, reply: Reply): void => {
-    if (!request.moreToCome && !socket.destroyed) socket.write(encode(request, reply));
-  };
-  const handle = (frame: Buffer): void => {
+export function serveConnection(
+  socket: Socket,
+  id: number,
+  engine: EngineState,
+  limits: ConnectionLimits,
+  track: (done: Promise<void>) => void,
+): void {
+  new Connection(socket, id, engine, limits, track).start();
+}
+
+/**
+ * One client connection. Messages are answered one at a time, in order, as MongoDB does: a
+ * command still running holds the next one back. While more reply bytes wait unsent than
+ * the limit allows, or a message waits its turn, the socket is not read, so a client that
+ * does not read its replies cannot make the engine buffer without bound. A message must
+ * arrive whole within `frameTimeoutMS`, and a connection doing nothing for `idleTimeoutMS`
+ * is closed.
+ */
+class Connection {
+  readonly #socket: Socket;
+  readonly #id: number;
+  readonly #engine: EngineState;
+  readonly #limits: ConnectionLimits;
+  readonly #track: (done: Promise<void>) => void;
+  readonly #reader: FrameReader;
+  /** Whole messages received and not yet handled, oldest first. */
+  #queue: Buffer[] = [];
+  /** A command is running: nothing else is handled until it answers. */
+  #busy = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** What the armed timer waits for: a message to complete, or any activity. */
+  #timerKind: "frame" | "idle" | undefined;
+
+  constructor(socket: Socket, id: number, engine: EngineState, limits: ConnectionLimits, track: (done: Promise<void>) => void) {
+    this.#socket = socket;
+    this.#id = id;
+    this.#engine = engine;
+    this.#limits = limits;
+    this.#track = track;
+    this.#reader = new FrameReader(engine.limits.maxMessageSizeBytes);
+  }
+
+  start(): void {
+    const socket = this.#socket;
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Buffer) => this.#receive(chunk));
+    socket.on("drain", () => this.#pump());
+    socket.on("error", () => this.#fail());
+    socket.on("close", () => this.#setTimer(undefined));
+    this.#setTimer("idle");
+  }
+
+  #receive(chunk: Buffer): void {
+    if (this.#socket.destroyed) return;
+    let completed = 0;
+    try {
+      for (const frame of this.#reader.push(chunk)) completed = this.#queue.push(frame);
+    } catch {
+      return this.#fail();
+    }
+    // A message that begins in the chunk that ended the last one gets a deadline of its own.
+    if (completed > 0 && this.#timerKind === "frame") this.#setTimer(undefined);
+    this.#pump();
+  }
+
+  /** Handles queued messages while nothing holds them back, then decides whether to read on. */
+  #pump(): void {
+    const socket = this.#socket;
+    while (!this.#busy && this.#queue.length > 0 && !socket.destroyed && socket.writableLength <= this.#limits.maxUnsentReplyBytes) {
+      this.#handle(this.#queue.shift()!);
+    }
+    if (socket.destroyed) return;
+    const held = this.#busy || this.#queue.length > 0;
+    if (held) socket.pause();
+    else socket.resume();
+    this.#setTimer(this.#busy ? undefined : this.#reader.partial ? "frame" : "idle");
+  }
+
+  #handle(frame: Buffer): void {
     let request: Request;
     try {
-      request = parseRequest(frame, engine.limits);
+      request = parseRequest(frame, this.#engine.limits);
     } catch {
-      return fail();
+      return this.#fail();
     }
-    const reply = dispatch({ engine, request, db: request.db, body: request.body, connectionId: id });
+    const engine = this.#engine;
+    const reply = dispatch({ engine, request, db: request.db, body: request.body, connectionId: this.#id });
+    if (!(reply instanceof Promise)) return this.#send(request, reply);
     // Only commands still running need tracking (and a promise): reads answer at once.
-    if (reply instanceof Promise) {
-      track(reply.then((done) => send(request, done)).catch(fail));
+    this.#busy = true;
+    this.#track(
+      reply.then(
+        (done) => {
+          this.#busy = false;
+          this.#send(request, done);
+          this.#pump();
+        },
+        () => this.#fail(),
+      ),
+    );
+  }
+
+  #send(request: Request, reply: Reply): void {
+    const socket = this.#socket;
+    if (request.moreToCome || socket.destroyed) return;
+    try {
+      socket.write(encode(request, reply));
+    } catch {
+      this.#fail();
+    }
+  }
+
+  /** Arms the timer for `kind`; one already armed for the same kind starts over. */
+  #setTimer(kind: "frame" | "idle" | undefined): void {
+    if (kind !== undefined && kind === this.#timerKind) {
+      // A frame keeps the deadline of its first bytes; any activity restarts the idle clock.
+      if (kind === "idle") this.#timer!.refresh();
       return;
     }
-    try {
-      send(request, reply);
-    } catch {
-      fail();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerKind = kind;
+    if (kind === undefined || this.#socket.destroyed) {
+      this.#timer = undefined;
+      return;
     }
-  };
-  socket.on("data", (chunk: Buffer) => {
-    if (socket.destroyed) return;
-    let frames: Buffer[];
-    try {
-      frames = reader.push(chunk);
-    } catch {
-      return fail();
-    }
-    for (const frame of frames) handle(frame);
-  });
-  socket.on("error", fail);
+    const ms = kind === "frame" ? this.#limits.frameTimeoutMS : this.#limits.idleTimeoutMS;
+    this.#timer = setTimeout(() => this.#fail(), ms);
+    this.#timer.unref();
+  }
+
+  #fail(): void {
+    this.#setTimer(undefined);
+    this.#queue = [];
+    this.#socket.destroy();
+  }
 }

@@ -19,6 +19,11 @@ export class FrameReader {
   /** `maxMessageSize`: largest accepted frame, header included. */
   constructor(private readonly maxMessageSize: number) {}
 
+  /** True while part of a message has arrived and the rest has not. */
+  get partial(): boolean {
+    return this.#buffered > 0;
+  }
+
   /** Adds received bytes; returns the frames completed by them. Throws ProtocolError. */
   push(chunk: Buffer): Buffer[] {
     this.#chunks.push(chunk);

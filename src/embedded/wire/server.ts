@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { EngineState } from "../commands/context.ts";
 import { serveConnection } from "./connection.ts";
+import type { ConnectionLimits } from "./limits.ts";
 
 /** A listening wire-protocol server. */
 export interface WireServer {
@@ -12,8 +13,12 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
-/** Listens on `host:port` (port 0: a free one) and serves the engine's commands. */
-export function listen(engine: EngineState, host: string, port: number): Promise<WireServer> {
+/**
+ * Listens on `host:port` (port 0: a free one) and serves the engine's commands, within
+ * `limits`: a connection past `maxConnections` is closed as soon as it is accepted, so idle
+ * clients cannot fill the process's descriptor table.
+ */
+export function listen(engine: EngineState, host: string, port: number, limits: ConnectionLimits): Promise<WireServer> {
   const sockets = new Set<Socket>();
   const inflight = new Set<Promise<void>>();
   const track = (done: Promise<void>): void => {
@@ -22,9 +27,13 @@ export function listen(engine: EngineState, host: string, port: number): Promise
   };
   let nextId = 1;
   const server: Server = createServer((socket) => {
+    if (sockets.size >= limits.maxConnections) {
+      socket.destroy();
+      return;
+    }
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
-    serveConnection(socket, nextId++, engine, track);
+    serveConnection(socket, nextId++, engine, limits, track);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -1,6 +1,6 @@
 import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
-import { directResponse } from "./fast-response.ts";
-import { bodyTooLargeMessage, INTERNAL_ERROR_BODY } from "./messages.ts";
+import { directResponse } from "../../http/fast-response.ts";
+import { bodyTooLargeMessage, declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";
@@ -10,13 +10,18 @@ import { requestUrl } from "./node-url.ts";
 export interface ServerContext {
   fetch: FetchHandler;
   bodyLimit: number;
+  /** Content-Language of the errors the adapter answers itself. */
+  language: string;
   /** Origin for requests without a Host header. */
   origin: string;
-  /** Requests whose response is not done yet. */
-  inFlight: number;
+  /**
+   * Exchanges not finished yet: the handler is still running, or the response has not closed
+   * (sent, or its socket gone). Shutdown waits for this set to empty, or for its deadline.
+   */
+  inFlight: Set<Exchange>;
   /** Set once close() was called: responses from then on close their connection. */
   closing: Promise<void> | undefined;
-  /** Called whenever inFlight drops to zero. */
+  /** Called whenever inFlight becomes empty. */
   onIdle: (() => void) | undefined;
 }
 
@@ -35,6 +40,15 @@ export class Exchange implements BodySource {
   readonly #res: ServerResponse;
   #request: Request | undefined;
   #continued: boolean;
+  /** The handler has settled (or was never called): nothing of this exchange runs any more. */
+  #handlerDone = false;
+  /** The response closed, or its socket did: nothing more goes out. */
+  #wireDone = false;
+  /**
+   * On the response and on the socket: on Node 20, responses still queued behind a pipelined
+   * request never emit `close` once their socket is destroyed, but the socket always does.
+   */
+  readonly #onClose = (): void => this.#wireClosed();
 
   constructor(context: ServerContext, req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) {
     this.limit = context.bodyLimit;
@@ -48,17 +62,20 @@ export class Exchange implements BodySource {
   start(): void {
     const context = this.#context;
     const res = this.#res;
-    context.inFlight++;
-    res.on("close", () => this.#closed());
+    context.inFlight.add(this);
+    res.on("close", this.#onClose);
+    this.#req.socket.on("close", this.#onClose);
     if (context.closing) res.shouldKeepAlive = false;
-    if (declaredLength(this.#req) > this.limit) {
+    if ((declaredLength(contentLength(this.#req)) ?? 0) > this.limit) {
       // Refused before a byte of the body is read; the client may still be sending it.
-      writeJson(res, 413, limitPayload(this.limit), true);
+      this.#handlerDone = true;
+      writeJson(res, 413, limitPayload(this.limit), context.language, true);
       return;
     }
     const url = requestUrl(this.#req, context.origin);
     if (url === undefined) {
-      writeJson(res, 400, BAD_TARGET, true);
+      this.#handlerDone = true;
+      writeJson(res, 400, BAD_TARGET, context.language, true);
       return;
     }
     this.#request = createNodeRequest(this.#req, url, this);
@@ -68,7 +85,8 @@ export class Exchange implements BodySource {
   #call(request: Request): void {
     let result: Response | Promise<Response>;
     try {
-      result = this.#context.fetch(request);
+      const socket = this.#req.socket;
+      result = this.#context.fetch(request, { remoteAddr: { hostname: socket.remoteAddress ?? "", port: socket.remotePort } });
     } catch (error) {
       this.#fail(error);
       return;
@@ -78,6 +96,7 @@ export class Exchange implements BodySource {
   }
 
   #send(response: Response): void {
+    this.#handlerSettled();
     const res = this.#res;
     if (!(response instanceof Response)) {
       this.#fail(new TypeError("The fetch handler did not return a Response."));
@@ -96,12 +115,14 @@ export class Exchange implements BodySource {
 
   /** Logs a failure and answers 500, keeping the details (and stack) off the wire. */
   #fail(error: unknown): void {
-    // A handler failing on the body the adapter cut off has had its 413 already.
-    if (!(error instanceof BodyLimitError)) console.error(error);
+    this.#handlerSettled();
+    // A handler failing on the body the adapter cut off has had its 413 already; one failing
+    // because its connection dropped (client gone, or cut by a server timeout) is no fault.
+    if (!(error instanceof BodyLimitError) && !(this.#wireDone && isConnectionReset(error))) console.error(error);
     const res = this.#res;
     if (res.headersSent || res.destroyed) return;
     this.#settleContinue();
-    writeJson(res, 500, INTERNAL_ERROR_BODY);
+    writeJson(res, 500, INTERNAL_ERROR_BODY, this.#context.language);
   }
 
   /**
@@ -122,7 +143,7 @@ export class Exchange implements BodySource {
 
   /** The body outgrew the limit while the handler read it: answer 413 now, unless too late. */
   onOverflow(error: BodyLimitError): void {
-    if (!this.#res.headersSent) writeJson(this.#res, 413, limitPayload(error.limit), true);
+    if (!this.#res.headersSent) writeJson(this.#res, 413, limitPayload(error.limit), this.#context.language, true);
     else this.onAbandon();
   }
 
@@ -135,26 +156,60 @@ export class Exchange implements BodySource {
     else res.on("finish", () => socket.destroy());
   }
 
-  #closed(): void {
+  /** What a shutdown log names this exchange by: method and request target. */
+  describe(): string {
+    return `${this.#req.method} ${this.#req.url}`;
+  }
+
+  /** Shutdown's deadline passed: drop the connection, which aborts the request's signal. */
+  cut(): void {
+    this.#req.socket.destroy();
+    this.#res.destroy();
+  }
+
+  #handlerSettled(): void {
+    if (this.#handlerDone) return;
+    this.#handlerDone = true;
+    this.#finishIfDone();
+  }
+
+  #wireClosed(): void {
+    if (this.#wireDone) return;
+    this.#wireDone = true;
+    this.#req.socket.off("close", this.#onClose);
     // Closed before the response was done: the client went away.
     if (this.#request !== undefined && !this.#res.writableFinished) abortNodeRequest(this.#request);
+    this.#finishIfDone();
+  }
+
+  #finishIfDone(): void {
+    if (!this.#handlerDone || !this.#wireDone) return;
     const context = this.#context;
-    if (--context.inFlight === 0) context.onIdle?.();
+    if (context.inFlight.delete(this) && context.inFlight.size === 0) context.onIdle?.();
   }
 }
 
 function ignore(): void {}
 
+/**
+ * Node's error for a request body whose connection closed before it was complete, or the
+ * abort reason the adapter gives a request whose client went away.
+ */
+function isConnectionReset(error: unknown): boolean {
+  if (error instanceof DOMException && error.name === "AbortError") return true;
+  return (error as { code?: unknown } | null)?.code === "ECONNRESET";
+}
+
 function limitPayload(limit: number): { error: string } {
   return { error: bodyTooLargeMessage(limit) };
 }
 
-/** The Content-Length the client declared, read from raw headers without building them all. */
-function declaredLength(req: IncomingMessage): number {
+/** The raw Content-Length header, read from raw headers without building them all. */
+function contentLength(req: IncomingMessage): string | undefined {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
-    if (name.length === 14 && name.toLowerCase() === "content-length") return Number(raw[i + 1]);
+    if (name.length === 14 && name.toLowerCase() === "content-length") return raw[i + 1];
   }
-  return 0;
+  return undefined;
 }

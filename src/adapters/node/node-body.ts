@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "./node-adapter.ts";
-import { BodyLimitError } from "./messages.ts";
+import { BodyLimitError } from "../../http/messages.ts";
 
 export { BodyLimitError };
 

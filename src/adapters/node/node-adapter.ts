@@ -1,14 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_BODY_LIMIT } from "./messages.ts";
+import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
+import { cutMessage, withinDeadline, type ShutdownLog } from "../../http/shutdown.ts";
+import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 
 // The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the
 // one file of the project that names node:http.
 export type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 
-/** A fetch-style handler: the framework's `app.fetch`. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+/** A fetch-style handler: the framework's `app.fetch`. The second argument names the client's socket address, as Deno.serve's does. */
+export type FetchHandler = (request: Request, info?: { remoteAddr: { hostname: string; port?: number } }) => Response | Promise<Response>;
 
 /** Where to listen and how much request body to accept. */
 export interface ServeOptions {
@@ -18,6 +20,18 @@ export interface ServeOptions {
   host?: string;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /** How long close() waits for in-flight requests before cutting them, in ms. Default 10 s. */
+  shutdownTimeout?: number;
+  /** Time a client has to send a request's headers, in ms (0: none). Default 10 s. */
+  headersTimeout?: number;
+  /** Time a client has to send a whole request, body included, in ms (0: none). Default 30 s. */
+  requestTimeout?: number;
+  /** How long an idle keep-alive connection stays open, in ms. Default 5 s. */
+  keepAliveTimeout?: number;
+  /** Where close() reports what its deadline cut. Default `console.warn`. */
+  log?: ShutdownLog;
+  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  language?: string;
 }
 
 /** A running server. */
@@ -26,7 +40,11 @@ export interface NodeServer {
   port: number;
   /** Base URL to reach the server, e.g. "http://localhost:3000". */
   url: string;
-  /** stop accepting, finish in-flight requests, close idle keep-alive sockets, then resolve */
+  /**
+   * Stops accepting, lets in-flight requests finish, closes idle keep-alive sockets, then
+   * resolves. Once `shutdownTimeout` has passed it logs the requests still unfinished and
+   * destroys every connection left.
+   */
   close(): Promise<void>;
 }
 
@@ -40,12 +58,15 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    language: options.language ?? "en",
     origin: "",
-    inFlight: 0,
+    inFlight: new Set(),
     closing: undefined,
     onIdle: undefined,
   };
-  const server = createServer((req, res) => new Exchange(context, req, res, false).start());
+  const timeouts = resolveTimeouts(options);
+  const log = options.log ?? ((line: string) => console.warn(line));
+  const server = createTimedServer(timeouts, (req, res) => new Exchange(context, req, res, false).start());
   // With a listener here node leaves `Expect: 100-continue` to us: the exchange sends
   // 100 Continue only once the handler starts reading the body.
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => new Exchange(context, req, res, true).start());
@@ -55,7 +76,7 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(options.host)}:${port}`;
   context.origin = url;
-  return { port, url, close: () => (context.closing ??= shutDown(server, context)) };
+  return { port, url, close: () => (context.closing ??= shutDown(server, context, timeouts.shutdownTimeout, log)) };
 }
 
 /** Options for mounting the app inside a node:http server you create yourself. */
@@ -64,6 +85,8 @@ export interface ListenerOptions {
   bodyLimit?: number;
   /** Origin for requests without a Host header (HTTP/1.0). Default "http://localhost". */
   origin?: string;
+  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  language?: string;
 }
 
 /**
@@ -76,8 +99,9 @@ export function createNodeListener(fetch: FetchHandler, options: ListenerOptions
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    language: options.language ?? "en",
     origin: options.origin ?? "http://localhost",
-    inFlight: 0,
+    inFlight: new Set(),
     closing: undefined,
     onIdle: undefined,
   };
@@ -100,12 +124,34 @@ function urlHost(host: string | undefined): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-/** Stops accepting, lets in-flight requests finish, then closes every connection. */
-async function shutDown(server: Server, context: ServerContext): Promise<void> {
+/**
+ * A node:http server with the given (or default) timeouts. Node checks them every
+ * `connectionsCheckingInterval`, 30 s by default: a quarter of the shortest one keeps a cut
+ * close to its time.
+ */
+function createTimedServer(timeouts: ServerTimeouts, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const { headersTimeout, requestTimeout, keepAliveTimeout } = timeouts;
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((ms) => ms > 0), 4_000);
+  const connectionsCheckingInterval = Math.max(10, Math.floor(shortest / 4));
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, listener);
+  server.keepAliveTimeout = keepAliveTimeout;
+  return server;
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish, then closes every connection. Past the
+ * deadline, logs the requests still unfinished and destroys whatever connection is left.
+ */
+async function shutDown(server: Server, context: ServerContext, deadline: number, log: ShutdownLog): Promise<void> {
   const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   server.closeIdleConnections();
-  if (context.inFlight > 0) await new Promise<void>((resolve) => (context.onIdle = resolve));
-  // Connections that carried the last requests are idle now.
-  server.closeIdleConnections();
+  const drained = context.inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (context.onIdle = resolve));
+  // Connections that carried the last requests are idle once drained.
+  const finished = drained.then(() => server.closeIdleConnections()).then(() => closed);
+  if (await withinDeadline(finished, deadline)) return await finished;
+  const cut = [...context.inFlight];
+  log(cutMessage(deadline, cut.map((exchange) => exchange.describe())));
+  for (const exchange of cut) exchange.cut();
+  server.closeAllConnections();
   await closed;
 }

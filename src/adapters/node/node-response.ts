@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "./node-adapter.ts";
-import { directResponse, type DirectResponse, type FullBody, type HeaderRecord } from "./fast-response.ts";
+import { directResponse, type DirectResponse, type FullBody, type HeaderRecord } from "../../http/fast-response.ts";
+import { jsonHeaders } from "../../http/responses.ts";
 
 /** Statuses whose responses never carry a body, nor a Content-Length that would promise one. */
 function isBodiless(status: number): boolean {
@@ -105,18 +106,13 @@ function nodeHeaders(headers: Headers): OutgoingHttpHeaders {
   return out;
 }
 
-const JSON_HEADERS: HeaderRecord = {
-  "content-type": "application/json; charset=utf-8",
-  "content-language": "en",
-};
-
 /**
  * Answers with a small JSON document, for the errors the adapter itself raises. `close` asks
  * node to end the connection afterwards (when the request body was left unread).
  */
-export function writeJson(res: ServerResponse, status: number, payload: unknown, close = false): void {
+export function writeJson(res: ServerResponse, status: number, payload: unknown, language: string, close = false): void {
   const body = JSON.stringify(payload);
-  const headers: OutgoingHttpHeaders = { ...JSON_HEADERS, "content-length": Buffer.byteLength(body) };
+  const headers: OutgoingHttpHeaders = { ...jsonHeaders(language), "content-length": Buffer.byteLength(body) };
   if (close) headers.connection = "close";
   res.writeHead(status, headers).end(body);
 }

@@ -1,0 +1,85 @@
+// The framework's layers, enforced by `npx depcruise src` in scripts/test.sh (docs/architecture.md
+// explains them). Imports run one way, from the top of this list down, types included:
+//
+//   entry     src/mod.ts, src/cli.ts, src/bin.ts            the package's entry points
+//   adapters  src/adapters/                                  runtime adapters (node:http, Deno.serve)
+//   app       src/app.ts, src/loader.ts, src/app/, src/openapi/, src/docs-page/, src/service/
+//                                                            wiring, dispatch, app-wide services
+//   handlers  src/handlers/                                  route table, one handler per verb
+//   query     src/query/                                     parsing and planning the query language
+//   model     src/model/                                     definitions, validation, serialisation
+//   store     src/store/                                     the driver: records, ids, indexes, connection
+//   base      src/errors.ts, src/http/, src/i18n/            errors and web primitives, used by all
+//
+// The embedded engine (src/embedded/) is a subsystem of its own: it imports nothing outside
+// itself, and only store/connect.ts starts it (the package exports it as mongorest/embedded).
+
+const ENTRY = "^src/(mod|cli|bin)\\.ts$";
+const ADAPTERS = "^src/adapters/";
+const APP = "^src/(app\\.ts|loader\\.ts|app/|openapi/|docs-page/|service/)";
+const HANDLERS = "^src/handlers/";
+const QUERY = "^src/query/";
+const MODEL = "^src/model/";
+const STORE = "^src/store/";
+const BASE = "^src/(errors\\.ts|http/|i18n/)";
+
+/** A layer may import only the layers listed after it. */
+const LAYERS = [
+  ["entry", ENTRY],
+  ["adapters", ADAPTERS],
+  ["app", APP],
+  ["handlers", HANDLERS],
+  ["query", QUERY],
+  ["model", MODEL],
+  ["store", STORE],
+  ["base", BASE],
+];
+
+const upward = LAYERS.slice(1).map(([name, from], index) => ({
+  name: `layers-${name}-imports-no-upper-layer`,
+  comment: `${name} may import only the layers below it (${LAYERS.slice(index + 2).map(([n]) => n).join(", ") || "none"}), never ${LAYERS.slice(0, index + 1).map(([n]) => n).join(", ")}; see docs/architecture.md`,
+  severity: "error",
+  from: { path: from },
+  to: { path: LAYERS.slice(0, index + 1).map(([, path]) => `(${path})`).join("|") },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: "embedded-engine-is-self-contained",
+      comment: "src/embedded/ is a subsystem of its own: it imports nothing of the framework",
+      severity: "error",
+      from: { path: "^src/embedded/" },
+      to: { path: "^src/", pathNot: "^src/embedded/" },
+    },
+    {
+      name: "embedded-engine-started-by-store-connect-only",
+      comment: "only src/store/connect.ts starts the embedded engine (users reach it as mongorest/embedded)",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/(embedded/|store/connect\\.ts$)" },
+      to: { path: "^src/embedded/" },
+    },
+    {
+      name: "no-folder-cycles",
+      comment: "a cycle between modules: break it by moving the shared piece down a layer",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true, viaOnly: { pathNot: "^src/adapters/node/" } },
+    },
+    {
+      name: "src-imports-no-tests-or-example",
+      comment: "the framework never imports its tests, scripts or the example app (models/, hooks/, main.ts)",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(tests|scripts|models|hooks)/|^main\\.ts$" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|dist|data)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    moduleSystems: ["es6"],
+  },
+};

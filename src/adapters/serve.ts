@@ -1,0 +1,50 @@
+import { denoRuntime, serveDeno } from "./deno.ts";
+import type { ShutdownLog } from "../http/shutdown.ts";
+
+/** A listening server, whatever runtime runs it. */
+export interface RunningServer {
+  url: string;
+  /**
+   * Stops accepting, lets in-flight requests finish, then resolves; past `shutdownTimeout`
+   * it logs the requests still unfinished and cuts them.
+   */
+  close(): Promise<void>;
+}
+
+/** Where and how to listen. */
+export interface ListenOptions {
+  port: number;
+  host: string;
+  bodyLimit?: number;
+  /** Content-Language of the errors the adapter answers itself (default "en"). */
+  language?: string;
+  /** How long close() waits for in-flight requests, in ms. Default 10 s. */
+  shutdownTimeout?: number;
+  /** Node only (Deno.serve has no such settings): see the Node adapter's ServeOptions. */
+  headersTimeout?: number;
+  /** Node only: see the Node adapter's ServeOptions. */
+  requestTimeout?: number;
+  /** Node only: see the Node adapter's ServeOptions. */
+  keepAliveTimeout?: number;
+  /** Where close() reports what its deadline cut. Default `console.warn`. */
+  log?: ShutdownLog;
+}
+
+/** A fetch-style handler: the framework's `app.fetch`. Deno.serve and the Node adapter both pass the client's address as the second argument. */
+export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
+
+/** The connection a request came on, as Deno.serve describes it. */
+export interface ConnectionInfo {
+  remoteAddr: { hostname: string; port?: number };
+}
+
+/**
+ * Serves a fetch handler on the runtime at hand: `Deno.serve` on Deno, the Node adapter on
+ * Node. The adapter is imported only on Node, so Deno never loads `node:http`.
+ */
+export async function listen(fetch: FetchHandler, options: ListenOptions): Promise<RunningServer> {
+  const deno = denoRuntime();
+  if (deno) return serveDeno(deno, fetch, options);
+  const { serveNode } = await import("./node/node-adapter.ts");
+  return await serveNode(fetch, options);
+}

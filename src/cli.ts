@@ -1,0 +1,85 @@
+/**
+ * The app a project folder describes: `npx mongorest` and the example's `npm start` both run
+ * {@link serveProject}. It serves `models/` and `hooks/` of a folder on HOST:PORT, reading the
+ * same environment either way, and shuts down gracefully on SIGINT and SIGTERM.
+ */
+import process from "node:process";
+import { join } from "node:path";
+import { listen, type RunningServer } from "./adapters/serve.ts";
+import { createApp, type App } from "./app.ts";
+import { defaultErrorHandler } from "./http/errors.ts";
+import { loadHooks, loadModels } from "./loader.ts";
+import { handleShutdownSignals } from "./http/shutdown.ts";
+import { timeoutsFromEnv } from "./http/timeouts.ts";
+import { configureLogging, loggingFromEnv } from "./service/logging.ts";
+
+export { loadHooks, loadModels } from "./loader.ts";
+
+/** Where the project is and what the environment says. */
+export interface ProjectOptions {
+  /** The project folder holding `models/` and `hooks/` (default: the current folder). */
+  root?: string;
+  /** PORT, HOST, MONGODB_URI, DATA_DIR, NODE_ENV (default: `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/** A served project: its app and server, and the graceful stop the signals trigger. */
+export interface ServedProject {
+  app: App;
+  server: RunningServer;
+  /** Finishes in-flight requests, then closes the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Loads the project's models and hooks, connects, and serves; a broken project, or a bad
+ * timeout variable, throws one clear TypeError.
+ */
+export async function serveProject(options: ProjectOptions = {}): Promise<ServedProject> {
+  const root = options.root ?? ".";
+  const env = options.env ?? process.env;
+  const timeouts = timeoutsFromEnv(env);
+  // One line per request: JSON in production, readable otherwise; LOG_LEVEL sets the level.
+  await configureLogging(loggingFromEnv(env));
+  const models = await loadModels(join(root, "models"));
+  const app = await createApp({
+    models,
+    hooks: await loadHooks(join(root, "hooks"), models),
+    uri: env.MONGODB_URI || undefined,
+    dataDir: env.DATA_DIR || join(root, "data"),
+  });
+  app.onError(defaultErrorHandler); // production: logged, 500 "An error occurred!"; elsewhere: rethrown
+  const server = await listen(app.fetch, {
+    port: Number(env.PORT || 3000),
+    host: env.HOST || "127.0.0.1",
+    language: app.language,
+    ...timeouts,
+  });
+  let stopping: Promise<void> | undefined;
+  // The HTTP side drains (or hits its deadline) before the driver closes, so no request still
+  // running meets a closed client.
+  const stop = (): Promise<void> => (stopping ??= server.close().then(() => app.close()));
+  return { app, server, stop };
+}
+
+/**
+ * The command: serves the project in the current folder until SIGINT or SIGTERM, then exits.
+ * A project that cannot start prints one line naming what is wrong and exits with status 1.
+ */
+export async function runProject(options: ProjectOptions = {}): Promise<void> {
+  let project: ServedProject;
+  try {
+    project = await serveProject(options);
+  } catch (error) {
+    // Configuration mistakes (a broken project, a bad variable) are one line, not a stack.
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    console.error(`mongorest: ${error.message}`);
+    process.exit(1);
+  }
+  const uri = (options.env ?? process.env).MONGODB_URI;
+  console.log(`Listening on ${project.server.url} (${uri ? "MongoDB" : "embedded engine"})`);
+  handleShutdownSignals(
+    { on: (signal, handler) => process.on(signal, handler), exit: (code) => process.exit(code), log: (line) => console.log(line) },
+    project.stop,
+  );
+}

@@ -1,0 +1,58 @@
+import { QueryParams } from "../http/params.ts";
+import { planList, planShow, type ListQuery, type ParamSource, type ShowQuery } from "../query/plan.ts";
+import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
+import { parentIdOf } from "./nested.ts";
+import { recordId, type PathParams, type Route } from "./route.ts";
+import { readScope } from "./scope.ts";
+
+/**
+ * A read request, parsed and checked in one step before the first database command: a bad
+ * parameter (path id, page, per_page, fields, q, with, sort, trashed) is a 4xx that sends
+ * nothing to the database.
+ */
+interface ReadRequest {
+  /** `trashed=true`: soft-deleted records are read too (the model's and its relations'). */
+  trashed: boolean;
+  /** On a nested route: the parent id from the path, looked up only after parsing. */
+  parentId: number | undefined;
+}
+
+/** PAGINATE's parsed request. */
+export interface ListRequest extends ReadRequest {
+  query: ListQuery;
+  /** The opened `cursor` parameter, or null for a page by number. */
+  cursor: OpenedCursor | null;
+  /** The parameters the page is planned with: the cursor's pinned ones over the request's. */
+  source: ParamSource;
+}
+
+/** SHOW's parsed request. */
+export interface ShowRequest extends ReadRequest {
+  id: number;
+  query: ShowQuery;
+}
+
+/**
+ * Parses a list request: path, then the cursor (its signature; no database needed), then every
+ * query parameter, into the plan PAGINATE runs. A cursor's pinned parameters (sort, q,
+ * per_page, trashed) plan the page; the request may repeat them only unchanged.
+ */
+export async function parseListRequest(request: Request, route: Route, params: PathParams): Promise<ListRequest> {
+  const parentId = route.parent ? parentIdOf(params, route.parent) : undefined;
+  const given = new QueryParams(request.url);
+  const cursor = given.get("cursor") === null ? null : await openCursor(given, request.url, route);
+  // A cursor's pinned `trashed` was checked when the cursor was made.
+  const trashed = cursor ? cursor.state.trashed === "true" : given.flag("trashed");
+  const source = cursor?.params ?? given;
+  const query = planList(source, route.model, route.app, readScope(route.model, trashed));
+  if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state);
+  return { parentId, trashed, query, cursor, source };
+}
+
+/** Parses a show request: the record id, then `fields`, `with` and `trashed`. */
+export function parseShowRequest(request: Request, route: Route, params: PathParams): ShowRequest {
+  const id = recordId(params, route.model);
+  const query = new QueryParams(request.url);
+  const trashed = query.flag("trashed");
+  return { id, parentId: undefined, trashed, query: planShow(query, route.model, route.app, readScope(route.model, trashed)) };
+}

@@ -1,0 +1,83 @@
+/** `createApp({ cors })`: which browser origins may call the API. Off unless given. */
+export interface CorsOptions {
+  /** Allowed origins (`["https://app.example.com"]`, `["*"]` for any), or a predicate. */
+  origin: readonly string[] | ((origin: string) => boolean);
+  /** Methods a preflight allows; default every method the API serves. */
+  methods?: readonly string[];
+  /** Request headers a preflight allows; default whatever the preflight asks for. */
+  headers?: readonly string[];
+  /** Response headers scripts may read; default ETag, Link, the RateLimit headers, Retry-After and X-Request-Id. */
+  exposeHeaders?: readonly string[];
+  /** Allow cookies and HTTP authentication (Access-Control-Allow-Credentials). */
+  credentials?: boolean;
+  /** Seconds a browser may cache a preflight's answer. */
+  maxAge?: number;
+}
+
+const DEFAULT_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+const DEFAULT_EXPOSED = ["ETag", "Link", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "X-Request-Id"];
+
+function checkList(value: unknown, name: string): void {
+  if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === "string"))) {
+    throw new TypeError(`cors.${name} must be an array of strings, got ${JSON.stringify(value)}`);
+  }
+}
+
+/**
+ * CORS for the API. Every answer to an allowed origin names that origin (never `*`, so
+ * credentials work) with `Vary: Origin`; a preflight gets 204 with the allowed methods and
+ * headers. A disallowed origin gets no CORS headers at all, which browsers take as a refusal.
+ */
+export class Cors {
+  readonly #allowed: (origin: string) => boolean;
+  /** Headers on every response to an allowed origin. */
+  readonly #simple: Record<string, string>;
+  /** Headers of a preflight's answer, before the requested headers are echoed. */
+  readonly #preflight: Record<string, string>;
+  readonly #headers: string | undefined;
+
+  constructor(options: CorsOptions) {
+    const origin = options?.origin;
+    if (typeof origin === "function") this.#allowed = origin;
+    else if (Array.isArray(origin) && origin.every((item) => typeof item === "string")) {
+      const origins = new Set(origin);
+      this.#allowed = origins.has("*") ? () => true : (candidate) => origins.has(candidate);
+    } else throw new TypeError(`cors.origin must be an array of origins or a function (origin) => boolean, got ${JSON.stringify(origin)}`);
+    for (const name of ["methods", "headers", "exposeHeaders"] as const) checkList(options[name], name);
+    if (options.maxAge !== undefined && !(Number.isSafeInteger(options.maxAge) && options.maxAge >= 0)) {
+      throw new TypeError(`cors.maxAge must be a number of seconds, got ${JSON.stringify(options.maxAge)}`);
+    }
+    const credentials: Record<string, string> = options.credentials ? { "access-control-allow-credentials": "true" } : {};
+    this.#simple = { ...credentials, "access-control-expose-headers": (options.exposeHeaders ?? DEFAULT_EXPOSED).join(", ") };
+    this.#preflight = { ...credentials, "access-control-allow-methods": (options.methods ?? DEFAULT_METHODS).join(", ") };
+    if (options.maxAge !== undefined) this.#preflight["access-control-max-age"] = String(options.maxAge);
+    this.#headers = options.headers?.join(", ");
+  }
+
+  /** True when `origin` (a request's Origin header) may read responses. */
+  allows(origin: string | null): origin is string {
+    return origin !== null && this.#allowed(origin);
+  }
+
+  /** A preflight (OPTIONS with Access-Control-Request-Method) is answered here, before routing. */
+  isPreflight(request: Request): boolean {
+    return request.method === "OPTIONS" && request.headers.has("access-control-request-method");
+  }
+
+  /** The headers answering an allowed origin's preflight. */
+  preflightHeaders(request: Request, origin: string): Record<string, string> {
+    const asked = request.headers.get("access-control-request-headers");
+    const headers = this.#headers ?? asked;
+    return {
+      ...this.#preflight,
+      ...(headers ? { "access-control-allow-headers": headers } : {}),
+      "access-control-allow-origin": origin,
+      vary: "Origin, Access-Control-Request-Headers",
+    };
+  }
+
+  /** The headers every other response to an allowed origin carries. */
+  responseHeaders(origin: string): Record<string, string> {
+    return { ...this.#simple, "access-control-allow-origin": origin };
+  }
+}

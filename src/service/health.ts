@@ -1,0 +1,24 @@
+import type { Db } from "mongodb";
+import { msg } from "../i18n/message.ts";
+import type { Languages } from "../i18n/languages.ts";
+import { errorResponse, json } from "../http/responses.ts";
+
+/** Paths of the probes, outside the API's base path. */
+export const HEALTH_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
+/** How long /readyz waits for the database's answer to a ping. */
+const READY_TIMEOUT_MS = 2000;
+
+/**
+ * `/healthz` answers 200 while the process serves requests at all (liveness); `/readyz` pings
+ * the database and answers 503 `{error}` when it cannot be reached (readiness).
+ */
+export async function healthResponse(pathname: string, db: Db, languages: Languages, language: string): Promise<Response> {
+  if (pathname === "/healthz") return json({ status: "ok" }, 200, language);
+  try {
+    await db.command({ ping: 1 }, { timeoutMS: READY_TIMEOUT_MS });
+    return json({ status: "ready" }, 200, language);
+  } catch {
+    return errorResponse(languages.text(language, msg("request.notReady")), 503, language);
+  }
+}

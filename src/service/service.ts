@@ -1,0 +1,153 @@
+import type { Db } from "mongodb";
+import type { Languages } from "../i18n/languages.ts";
+import { msg } from "../i18n/message.ts";
+import { withHeaders, type HeaderRecord } from "../http/fast-response.ts";
+import { empty, errorResponse } from "../http/responses.ts";
+import { pathnameOf } from "../http/router.ts";
+import type { Model } from "../model/define.ts";
+import { checkTrustProxy, clientAddress, type ConnectionInfo, type TrustProxy } from "./client.ts";
+import { Cors, type CorsOptions } from "./cors.ts";
+import { HEALTH_PATHS, healthResponse } from "./health.ts";
+import { requestLogger } from "./logging.ts";
+import { RateLimiter, rateLimitHeaders, type RateLimitOptions } from "./rate-limit.ts";
+import { targetResolver, type RequestTarget } from "./target.ts";
+
+/** The service options of `createApp`: all off unless given, except the health probes. */
+export interface ServiceOptions {
+  rateLimit?: RateLimitOptions;
+  cors?: CorsOptions;
+  /** Which X-Forwarded-For entries name the client (see {@link TrustProxy}); default none. */
+  trustProxy?: TrustProxy;
+  /** Serve `/healthz` and `/readyz` (default true). */
+  health?: boolean;
+}
+
+/** What the service layer tells the core about a request. */
+export interface RequestContext {
+  /** The negotiated language. */
+  language: string;
+  /** The request's id, echoed in X-Request-Id and logged. */
+  requestId: string;
+  /** Set once an unexpected error of this request was logged, so it is logged once. */
+  errorLogged?: boolean;
+}
+
+/** The app's own answer to a request: routing, handlers and the error boundary. */
+export type CoreFetch = (request: Request, context: RequestContext) => Promise<Response>;
+
+/** What the service layer needs of the app. */
+export interface ServiceDeps {
+  db: Db;
+  languages: Languages;
+  models: Iterable<Model>;
+  basePath: string;
+}
+
+// Letters, digits and a few separators, as UUIDs, ULIDs and trace ids are written.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+/** The client's X-Request-Id when it is sane, else a fresh UUID. */
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id");
+  return given !== null && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+}
+
+/**
+ * Wraps the app's core with what a service needs around it: language negotiation, request
+ * ids, one log line per request, health probes, CORS and rate limits.
+ */
+export class Service {
+  readonly #core: CoreFetch;
+  readonly #deps: ServiceDeps;
+  readonly #cors: Cors | undefined;
+  readonly #limiter: RateLimiter | undefined;
+  readonly #target: (method: string, pathname: string) => RequestTarget | undefined;
+  readonly #trustProxy: TrustProxy;
+  readonly #health: boolean;
+
+  constructor(options: ServiceOptions, deps: ServiceDeps, core: CoreFetch) {
+    const models = new Map([...deps.models].map((model) => [model.name, model]));
+    this.#core = core;
+    this.#deps = deps;
+    this.#cors = options.cors === undefined ? undefined : new Cors(options.cors);
+    this.#limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit, models, deps.db);
+    this.#target = targetResolver(deps.basePath, models.values());
+    this.#trustProxy = checkTrustProxy(options.trustProxy);
+    this.#health = options.health !== false;
+  }
+
+  /** Answers one request and logs it. */
+  async fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+    const started = performance.now();
+    const pathname = pathnameOf(request.url);
+    const context: RequestContext = {
+      language: this.#deps.languages.negotiate(request.headers.get("accept-language")),
+      requestId: requestIdOf(request),
+    };
+    let response: Response;
+    try {
+      response = await this.#answer(request, info, pathname, context);
+    } catch (error) {
+      if (!context.errorLogged) this.logUnexpected(error, request, context);
+      throw error;
+    }
+    const level = HEALTH_PATHS.has(pathname) ? "debug" : "info";
+    if (requestLogger.isEnabledFor(level)) {
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      // The line is built here rather than from a template, so values are shown unquoted;
+      // braces are doubled because LogTape reads {name} in a message as a placeholder.
+      const line = `${request.method} ${pathname} ${response.status} ${durationMs} ms ${context.requestId}`.replace(/[{}]/g, "$&$&");
+      requestLogger[level](line, {
+        method: request.method, path: pathname, status: response.status, durationMs, requestId: context.requestId,
+      });
+    }
+    return response;
+  }
+
+  /** Logs an error the app's error handler is about to turn into a response, with the request's id. */
+  logUnexpected(error: unknown, request: Request, context: RequestContext): void {
+    context.errorLogged = true;
+    requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
+      method: request.method, path: pathnameOf(request.url), requestId: context.requestId, error,
+    });
+  }
+
+  async #answer(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext): Promise<Response> {
+    const { languages } = this.#deps;
+    const extra: HeaderRecord = { "x-request-id": context.requestId };
+    if (context.language !== languages.defaultLanguage) extra["content-language"] = context.language;
+    if (this.#health && HEALTH_PATHS.has(pathname) && (request.method === "GET" || request.method === "HEAD")) {
+      const response = await healthResponse(pathname, this.#deps.db, languages, context.language);
+      return withHeaders(request.method === "HEAD" ? new Response(null, response) : response, extra);
+    }
+    const cors = this.#cors;
+    const origin = cors === undefined ? null : request.headers.get("origin");
+    const allowed = cors !== undefined && cors.allows(origin);
+    if (allowed && cors.isPreflight(request)) {
+      return empty(204, context.language, { ...extra, ...cors.preflightHeaders(request, origin) });
+    }
+    let response: Response | undefined;
+    if (this.#limiter !== undefined) response = await this.#limit(request, info, pathname, context, extra);
+    response ??= await this.#core(request, context);
+    if (cors !== undefined) {
+      if (allowed) Object.assign(extra, cors.responseHeaders(origin));
+      extra.vary = "Origin";
+    }
+    if (response.status >= 400) extra.vary = extra.vary ? `${extra.vary}, Accept-Language` : "Accept-Language";
+    return withHeaders(response, extra);
+  }
+
+  /** Counts the request; adds the RateLimit headers to `extra`, and answers 429 when over the limit. */
+  async #limit(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext, extra: HeaderRecord): Promise<Response | undefined> {
+    const limiter = this.#limiter!;
+    const target = limiter.perModel ? this.#target(request.method, pathname) : undefined;
+    const outcome = await limiter.hit(request, clientAddress(request, info, this.#trustProxy), target);
+    if (outcome === undefined) return undefined;
+    Object.assign(extra, rateLimitHeaders(outcome));
+    if (!outcome.limited) return undefined;
+    const text = this.#deps.languages.text(context.language, msg("request.tooManyRequests", {
+      max: outcome.max, window: outcome.windowMs / 1000, retryAfter: outcome.resetSeconds,
+    }));
+    return errorResponse(text, 429, context.language);
+  }
+}
