@@ -44,6 +44,23 @@ describe("embedded engine: aggregate", () => {
     ]);
   });
 
+  test("$group as the last stage, after $project or $addFields, answers through a cursor", async () => {
+    // mingo's $group iterator does not stay done: asked again after its last group, it
+    // computed one more from no documents ("arguments must resolve to array for $sum").
+    const orders = conn.db.collection("orders");
+    const byCustomer = (docs: Document[]) => [...docs].sort((a, b) => String(a._id).localeCompare(String(b._id)));
+    const projected = await orders
+      .aggregate([{ $project: { customer: 1, total: 1 } }, { $group: { _id: "$customer", sum: { $sum: "$total" }, n: { $sum: 1 } } }])
+      .toArray();
+    assert.deepEqual(byCustomer(projected), [{ _id: "ann", sum: 40, n: 2 }, { _id: "bob", sum: 20, n: 1 }, { _id: "cid", sum: 40, n: 1 }]);
+    const added = await orders
+      .aggregate([{ $addFields: { double: { $multiply: ["$total", 2] } } }, { $group: { _id: null, sum: { $sum: "$double" }, top: { $max: "$total" } } }])
+      .toArray();
+    assert.deepEqual(added, [{ _id: null, sum: 200, top: 40 }]);
+    const buckets = await orders.aggregate([{ $bucket: { groupBy: "$total", boundaries: [0, 25, 50], output: { n: { $sum: 1 } } } }], { batchSize: 1 }).toArray();
+    assert.deepEqual(buckets, [{ _id: 0, n: 2 }, { _id: 25, n: 2 }]);
+  });
+
   test("$count", async () => {
     const docs = await conn.db.collection("orders").aggregate([{ $match: { customer: "ann" } }, { $count: "howMany" }]).toArray();
     assert.deepEqual(docs, [{ howMany: 2 }]);

@@ -41,6 +41,22 @@ function clones(source: Iterator<Document>): Iterator<Document> {
   } };
 }
 
+/**
+ * An iterator that stays done once it is. mingo's stage iterators do not: asked again after
+ * their end, `$group` (and `$bucket`, `$count`, `$unwind`...) go on computing from past their
+ * last partition, which failed with "arguments must resolve to array for $sum". A cursor
+ * filling a batch, or the next segment of a pipeline, may well ask again.
+ */
+function latched(source: Iterator<Document>): Iterator<Document> {
+  let done = false;
+  return { next: () => {
+    if (done) return { done: true, value: undefined };
+    const step = source.next();
+    done = step.done === true;
+    return step;
+  } };
+}
+
 /** How a pipeline runs: the collation its strings compare under and the command's `let` variables. */
 export interface PipelineOptions {
   collation?: Collation;
@@ -58,7 +74,7 @@ function runSegment(stages: Document[], input: Iterator<Document>, resolve: Coll
     jsonSchemaValidator: jsonSchemaPredicate,
     collectionResolver: (name: string) => resolve(name) as Document[],
   });
-  return aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>;
+  return latched(aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>);
 }
 
 /**
