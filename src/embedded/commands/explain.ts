@@ -12,6 +12,7 @@ import { resolver } from "./aggregate.ts";
 import { collectionName, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
 import { operationCollation } from "./collation.ts";
 import { checkCommandFields } from "./fields.ts";
+import { VERSION } from "./handshake.ts";
 import { checkHint } from "./hint.ts";
 import { outputStage } from "./output-stages.ts";
 import type { CommandContext, Handler } from "./context.ts";
@@ -99,7 +100,7 @@ function explain(ctx: CommandContext): Document {
   if (command !== undefined) checkCommandFields(command, inner);
   checkHint(typeof inner[command ?? ""] === "string" ? ctx.engine.catalog.get(ctx.db, inner[command!]) : undefined, inner.hint);
   const head = { explainVersion: "1" };
-  const tail = { command: inner, serverInfo: { host: "embedded", version: "7.0.0" }, ok: 1 };
+  const tail = { command: inner, serverInfo: { host: "embedded", version: VERSION }, ok: 1 };
   switch (command) {
     case "find":
       return { ...head, ...explainFind(ctx, inner, run), ...tail };
