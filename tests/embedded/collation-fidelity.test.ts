@@ -77,6 +77,27 @@ describe("embedded engine: collation with let, views, $out/$merge and validators
     assert.equal(unknown.code, 40415);
   });
 
+  test("explain plans a count under its collation and binds a find's or an aggregate's let", async () => {
+    const indexed = conn.db.collection<Word>("indexed_words");
+    await indexed.insertMany([{ _id: 1, w: "a", n: 1 }, { _id: 2, w: "A", n: 2 }]);
+    await indexed.createIndex({ w: 1 });
+    const stagesOf = (plan: Document): string[] => [plan.stage, ...(plan.inputStage ? stagesOf(plan.inputStage) : [])];
+    const count = (extra: Document) => conn.db.command({ explain: { count: "indexed_words", query: { w: "a" }, ...extra }, verbosity: "executionStats" });
+    assert.ok(stagesOf((await count({})).queryPlanner.winningPlan).includes("COUNT_SCAN"));
+    // A binary index cannot count case-insensitively: the plan must not claim it does.
+    const collated = await count({ collation: EN_CI });
+    assert.ok(!stagesOf(collated.queryPlanner.winningPlan).includes("COUNT_SCAN"), JSON.stringify(collated.queryPlanner.winningPlan));
+    const find = { find: "indexed_words", filter: { $expr: { $eq: ["$n", "$$x"] } }, let: { x: 2 } };
+    assert.equal((await conn.db.command({ explain: find, verbosity: "executionStats" })).executionStats.nReturned, 1);
+    const aggregate = { aggregate: "indexed_words", pipeline: [{ $match: { $expr: { $lte: ["$n", "$$x"] } } }, { $project: { x: "$$x" } }], let: { x: 2 }, cursor: {} };
+    assert.equal((await conn.db.command({ explain: aggregate, verbosity: "executionStats" })).ok, 1);
+    if (conn.target.embedded) {
+      await conn.db.createCollection("indexed_view", { viewOn: "indexed_words", pipeline: [] });
+      const refused = await failure(conn.db.command({ explain: { find: "indexed_view", filter: {} } }));
+      assert.match(refused.message, /explain over a view is not supported/);
+    }
+  });
+
   test("a view reads under its own collation, not its source's, and refuses another", async () => {
     await conn.db.createCollection("ci_words", { viewOn: "words", pipeline: [{ $project: { seen: 0 } }], collation: EN_CI });
     const view = conn.db.collection<Doc>("ci_words");
