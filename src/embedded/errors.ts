@@ -25,6 +25,7 @@ export const CODES = {
   ViewDepthLimitExceeded: 149,
   CommandNotSupportedOnView: 166,
   OptionNotSupportedOnView: 167,
+  InvalidIndexSpecificationOption: 197,
   NotImplemented: 238,
   BSONObjectTooLarge: 10334,
   DuplicateKey: 11000,
