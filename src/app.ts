@@ -5,7 +5,7 @@ import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
 import { checkNesting, nestedRoutes } from "./handlers/nested-routes.ts";
 import type { AppState, Route } from "./handlers/route.ts";
 import { Languages, type MessageOverrides } from "./i18n/languages.ts";
-import { msg } from "./i18n/message.ts";
+import { msg, type Translator } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { errorToResponse, type ErrorContext, type ErrorHandler } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
@@ -75,6 +75,8 @@ export interface App {
   readonly db: Db;
   readonly models: ModelRegistry;
   readonly language: string;
+  /** The app's languages, for a server adapter to answer its own errors in the client's language. */
+  readonly languages: Translator;
 }
 
 // A record over AppOptions' keys, so an option added to the interface but not here fails to compile.
@@ -215,6 +217,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     db: database.db,
     models: registry,
     language,
+    languages,
   };
   return app;
 }

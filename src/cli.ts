@@ -52,7 +52,7 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
   const server = await listen(app.fetch, {
     port: Number(env.PORT || 3000),
     host: env.HOST || "127.0.0.1",
-    language: app.language,
+    languages: app.languages,
     ...timeouts,
   });
   let stopping: Promise<void> | undefined;

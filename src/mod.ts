@@ -45,6 +45,7 @@ export type { ShowQuery } from "./query/plan.ts";
 export type { Pagination } from "./query/page.ts";
 export type { WithNode } from "./query/with.ts";
 export { Languages, SHIPPED_CATALOGS, type MessageOverrides } from "./i18n/languages.ts";
+export type { Translator } from "./i18n/message.ts";
 export type { Catalog, MessageKey } from "./i18n/catalog-en.ts";
 export { configureLogging, loggingFromEnv, type LoggingOptions } from "./service/logging.ts";
 export type { RateLimitOptions, RateLimitRule, ModelRateLimit } from "./service/rate-limit.ts";

@@ -1,5 +1,6 @@
 import { cutMessage, withinDeadline, type ShutdownLog } from "../http/shutdown.ts";
 import { resolveTimeouts } from "../http/timeouts.ts";
+import { englishOnly, msg, type Translator } from "../i18n/message.ts";
 
 /** A fetch-style handler: the framework's `app.fetch`, given the client's address as Deno.serve passes it. */
 type FetchHandler = (request: Request, info?: { remoteAddr: { hostname: string; port?: number } }) => Promise<Response>;
@@ -27,15 +28,21 @@ export interface DenoServeOptions {
   shutdownTimeout?: number;
   /** Where close() reports what its deadline cut. Default `console.warn`. */
   log?: ShutdownLog;
+  /** Answers the shutdown 503 in the client's language: pass `app.languages`. Without it, English. */
+  languages?: Translator;
+  /** Content-Language of that 503 when `languages` is not given. Default "en". */
+  language?: string;
 }
 
-const SHUTTING_DOWN = JSON.stringify({ error: "The server is shutting down; retry the request shortly." });
-
-/** The answer for a request the shutdown deadline cut short (Deno cannot drop its connection). */
-function cutResponse(): Response {
-  return new Response(SHUTTING_DOWN, {
+/**
+ * The answer for a request the shutdown deadline cut short (Deno cannot drop its connection),
+ * in the language its client asked for.
+ */
+export function cutResponse(request: Request, languages: Translator): Response {
+  const language = languages.negotiate(request.headers.get("accept-language"));
+  return new Response(JSON.stringify({ error: languages.text(language, msg("server.shuttingDown")) }), {
     status: 503,
-    headers: { "content-type": "application/json; charset=utf-8", "retry-after": "1", connection: "close" },
+    headers: { "content-type": "application/json; charset=utf-8", "content-language": language, "retry-after": "1", connection: "close" },
   });
 }
 
@@ -52,10 +59,11 @@ export function serveDeno(
 ): { url: string; close(): Promise<void> } {
   const deadline = resolveTimeouts({ shutdownTimeout: options.shutdownTimeout }).shutdownTimeout;
   const log = options.log ?? ((line: string) => console.warn(line));
+  const languages = options.languages ?? englishOnly(options.language);
   const inFlight = new Map<Request, () => void>();
   const handler: FetchHandler = (request, info) =>
     new Promise<Response>((resolve, reject) => {
-      inFlight.set(request, () => resolve(cutResponse()));
+      inFlight.set(request, () => resolve(cutResponse(request, languages)));
       let answer: Promise<Response>;
       try {
         answer = fetch(request, info);

@@ -1,5 +1,6 @@
 import { denoRuntime, serveDeno } from "./deno.ts";
 import type { ShutdownLog } from "../http/shutdown.ts";
+import type { Translator } from "../i18n/message.ts";
 
 /** A listening server, whatever runtime runs it. */
 export interface RunningServer {
@@ -16,7 +17,9 @@ export interface ListenOptions {
   port: number;
   host: string;
   bodyLimit?: number;
-  /** Content-Language of the errors the adapter answers itself (default "en"). */
+  /** Answers the errors the adapter raises itself (413, 400, 500; Deno's shutdown 503) in the client's language: pass `app.languages`. */
+  languages?: Translator;
+  /** Content-Language of those errors when `languages` is not given (default "en"). */
   language?: string;
   /** How long close() waits for in-flight requests, in ms. Default 10 s. */
   shutdownTimeout?: number;

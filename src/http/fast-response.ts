@@ -15,6 +15,12 @@ export interface DirectResponse {
   status: number;
   headers: HeaderRecord | Headers;
   body: FullBody;
+  /**
+   * Headers added by {@link withHeaders}, kept apart (never merged into `headers`, which may be
+   * shared) so adding them costs nothing until they are written; a name here replaces the
+   * same name in `headers`. Only with a plain record `headers`.
+   */
+  extra?: HeaderRecord;
 }
 
 // Deno.serve reads its own internal slots off every Response, so it needs a real one there.
@@ -33,12 +39,15 @@ class LightResponse {
   readonly #body: FullBody;
   readonly #status: number;
   readonly #headers: HeaderRecord;
+  /** Headers added later (see DirectResponse.extra), or undefined. */
+  readonly #extra: HeaderRecord | undefined;
   #real: Response | undefined;
 
-  constructor(body: FullBody, status: number, headers: HeaderRecord) {
+  constructor(body: FullBody, status: number, headers: HeaderRecord, extra?: HeaderRecord) {
     this.#body = body;
     this.#status = status;
     this.#headers = headers;
+    this.#extra = extra;
   }
 
   get status(): number {
@@ -51,7 +60,8 @@ class LightResponse {
 
   /** The real Response, made once, the first time anything beyond the status is needed. */
   #materialise(): Response {
-    this.#real ??= new Response(this.#body as BodyInit | null, { status: this.#status, headers: this.#headers });
+    const headers = this.#extra === undefined ? this.#headers : { ...this.#headers, ...this.#extra };
+    this.#real ??= new Response(this.#body as BodyInit | null, { status: this.#status, headers });
     return this.#real;
   }
 
@@ -60,18 +70,26 @@ class LightResponse {
     if (!(#body in response)) return undefined;
     const light = response as unknown as LightResponse;
     const real = light.#real;
-    if (real === undefined) return { status: light.#status, headers: light.#headers, body: light.#body };
+    if (real === undefined) {
+      const extra = light.#extra;
+      if (extra === undefined) return { status: light.#status, headers: light.#headers, body: light.#body };
+      return { status: light.#status, headers: light.#headers, body: light.#body, extra };
+    }
     // Someone took the body: let the caller treat it like any used Response.
     if (real.bodyUsed || real.body?.locked) return undefined;
     return { status: real.status, headers: real.headers, body: light.#body };
   }
 
-  /** A copy with `extra` headers added, still light when this one was never materialised. */
+  /**
+   * A copy with `extra` headers added, still light when this one was never materialised. The
+   * extra record is kept as given (the caller hands it over), not copied into the headers.
+   */
   static extend(response: Response, extra: HeaderRecord): Response | undefined {
     if (!(#body in response)) return undefined;
     const light = response as unknown as LightResponse;
     if (light.#real !== undefined) return undefined;
-    return new LightResponse(light.#body, light.#status, { ...light.#headers, ...extra }) as unknown as Response;
+    const merged = light.#extra === undefined ? extra : { ...light.#extra, ...extra };
+    return new LightResponse(light.#body, light.#status, light.#headers, merged) as unknown as Response;
   }
 
   static {
@@ -112,7 +130,8 @@ export function directResponse(response: Response): DirectResponse | undefined {
 
 /**
  * `response` with `extra` headers set (replacing same-named ones). A response made by
- * createResponse stays light, so adding headers costs an object spread, not a real Response.
+ * createResponse stays light and keeps `extra` as a second record, so adding headers costs
+ * nothing here: the adapter writes both. `extra` must not be changed afterwards.
  */
 export function withHeaders(response: Response, extra: HeaderRecord): Response {
   const light = LightResponse.extend(response, extra);

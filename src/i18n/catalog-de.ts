@@ -40,6 +40,8 @@ export const de: Catalog = {
   "request.unsupportedMediaType": "Der Request-Body muss als application/json gesendet werden.",
   "request.tooManyRequests": "Zu viele Anfragen: erlaubt sind höchstens {max} in {window} Sekunden; erneut versuchen in {retryAfter} Sekunden.",
   "request.notReady": "Die Datenbank ist nicht erreichbar.",
+  "request.targetMalformed": "Das Anfrageziel oder der Host-Header ist fehlerhaft.",
+  "server.shuttingDown": "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen.",
   "param.repeated": "Der Parameter {name} darf nur einmal angegeben werden.",
   "param.boolean": 'Der Parameter {name} muss true oder false sein; erhalten: "{value}".',
   "param.integerRange": 'Der Parameter {name} muss eine ganze Zahl von {min} bis {max} sein; erhalten: "{value}".',

@@ -45,6 +45,8 @@ export const en = {
   "request.unsupportedMediaType": "The request body must be sent as application/json.",
   "request.tooManyRequests": "Too many requests: at most {max} in {window} seconds are allowed; retry in {retryAfter} seconds.",
   "request.notReady": "The database cannot be reached.",
+  "request.targetMalformed": "The request target or Host header is malformed.",
+  "server.shuttingDown": "The server is shutting down; retry the request shortly.",
   // query parameters
   "param.repeated": "The {name} parameter may be given only once.",
   "param.boolean": 'The {name} parameter must be true or false; received "{value}".',

@@ -40,6 +40,8 @@ export const fr: Catalog = {
   "request.unsupportedMediaType": "Le corps de la requête doit être envoyé en application/json.",
   "request.tooManyRequests": "Trop de requêtes : au plus {max} en {window} secondes sont autorisées ; réessayez dans {retryAfter} secondes.",
   "request.notReady": "La base de données est injoignable.",
+  "request.targetMalformed": "La cible de la requête ou l'en-tête Host est mal formé.",
+  "server.shuttingDown": "Le serveur est en cours d'arrêt ; réessayez la requête dans un instant.",
   "param.repeated": "Le paramètre {name} ne peut être donné qu'une fois.",
   "param.boolean": 'Le paramètre {name} doit valoir true ou false ; reçu "{value}".',
   "param.integerRange": 'Le paramètre {name} doit être un entier de {min} à {max} ; reçu "{value}".',

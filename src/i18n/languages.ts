@@ -2,7 +2,7 @@ import Negotiator from "negotiator";
 import { de } from "./catalog-de.ts";
 import { en, type Catalog, type MessageKey } from "./catalog-en.ts";
 import { fr } from "./catalog-fr.ts";
-import { formatMessage, type Message } from "./message.ts";
+import { formatMessage, type Message, type Translator } from "./message.ts";
 
 /** The catalogs the framework ships, by language tag. English is the spec's wording. */
 export const SHIPPED_CATALOGS: Readonly<Record<string, Catalog>> = Object.freeze({ en, de, fr });
@@ -18,7 +18,7 @@ const MEMO_SIZE = 256;
  * laid over them. A key a language lacks falls back to its base language (`de-CH` → `de`),
  * then to the default language, then to English.
  */
-export class Languages {
+export class Languages implements Translator {
   /** The language used when the client asks for none the app speaks. */
   readonly defaultLanguage: string;
   /** Every language the app speaks, the default first. */

@@ -40,3 +40,19 @@ export function formatMessage(catalog: Catalog, message: Message): string {
 export function english(message: Message): string {
   return formatMessage(en, message);
 }
+
+/**
+ * What a server adapter needs to answer its own errors (413, 400, 503) in the client's
+ * language. The app's `Languages` is one: pass `app.languages`.
+ */
+export interface Translator {
+  /** The language to answer in, from the request's Accept-Language header (null when absent). */
+  negotiate(acceptLanguage: string | null): string;
+  /** The text of a message in a language {@link negotiate} returned. */
+  text(language: string, message: Message): string;
+}
+
+/** A Translator that answers every client in English, labelled `language` (an adapter's default). */
+export function englishOnly(language = "en"): Translator {
+  return { negotiate: () => language, text: (_language, message) => english(message) };
+}

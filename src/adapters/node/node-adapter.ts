@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
+import { englishOnly, type Translator } from "../../i18n/message.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
 import { cutMessage, withinDeadline, type ShutdownLog } from "../../http/shutdown.ts";
 import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
@@ -30,7 +31,12 @@ export interface ServeOptions {
   keepAliveTimeout?: number;
   /** Where close() reports what its deadline cut. Default `console.warn`. */
   log?: ShutdownLog;
-  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  /**
+   * Answers the errors the adapter raises itself (413, 400, 500) in the client's language, as
+   * negotiated from Accept-Language: pass `app.languages`. Without it they are English.
+   */
+  languages?: Translator;
+  /** Content-Language of those errors when `languages` is not given. Default "en". */
   language?: string;
 }
 
@@ -58,7 +64,7 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    language: options.language ?? "en",
+    languages: options.languages ?? englishOnly(options.language),
     origin: "",
     inFlight: new Set(),
     closing: undefined,
@@ -85,7 +91,9 @@ export interface ListenerOptions {
   bodyLimit?: number;
   /** Origin for requests without a Host header (HTTP/1.0). Default "http://localhost". */
   origin?: string;
-  /** Content-Language of the errors the adapter answers itself (413, 400, 500); pass `app.language`. Default "en". */
+  /** Answers the adapter's own errors (413, 400, 500) in the client's language: pass `app.languages`. Default English. */
+  languages?: Translator;
+  /** Content-Language of those errors when `languages` is not given. Default "en". */
   language?: string;
 }
 
@@ -99,7 +107,7 @@ export function createNodeListener(fetch: FetchHandler, options: ListenerOptions
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    language: options.language ?? "en",
+    languages: options.languages ?? englishOnly(options.language),
     origin: options.origin ?? "http://localhost",
     inFlight: new Set(),
     closing: undefined,

@@ -1,6 +1,7 @@
 import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
 import { directResponse } from "../../http/fast-response.ts";
-import { bodyTooLargeMessage, declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
+import { declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
+import { msg, type Message, type Translator } from "../../i18n/message.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";
@@ -10,8 +11,8 @@ import { requestUrl } from "./node-url.ts";
 export interface ServerContext {
   fetch: FetchHandler;
   bodyLimit: number;
-  /** Content-Language of the errors the adapter answers itself. */
-  language: string;
+  /** Translates the errors the adapter answers itself into the client's language. */
+  languages: Translator;
   /** Origin for requests without a Host header. */
   origin: string;
   /**
@@ -24,8 +25,6 @@ export interface ServerContext {
   /** Called whenever inFlight becomes empty. */
   onIdle: (() => void) | undefined;
 }
-
-const BAD_TARGET = { error: "The request target or Host header is malformed." };
 
 /**
  * One request and its response, from the socket to the handler and back. A class rather than
@@ -66,16 +65,16 @@ export class Exchange implements BodySource {
     res.on("close", this.#onClose);
     this.#req.socket.on("close", this.#onClose);
     if (context.closing) res.shouldKeepAlive = false;
-    if ((declaredLength(contentLength(this.#req)) ?? 0) > this.limit) {
+    if ((declaredLength(rawHeader(this.#req, "content-length")) ?? 0) > this.limit) {
       // Refused before a byte of the body is read; the client may still be sending it.
       this.#handlerDone = true;
-      writeJson(res, 413, limitPayload(this.limit), context.language, true);
+      this.#refuse(413, tooLarge(this.limit));
       return;
     }
     const url = requestUrl(this.#req, context.origin);
     if (url === undefined) {
       this.#handlerDone = true;
-      writeJson(res, 400, BAD_TARGET, context.language, true);
+      this.#refuse(400, msg("request.targetMalformed"));
       return;
     }
     this.#request = createNodeRequest(this.#req, url, this);
@@ -122,7 +121,19 @@ export class Exchange implements BodySource {
     const res = this.#res;
     if (res.headersSent || res.destroyed) return;
     this.#settleContinue();
-    writeJson(res, 500, INTERNAL_ERROR_BODY, this.#context.language);
+    // The spec's constant text in every language, as the app's own 500; labelled like it.
+    writeJson(res, 500, INTERNAL_ERROR_BODY, this.#clientLanguage());
+  }
+
+  /** Answers `{error}` in the client's language and closes the connection (the body stays unread). */
+  #refuse(status: number, message: Message): void {
+    const language = this.#clientLanguage();
+    writeJson(this.#res, status, { error: this.#context.languages.text(language, message) }, language, true);
+  }
+
+  /** The language negotiated from the request's Accept-Language: only the error paths need it. */
+  #clientLanguage(): string {
+    return this.#context.languages.negotiate(rawHeader(this.#req, "accept-language") ?? null);
   }
 
   /**
@@ -143,7 +154,7 @@ export class Exchange implements BodySource {
 
   /** The body outgrew the limit while the handler read it: answer 413 now, unless too late. */
   onOverflow(error: BodyLimitError): void {
-    if (!this.#res.headersSent) writeJson(this.#res, 413, limitPayload(error.limit), this.#context.language, true);
+    if (!this.#res.headersSent) this.#refuse(413, tooLarge(error.limit));
     else this.onAbandon();
   }
 
@@ -200,16 +211,16 @@ function isConnectionReset(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ECONNRESET";
 }
 
-function limitPayload(limit: number): { error: string } {
-  return { error: bodyTooLargeMessage(limit) };
+function tooLarge(limit: number): Message {
+  return msg("request.bodyTooLarge", { limit });
 }
 
-/** The raw Content-Length header, read from raw headers without building them all. */
-function contentLength(req: IncomingMessage): string | undefined {
+/** A request header's first value (`name` in lower case), read from raw headers without building them all. */
+function rawHeader(req: IncomingMessage, name: string): string | undefined {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 14 && name.toLowerCase() === "content-length") return raw[i + 1];
+    const candidate = raw[i]!;
+    if (candidate.length === name.length && candidate.toLowerCase() === name) return raw[i + 1];
   }
   return undefined;
 }
