@@ -1,5 +1,5 @@
 import type { Db, Document } from "mongodb";
-import type { CountStrategy, Model } from "../model/define.ts";
+import type { CountStrategy, Model, Relation } from "../model/define.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import type { Pagination } from "../query/page.ts";
 import type { ListQuery } from "../query/plan.ts";
@@ -71,9 +71,20 @@ export interface DeleteContext extends HookContext {
   item: StoredRecord;
 }
 
+/**
+ * A relation about to be loaded through `with`, in the related model's hooks: `model` is the
+ * related model, `owner` the model that declares `relation`. Push MongoDB filters onto `filters`
+ * to narrow which related records load, e.g. by the user the request is from.
+ */
+export interface RelationContext extends HookContext {
+  relation: Relation;
+  owner: Model;
+  filters: Document[];
+}
+
 type Hook<C> = (ctx: C) => void | Promise<void>;
 
-/** The twelve hooks a model can have; each may be async and may throw ApiError to stop the request. */
+/** The hooks a model can have; each may be async and may throw ApiError to stop the request. */
 export interface ModelHooks {
   onBeforePaginate?: Hook<PaginateContext>;
   onAfterPaginate?: Hook<PaginateContext>;
@@ -87,12 +98,15 @@ export interface ModelHooks {
   onAfterPatch?: Hook<UpdateContext>;
   onBeforeDelete?: Hook<DeleteContext>;
   onAfterDelete?: Hook<DeleteContext>;
+  /** Runs once per request for each `with` relation that loads this model's records. */
+  onBeforeRelation?: Hook<RelationContext>;
 }
 
 /** Every hook name, for checking hook files at start-up. */
 export const HOOK_NAMES: readonly (keyof ModelHooks)[] = [
   "onBeforePaginate", "onAfterPaginate", "onBeforeShow", "onAfterShow", "onBeforeInsert", "onAfterInsert",
   "onBeforeUpdate", "onAfterUpdate", "onBeforePatch", "onAfterPatch", "onBeforeDelete", "onAfterDelete",
+  "onBeforeRelation",
 ];
 
 /** Identity function that gives a hooks file its types: `export default defineHooks({ ... })`. */

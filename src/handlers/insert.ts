@@ -7,6 +7,7 @@ import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
 import { parentFilter, parentIdOf } from "./nested.ts";
 import { finish } from "./output.ts";
+import { serializeRecord } from "./serialize-output.ts";
 import { hookContext, type Handler } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
@@ -28,5 +29,6 @@ export const insert: Handler = async (request, route, params) => {
   ctx.item = toStoredRecord(doc);
   ctx.result = toRecord(model, doc);
   await hooks.onAfterInsert?.(ctx);
-  return writtenJson(finish(route, ctx.result, hooks.onAfterInsert), 201, app.language);
+  const output = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterInsert), []);
+  return writtenJson(output, 201, app.language);
 };

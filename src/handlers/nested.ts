@@ -1,7 +1,7 @@
 import type { Document } from "mongodb";
 import { notFound } from "../errors.ts";
 import { parseRecordId } from "../http/params.ts";
-import type { Model } from "../model/define.ts";
+import type { Model, Relation } from "../model/define.ts";
 import type { RecordStore } from "../store/records.ts";
 
 /** A hasMany relation exposed as a nested route: `/users/:userId/posts`. */
@@ -12,6 +12,8 @@ export interface ParentLink {
   foreignKey: string;
   /** The path parameter holding the parent id, e.g. `userId`. */
   param: string;
+  /** The parent's relation the route lists: its `filter`, `sort` and `limit` apply to the list. */
+  relation?: Relation;
 }
 
 /** Path parameter name for a parent: `User` → `userId`, `BlogPost` → `blogPostId`. */

@@ -1,7 +1,10 @@
 import { QueryParams } from "../http/params.ts";
+import type { Relation } from "../model/define.ts";
+import { storedName } from "../query/columns.ts";
 import { planList, planShow, type ListQuery, type ParamSource, type ShowQuery } from "../query/plan.ts";
 import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
 import { parentIdOf } from "./nested.ts";
+import { resolveRelatedConditions } from "./related-where.ts";
 import { recordId, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
@@ -24,6 +27,8 @@ export interface ListRequest extends ReadRequest {
   cursor: OpenedCursor | null;
   /** The parameters the page is planned with: the cursor's pinned ones over the request's. */
   source: ParamSource;
+  /** Collections read to resolve conditions on related records (`q={"user.name":…}`). */
+  relatedCollections: string[];
 }
 
 /** SHOW's parsed request. */
@@ -45,8 +50,24 @@ export async function parseListRequest(request: Request, route: Route, params: P
   const trashed = cursor ? cursor.state.trashed === "true" : given.flag("trashed");
   const source = cursor?.params ?? given;
   const query = planList(source, route.model, route.app, readScope(route.model, trashed));
-  if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state);
-  return { parentId, trashed, query, cursor, source };
+  if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state, route.app.registry);
+  if (route.parent?.relation) applyRelationOptions(query, route.parent.relation, source);
+  const relatedCollections = await resolveRelatedConditions(route, query, trashed);
+  return { parentId, trashed, query, cursor, source, relatedCollections };
+}
+
+/**
+ * A nested list (`/users/1/posts`) honours its relation's options: the fixed `filter` always,
+ * the `sort` when the request sends none, and `limit` as the largest page.
+ */
+function applyRelationOptions(query: ListQuery, relation: Relation, source: ParamSource): void {
+  if (relation.filter) query.filters.push(relation.filter);
+  if (relation.sort && !source.get("sort")?.trim()) {
+    const sort: Record<string, 1 | -1> = {};
+    for (const [field, direction] of Object.entries(relation.sort)) sort[storedName(field)] = direction;
+    query.sort = { ...sort, _id: sort._id ?? 1 };
+  }
+  if (relation.limit !== undefined) query.perPage = Math.min(query.perPage, relation.limit);
 }
 
 /** Parses a show request: the record id, then `fields`, `with` and `trashed`. */

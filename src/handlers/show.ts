@@ -6,6 +6,8 @@ import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
 import { finish } from "./output.ts";
+import { relationNarrower } from "./relation-hooks.ts";
+import { serializeRecord } from "./serialize-output.ts";
 import { parseShowRequest } from "./request.ts";
 import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
@@ -24,9 +26,11 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   const doc = await route.store.findById(id, allOf(query.filters), projection(model, query.fields, parentKeys(query.with)));
   if (!doc) throw notFound(model.name);
   const record = toRecord(model, doc, query.fields);
-  await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => readScope(m, trashed));
+  const narrow = relationNarrower(request, route, params, query.with);
+  await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => readScope(m, trashed), narrow);
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
-  return { body: finish(route, ctx.result, hooks.onAfterShow), collections: collectionsRead(route, query.with) };
+  const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), query.with);
+  return { body, collections: collectionsRead(route, query.with) };
 }

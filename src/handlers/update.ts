@@ -8,6 +8,7 @@ import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext 
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
 import { finish } from "./output.ts";
+import { serializeRecord } from "./serialize-output.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
 import { findOr404, hookContext, recordId, type Handler } from "./route.ts";
 import { writeScope } from "./scope.ts";
@@ -55,7 +56,8 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     ctx.item = toStoredRecord(doc);
     ctx.result = toRecord(model, doc);
     await hooks.onAfterUpdate?.(ctx);
-    return writtenJson(finish(route, ctx.result, hooks.onAfterUpdate), 200, app.language);
+    const output = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterUpdate), []);
+    return writtenJson(output, 200, app.language);
   };
 }
 

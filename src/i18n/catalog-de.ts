@@ -52,6 +52,8 @@ export const de: Catalog = {
   "param.count": "Der Parameter count muss einer dieser Werte sein: {allowed}; erhalten: \"{value}\".",
   "query.sortNotAllowed": "Sortieren nach {fields} ist bei {model} nicht erlaubt; sortierbare Felder: {allowed}",
   "query.filterNotAllowed": "Filtern nach {fields} ist bei {model} nicht erlaubt; filterbare Felder: {allowed}",
+  "query.withNotAllowed": "Das Laden von {path} mit with ist bei {model} nicht erlaubt; ladbare Relationen: {allowed}",
+  "query.relatedTooMany": "Die q-Bedingung auf {relation} trifft mehr als {max} Datensätze von {model}; bitte die Bedingung einschränken (eine Bedingung auf eine Relation darf höchstens {max} treffen)",
   "query.undefinedColumns": "Unbekannte Spaltennamen: {names}",
   "query.undefinedRelation": "Unbekannte Relation: {path}",
   "query.relationTwice": 'Die Relation "{name}" kommt in with zweimal vor',

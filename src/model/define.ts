@@ -1,3 +1,4 @@
+import type { Document } from "bson";
 import type { Struct } from "superstruct";
 import { COUNT_STRATEGIES, type CountStrategy } from "../store/counts.ts";
 import { collectionName, routeName } from "./naming.ts";
@@ -30,6 +31,24 @@ export interface RelationDefinition {
   type: RelationType;
   model: string;
   foreignKey: string;
+  /** Order of the related records in `with` and the nested list's default sort: `{ created_at: -1 }` (id breaks ties). */
+  sort?: Record<string, 1 | -1>;
+  /** A fixed MongoDB filter the related records must match, in `with` and the nested list: `{ status: "published" }`. */
+  filter?: Document;
+  /** hasMany: most related records per parent in `with` (below the app's `maxChildrenPerParent`), and the nested list's largest page. */
+  limit?: number;
+}
+
+/**
+ * A record serializer: gets the record as the framework built it (visible, selected fields,
+ * relations attached) and returns the record to send, or changes it in place and returns nothing.
+ */
+export type Serializer = (record: Record<string, unknown>, ctx: SerializeContext) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>;
+
+/** What a serializer is told: the request being answered and the model the record belongs to. */
+export interface SerializeContext {
+  request: Request;
+  model: Model;
 }
 
 export { COUNT_STRATEGIES, type CountStrategy };
@@ -88,6 +107,12 @@ export interface ModelDefinition {
   description?: string;
   /** Per-field descriptions for the OpenAPI document: `{ email: "Where we write to." }`. */
   descriptions?: Record<string, string>;
+  /** Relations `with` may load (and `q` may reach through); unset: every relation. Others are a 400. */
+  loadable?: readonly string[];
+  /** Shapes every record of this model a response carries (computed, renamed or dropped fields); may be async. */
+  serialize?: Serializer;
+  /** `false`: GETs of this model are never answered from the response cache (default true). */
+  cache?: boolean;
 }
 
 /** Scalar kinds the query layer understands when checking operands. */
@@ -104,8 +129,11 @@ const MODEL_KEYS = Object.keys({
   name: 1, fields: 1, hidden: 1, relations: 1, perPage: 1, maxPerPage: 1, handlers: 1, unique: 1, indexes: 1,
   softDelete: 1, route: 1, collection: 1, sortable: 1, filterable: 1, defaultCount: 1, countLimit: 1,
   maxExactCount: 1, maxStringLength: 1, maxStringLengths: 1, description: 1, descriptions: 1,
+  loadable: 1, serialize: 1, cache: 1,
 } satisfies Record<keyof ModelDefinition, 1>);
-const RELATION_KEYS = Object.keys({ type: 1, model: 1, foreignKey: 1 } satisfies Record<keyof RelationDefinition, 1>);
+const RELATION_KEYS = Object.keys({
+  type: 1, model: 1, foreignKey: 1, sort: 1, filter: 1, limit: 1,
+} satisfies Record<keyof RelationDefinition, 1>);
 const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
 
 /** A resolved relation: the definition plus its output key. */
@@ -148,6 +176,12 @@ export interface Model {
   readonly descriptions: Readonly<Record<string, string>>;
   /** The longest string each field may hold, by field; see {@link maxStringLength}. */
   readonly stringLimits: ReadonlyMap<string, number>;
+  /** Relations `with` may load, or null for every one. */
+  readonly loadable: ReadonlySet<string> | null;
+  /** The model's serializer, if it has one. */
+  readonly serialize?: Serializer;
+  /** False when the model opted out of the response cache. */
+  readonly cache: boolean;
 }
 
 /** Default for {@link ModelDefinition.maxStringLength}: 64 Ki characters per string. */
@@ -253,7 +287,28 @@ function resolveHandlers(def: ModelDefinition): Set<HandlerName> {
 }
 
 function resolveRelations(def: ModelDefinition): Map<string, Relation> {
-  return new Map(Object.entries(def.relations ?? {}).map(([name, rel]) => [name, { ...rel, name }]));
+  return new Map(Object.entries(def.relations ?? {}).map(([name, rel]) => {
+    if (rel.limit !== undefined) positiveInteger(rel.limit, 0, `Model ${def.name}, relation ${name}: limit`);
+    if (rel.filter !== undefined && !isPlainObject(rel.filter)) throw new TypeError(`Model ${def.name}, relation ${name}: filter must be an object`);
+    for (const [field, direction] of Object.entries(rel.sort ?? {})) {
+      if (direction !== 1 && direction !== -1) throw new TypeError(`Model ${def.name}, relation ${name}: sort.${field} must be 1 or -1`);
+    }
+    return [name, { ...rel, name }];
+  }));
+}
+
+function resolveLoadable(def: ModelDefinition): Set<string> | null {
+  if (def.loadable === undefined) return null;
+  for (const name of def.loadable) {
+    if (!def.relations?.[name]) throw new TypeError(`Model ${def.name}: loadable relation "${name}" is not a relation`);
+  }
+  return new Set(def.loadable);
+}
+
+function resolveOutput(def: ModelDefinition): Pick<Model, "serialize" | "cache"> {
+  if (def.serialize !== undefined && typeof def.serialize !== "function") throw new TypeError(`Model ${def.name}: serialize must be a function`);
+  if (def.cache !== undefined && typeof def.cache !== "boolean") throw new TypeError(`Model ${def.name}: cache must be true or false`);
+  return { serialize: def.serialize, cache: def.cache !== false };
 }
 
 /**
@@ -292,6 +347,8 @@ export function defineModel(def: ModelDefinition): Model {
     description: def.description,
     descriptions: Object.freeze({ ...def.descriptions }),
     stringLimits: resolveStringLimits(def),
+    loadable: resolveLoadable(def),
+    ...resolveOutput(def),
   });
   defined.add(model);
   return model;
