@@ -40,7 +40,11 @@ export function cacheableJson(
 
 /** {@link cacheableJson} for a body already serialised (a response-cache hit); `extra` adds headers (Link). */
 export function cachedJson(request: Request, text: string, etag: string, language: string, extra?: HeaderRecord): Response {
-  if (noneMatch(request.headers.get("if-none-match"), etag)) return empty(304, language, { etag });
+  if (noneMatch(request.headers.get("if-none-match"), etag)) {
+    // A 304 says what the 200 would have said about the cache (Cache-Status), not the Link.
+    const status = extra?.["cache-status"];
+    return empty(304, language, status === undefined ? { etag } : { etag, "cache-status": status });
+  }
   return createResponse(text, 200, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
 }
 
