@@ -1,3 +1,4 @@
+import { apiError } from "../errors.ts";
 import { QueryParams } from "../http/params.ts";
 import type { Relation } from "../model/define.ts";
 import { storedName } from "../query/columns.ts";
@@ -58,7 +59,8 @@ export async function parseListRequest(request: Request, route: Route, params: P
 
 /**
  * A nested list (`/users/1/posts`) honours its relation's options: the fixed `filter` always,
- * the `sort` when the request sends none, and `limit` as the largest page.
+ * the `sort` when the request sends none, and `limit` as the largest page (the default page
+ * size is lowered to it; a larger `per_page` is refused like any out-of-range one).
  */
 function applyRelationOptions(query: ListQuery, relation: Relation, source: ParamSource): void {
   if (relation.filter) query.filters.push(relation.filter);
@@ -67,7 +69,10 @@ function applyRelationOptions(query: ListQuery, relation: Relation, source: Para
     for (const [field, direction] of Object.entries(relation.sort)) sort[storedName(field)] = direction;
     query.sort = { ...sort, _id: sort._id ?? 1 };
   }
-  if (relation.limit !== undefined) query.perPage = Math.min(query.perPage, relation.limit);
+  if (relation.limit === undefined || query.perPage <= relation.limit) return;
+  const asked = source.get("per_page");
+  if (asked !== null) throw apiError("param.integerRange", { name: "per_page", min: 1, max: relation.limit, value: asked });
+  query.perPage = relation.limit;
 }
 
 /** Parses a show request: the record id, then `fields`, `with` and `trashed`. */

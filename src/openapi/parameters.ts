@@ -24,8 +24,9 @@ function ownField(model: OperationInfo["model"]): string {
   return model.visible.find((name) => !SYSTEM_FIELDS.includes(name)) ?? "id";
 }
 
+/** The relations `with` may load: the model's `loadable` ones, or all. */
 function relationNames(op: OperationInfo): string[] {
-  return [...op.model.relations.keys()];
+  return [...op.model.relations.keys()].filter((name) => op.model.loadable === null || op.model.loadable.has(name));
 }
 
 function withExample(op: OperationInfo): string {
@@ -103,7 +104,7 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: (op) => ({
       name: "q",
       in: "query",
-      description: `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
+      description: `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`), or \`<relation>.<field>\` of a belongsTo or hasOne relation (matching at most ${op.limits.maxInList} related records). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
       schema: { type: "string" },
       examples: qExamples(op),
     }),

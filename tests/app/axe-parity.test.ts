@@ -29,7 +29,7 @@ const Article = defineModel({
   fields: { title: string(), status: string(), person_id: id() },
   sortable: ["title"],
   relations: { person: { type: "belongsTo", model: "Person", foreignKey: "person_id" } },
-  serialize: async (record) => ({ ...record, shout: typeof record.title === "string" ? record.title.toUpperCase() : null }),
+  serialize: (record) => Promise.resolve({ ...record, shout: typeof record.title === "string" ? record.title.toUpperCase() : null }),
 });
 const Badge = defineModel({
   name: "Badge",
@@ -162,6 +162,8 @@ describe("relation options and relation hooks", () => {
     assert.equal(body.pagination.total, 3);
     const sorted = await get("persons/1/articles?sort=title");
     assert.deepEqual(sorted.body.data.map((a: { title: string }) => a.title), ["a1", "a2"]);
+    const tooLarge = await get("persons/1/articles?per_page=3");
+    assert.deepEqual([tooLarge.status, /per_page/.test(tooLarge.body.error)], [400, true]);
   });
 
   test("onBeforeRelation adds a filter from the request: a user sees only their own drafts", async () => {
