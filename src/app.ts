@@ -2,7 +2,7 @@ import type { Db, MongoClient } from "mongodb";
 import { docsRoutes, type DocsRoutes } from "./docs-page/routes.ts";
 import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
-import { parentParam } from "./handlers/nested.ts";
+import { checkNesting, nestedRoutes } from "./handlers/nested-routes.ts";
 import type { AppState, Route } from "./handlers/route.ts";
 import { Languages, type MessageOverrides } from "./i18n/languages.ts";
 import { msg } from "./i18n/message.ts";
@@ -98,18 +98,10 @@ function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>):
   }
 }
 
-/** One route per model, plus one nested route per hasMany relation (`/users/:userId/posts`). */
+/** One route per model, plus the nested routes of hasMany relations (`/users/:userId/posts`), at every level. */
 function buildRoutes(state: AppState, models: readonly Model[], hooks: Record<string, ModelHooks>): Route[] {
   const routeOf = (model: Model): Route => ({ app: state, model, store: state.stores.get(model.name)!, hooks: hooks[model.name] ?? {} });
-  const routes = models.map(routeOf);
-  for (const parent of models) {
-    for (const rel of parent.relations.values()) {
-      if (rel.type !== "hasMany") continue;
-      const link = { model: parent, store: state.stores.get(parent.name)!, foreignKey: rel.foreignKey, param: parentParam(parent), relation: rel };
-      routes.push({ ...routeOf(state.registry.get(rel.model)!), parent: link });
-    }
-  }
-  return routes;
+  return [...models.map(routeOf), ...nestedRoutes({ registry: state.registry, stores: state.stores, routeOf }, models)];
 }
 
 async function prepareCollections(db: Db, models: readonly Model[]): Promise<void> {
@@ -162,6 +154,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const registry = createRegistry(options.models);
   const hooks = options.hooks ?? {};
   checkHooks(registry, hooks);
+  checkNesting(options.models);
   const limits = resolveLimits(options.limits);
   if (options.serialize !== undefined && typeof options.serialize !== "function") throw new TypeError("serialize must be a function");
   const languages = new Languages(options.language, options.messages);
@@ -205,7 +198,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     try {
       return await dispatch(router, docs, request, context.language, languages);
     } catch (error) {
-      const handler = errorHandler && ((e: unknown, r: Request, c: ErrorContext) => (service.logUnexpected(e, r, context), errorHandler!(e, r, c)));
+      // Logged here with the request id, once: the handler is told, so the default one does not log it again.
+      const handler = errorHandler && ((e: unknown, r: Request, c: ErrorContext) => errorHandler!(e, r, { ...c, logged: service.logUnexpected(e, r, context) }));
       return await errorToResponse(error, request, context.language, handler, languages);
     }
   };
@@ -222,7 +216,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       errorHandler = handler;
       return app;
     },
-    close: () => database.close(),
+    close: () => (service.flushLogs(), database.close()),
     client: database.client,
     db: database.db,
     models: registry,

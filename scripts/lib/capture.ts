@@ -43,7 +43,12 @@ export function sameResponse(a: RawResponse, b: RawResponse): string {
   return a.body === b.body ? "" : "body bytes";
 }
 
-/** A request id is made anew for every request: only its presence is compared. */
+/**
+ * A request id is made anew for every request: only its presence is compared. Links name the
+ * server they were fetched from, whose port differs between processes: it is left out.
+ */
 function perRequest([name, value]: [string, string]): [string, string] {
-  return name.toLowerCase() === "x-request-id" ? [name, "<per request>"] : [name, value];
+  const lower = name.toLowerCase();
+  if (lower === "x-request-id") return [name, "<per request>"];
+  return lower === "link" ? [name, value.replace(/<http:\/\/[^/>]+/g, "<http://<server>")] : [name, value];
 }

@@ -20,6 +20,7 @@ export const CODES = {
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   NotImplemented: 238,
+  QueryExceededMemoryLimitNoDiskUseAllowed: 292,
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
   OutOfDiskSpace: 14031,

@@ -3,6 +3,7 @@ import type { HeaderRecord } from "../http/fast-response.ts";
 import { cachedJson, cacheableJson } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import type { WithNode } from "../query/with.ts";
+import { ancestorsOf } from "./nested.ts";
 import type { Route } from "./route.ts";
 
 /** What a GET handler produced: the body, the collections it read, and headers that belong to it. */
@@ -10,6 +11,8 @@ export interface ReadResult {
   body: unknown;
   collections: readonly string[];
   headers?: HeaderRecord;
+  /** A hook's 2xx instead of 200; never set on a cached read (reads with hooks are not cached). */
+  status?: number;
 }
 
 function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
@@ -20,14 +23,14 @@ function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
 }
 
 /**
- * The collections a read of `route` with these relations touches: the model's own, the parent's
- * on a nested route, and every collection pulled in through `with`. A write to any of them
+ * The collections a read of `route` with these relations touches: the model's own, every
+ * ancestor's on a nested route, and every collection pulled in through `with`. A write to any of them
  * invalidates the cached body; writes elsewhere do not.
  * @example collectionsRead(usersRoute, parseWith("posts{comments}", …)) // ["users", "posts", "comments"]
  */
 export function collectionsRead(route: Route, related: readonly WithNode[]): string[] {
   const collections = new Set([route.model.collection]);
-  if (route.parent) collections.add(route.parent.model.collection);
+  for (const step of ancestorsOf(route.parent)) collections.add(step.model.collection);
   addRelated(related, collections);
   return [...collections];
 }
@@ -86,8 +89,9 @@ export async function cachedGet(request: Request, route: Route, hooked: boolean,
   const cache = route.app.cache;
   const bypass = cache === undefined ? undefined : bypassReason(route, hooked);
   if (cache === undefined || bypass !== undefined) {
-    const { body, headers } = await run();
-    return cacheableJson(request, body, language, undefined, bypass === undefined ? headers : { ...headers, "cache-status": bypass });
+    const { body, headers, status } = await run();
+    // A hook's own Cache-Status, like its other headers, replaces the framework's.
+    return cacheableJson(request, body, language, undefined, bypass === undefined ? headers : { "cache-status": bypass, ...headers }, status);
   }
   const key = request.url;
   const { body: hit, stale } = cache.lookup(key);
@@ -97,6 +101,6 @@ export async function cachedGet(request: Request, route: Route, hooked: boolean,
   const text = JSON.stringify(body);
   const etag = etagOf(text);
   const stored = cache.set(key, version, collections, text, etag, headers);
-  const status = `${CACHE_NAME}; fwd=${stale ? "stale" : "uri-miss"}${stored ? "; stored" : ""}`;
-  return cachedJson(request, text, etag, language, { ...headers, "cache-status": status });
+  const cacheStatus = `${CACHE_NAME}; fwd=${stale ? "stale" : "uri-miss"}${stored ? "; stored" : ""}`;
+  return cachedJson(request, text, etag, language, { ...headers, "cache-status": cacheStatus });
 }

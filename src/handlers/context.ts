@@ -20,6 +20,17 @@ export interface HookContext {
   params: Record<string, string>;
   /** The database, for hooks that need to look something up. */
   db: Db;
+  /**
+   * Headers added to the successful response: `ctx.headers.set("location", "/api/v1/jobs/7")`.
+   * A header the framework also sets (Content-Type, ETag, Link) is replaced; Content-Length
+   * and Transfer-Encoding stay the framework's. Error responses do not carry them.
+   */
+  headers: Headers;
+  /**
+   * The status of the successful response, when a hook (usually an after-hook) wants another
+   * 2xx than the handler's own: `ctx.status = 202` instead of 201. 204 and 205 send no body.
+   */
+  status?: number;
 }
 
 export type { ListQuery } from "../query/plan.ts";
@@ -74,9 +85,10 @@ export interface DeleteContext extends HookContext {
 /**
  * A relation about to be loaded through `with`, in the related model's hooks: `model` is the
  * related model, `owner` the model that declares `relation`. Push MongoDB filters onto `filters`
- * to narrow which related records load, e.g. by the user the request is from.
+ * to narrow which related records load, e.g. by the user the request is from. It has no
+ * `headers` or `status`: the response belongs to the handler's own hooks, which run around it.
  */
-export interface RelationContext extends HookContext {
+export interface RelationContext extends Omit<HookContext, "headers" | "status"> {
   relation: Relation;
   owner: Model;
   filters: Document[];
@@ -84,7 +96,7 @@ export interface RelationContext extends HookContext {
 
 type Hook<C> = (ctx: C) => void | Promise<void>;
 
-/** The hooks a model can have; each may be async and may throw ApiError to stop the request. */
+/** The fifteen hooks a model can have; each may be async and may throw ApiError to stop the request. */
 export interface ModelHooks {
   onBeforePaginate?: Hook<PaginateContext>;
   onAfterPaginate?: Hook<PaginateContext>;
@@ -98,6 +110,9 @@ export interface ModelHooks {
   onAfterPatch?: Hook<UpdateContext>;
   onBeforeDelete?: Hook<DeleteContext>;
   onAfterDelete?: Hook<DeleteContext>;
+  /** `DELETE …/force` on a soft-delete model runs these, not the (soft) delete hooks. */
+  onBeforeForceDelete?: Hook<DeleteContext>;
+  onAfterForceDelete?: Hook<DeleteContext>;
   /** Runs once per request for each `with` relation that loads this model's records. */
   onBeforeRelation?: Hook<RelationContext>;
 }
@@ -106,7 +121,7 @@ export interface ModelHooks {
 export const HOOK_NAMES: readonly (keyof ModelHooks)[] = [
   "onBeforePaginate", "onAfterPaginate", "onBeforeShow", "onAfterShow", "onBeforeInsert", "onAfterInsert",
   "onBeforeUpdate", "onAfterUpdate", "onBeforePatch", "onAfterPatch", "onBeforeDelete", "onAfterDelete",
-  "onBeforeRelation",
+  "onBeforeForceDelete", "onAfterForceDelete", "onBeforeRelation",
 ];
 
 /** Identity function that gives a hooks file its types: `export default defineHooks({ ... })`. */

@@ -1,19 +1,31 @@
 import type { Document } from "mongodb";
 import { empty } from "../http/responses.ts";
-import { toStoredRecord, type DeleteContext } from "./context.ts";
+import { toStoredRecord, type DeleteContext, type ModelHooks } from "./context.ts";
+import { hookHeaders, hookStatus } from "./hook-response.ts";
+import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
-import { findOr404, hookContext, recordId, type Handler, type Route } from "./route.ts";
+import { allOf, findOr404, hookContext, recordId, type Handler, type Route } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
 async function softDelete(route: Route, guard: Document): Promise<boolean> {
   return (await route.store.update(guard, { deleted_at: route.store.clock() })) !== null;
 }
 
+type DeleteHooks = Pick<ModelHooks, "onBeforeDelete" | "onAfterDelete">;
+
+/** The hooks of a delete: a force delete runs its own pair, never the soft-delete ones. */
+function hooksOf(hooks: ModelHooks, force: boolean): DeleteHooks {
+  return force ? { onBeforeDelete: hooks.onBeforeForceDelete, onAfterDelete: hooks.onAfterForceDelete } : hooks;
+}
+
 function deleteHandler(force: boolean): Handler {
   return async (request, route, params) => {
-    const { model, app, hooks } = route;
+    const { model, app } = route;
+    const hooks = hooksOf(route.hooks, force);
+    const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
     const id = recordId(params, model);
-    const scope = force ? {} : writeScope(model);
+    const parent = await liveParentFilter(route.parent, parentIds);
+    const scope = allOf([force ? {} : writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);
     const guard = writeGuard(request, route, stored, scope);
     const ctx: DeleteContext = { ...hookContext(request, route, params), id, item: toStoredRecord(stored) };
@@ -21,15 +33,18 @@ function deleteHandler(force: boolean): Handler {
     const done = model.softDelete && !force ? await softDelete(route, guard) : await route.store.remove(guard);
     if (!done) await missedWrite(route, id, guard);
     await hooks.onAfterDelete?.(ctx);
-    return empty(204, app.language);
+    return empty(hookStatus(ctx, 204), app.language, hookHeaders(ctx));
   };
 }
 
 /**
- * DELETE: `DELETE /api/v1/<plural>/<id>`: 204 with no body. On a soft-delete model it sets
+ * DELETE: `DELETE /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): 204 with no body. On a soft-delete model it sets
  * `deleted_at` instead, so the record drops out of reads but can still be listed with `trashed=true`.
  */
 export const remove: Handler = deleteHandler(false);
 
-/** `DELETE /api/v1/<plural>/<id>/force`: removes a soft-deleted model's record for good, trashed or not. */
+/**
+ * `DELETE /api/v1/<plural>/<id>/force`: removes a soft-deleted model's record for good, trashed
+ * or not; runs `onBeforeForceDelete` / `onAfterForceDelete`.
+ */
 export const forceRemove: Handler = deleteHandler(true);

@@ -5,11 +5,11 @@ import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type InsertContext } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
-import { parentFilter, parentIdOf } from "./nested.ts";
+import { liveParentFilter, parentIdsOf } from "./nested.ts";
+import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { hookContext, type Handler } from "./route.ts";
-import { writeScope } from "./scope.ts";
 
 /**
  * INSERT: `POST /api/v1/<plural>` (or a nested `POST /api/v1/users/:userId/posts`, where the
@@ -18,9 +18,9 @@ import { writeScope } from "./scope.ts";
  */
 export const insert: Handler = async (request, route, params) => {
   const { model, app, hooks, parent } = route;
-  const parentId = parent ? parentIdOf(params, parent) : undefined;
+  const parentIds = parent ? parentIdsOf(params, parent) : undefined;
   const body = await readJsonBody(request, app.bodyLimit);
-  if (parent && parentId !== undefined) Object.assign(body, await parentFilter(parent, parentId, writeScope(parent.model)));
+  Object.assign(body, await liveParentFilter(parent, parentIds));
   const ctx: InsertContext = { ...hookContext(request, route, params), body: bodyForHook(model, body, hooks.onBeforeInsert) };
   await hooks.onBeforeInsert?.(ctx);
   const data = validateBody(model, ctx.body);
@@ -30,5 +30,5 @@ export const insert: Handler = async (request, route, params) => {
   ctx.result = toRecord(model, doc);
   await hooks.onAfterInsert?.(ctx);
   const output = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterInsert), []);
-  return writtenJson(output, 201, app.language);
+  return writtenJson(output, hookStatus(ctx, 201), app.language, hookHeaders(ctx));
 };

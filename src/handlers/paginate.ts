@@ -12,6 +12,7 @@ import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import type { ListQuery, PaginateContext } from "./context.ts";
 import { readWindow, type Window } from "./list-window.ts";
 import { parentFilter } from "./nested.ts";
+import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { relationNarrower } from "./relation-hooks.ts";
 import { hasSerializer, serializeRecords } from "./serialize-output.ts";
@@ -37,10 +38,10 @@ function readProjection(model: Model, query: ListQuery, keys: readonly SortKey[]
 
 async function listPage(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const { query, trashed, parentId, cursor, source, relatedCollections } = await parseListRequest(request, route, params);
-  if (route.parent && parentId !== undefined) {
+  const { query, trashed, parentIds, cursor, source, relatedCollections } = await parseListRequest(request, route, params);
+  if (route.parent && parentIds !== undefined) {
     // Listing may include a trashed parent's children (trashed=true); creating under one may not.
-    const parent = await parentFilter(route.parent, parentId, readScope(route.parent.model, trashed));
+    const parent = await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed));
     query.filters[0] = { ...query.filters[0], ...parent };
   }
   const ctx = hookContext(request, route, params) as PaginateContext;
@@ -65,6 +66,7 @@ async function listPage(request: Request, route: Route, params: PathParams): Pro
   ctx.result = { data, pagination: pagination({ page: cursor ? null : query.page, perPage: query.perPage }, counted, cursors) };
   if (hooks.onAfterPaginate) await hooks.onAfterPaginate(ctx);
   const link = linkHeader(request.url, ctx.result.pagination.next, ctx.result.pagination.prev);
+  const fromHooks = hookHeaders(ctx);
   const body = finish(route, ctx.result, hooks.onAfterPaginate);
   if (hasSerializer(app, model, query.with) && Array.isArray(body.data)) {
     body.data = (await serializeRecords(request, app, model, body.data, query.with)) as typeof body.data;
@@ -72,7 +74,8 @@ async function listPage(request: Request, route: Route, params: PathParams): Pro
   return {
     body,
     collections: [...collectionsRead(route, query.with), ...relatedCollections],
-    headers: link === undefined ? undefined : { link },
+    headers: link === undefined ? fromHooks : { link, ...fromHooks },
+    status: hookStatus(ctx, 200),
   };
 }
 

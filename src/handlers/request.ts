@@ -1,10 +1,9 @@
 import { apiError } from "../errors.ts";
 import { QueryParams } from "../http/params.ts";
-import type { Relation } from "../model/define.ts";
 import { storedName } from "../query/columns.ts";
 import { planList, planShow, type ListQuery, type ParamSource, type ShowQuery } from "../query/plan.ts";
 import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
-import { parentIdOf } from "./nested.ts";
+import { linkRelation, parentIdsOf, reachable, type ParentIds, type ParentLink } from "./nested.ts";
 import { resolveRelatedConditions } from "./related-where.ts";
 import { recordId, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
@@ -17,8 +16,8 @@ import { readScope } from "./scope.ts";
 interface ReadRequest {
   /** `trashed=true`: soft-deleted records are read too (the model's and its relations'). */
   trashed: boolean;
-  /** On a nested route: the parent id from the path, looked up only after parsing. */
-  parentId: number | undefined;
+  /** On a nested route: every ancestor's id from the path, looked up only after parsing. */
+  parentIds: ParentIds | undefined;
 }
 
 /** PAGINATE's parsed request. */
@@ -44,7 +43,7 @@ export interface ShowRequest extends ReadRequest {
  * per_page, trashed) plan the page; the request may repeat them only unchanged.
  */
 export async function parseListRequest(request: Request, route: Route, params: PathParams): Promise<ListRequest> {
-  const parentId = route.parent ? parentIdOf(params, route.parent) : undefined;
+  const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
   const given = new QueryParams(request.url);
   const cursor = given.get("cursor") === null ? null : await openCursor(given, request.url, route);
   // A cursor's pinned `trashed` was checked when the cursor was made.
@@ -52,18 +51,20 @@ export async function parseListRequest(request: Request, route: Route, params: P
   const source = cursor?.params ?? given;
   const query = planList(source, route.model, route.app, readScope(route.model, trashed));
   if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state, route.app.registry);
-  if (route.parent?.relation) applyRelationOptions(query, route.parent.relation, source);
+  if (route.parent) applyRelationOptions(query, route.parent, source);
   const relatedCollections = await resolveRelatedConditions(route, query, trashed);
-  return { parentId, trashed, query, cursor, source, relatedCollections };
+  return { parentIds, trashed, query, cursor, source, relatedCollections };
 }
 
 /**
- * A nested list (`/users/1/posts`) honours its relation's options: the fixed `filter` always,
- * the `sort` when the request sends none, and `limit` as the largest page (the default page
- * size is lowered to it; a larger `per_page` is refused like any out-of-range one).
+ * A nested list (`/users/1/posts`, at any depth, and the old URL too) honours the options of
+ * the relation it lists: the fixed `filter` always, the `sort` when the request sends none, and
+ * `limit` as the largest page (the default page size is lowered to it; a larger `per_page` is
+ * refused like any out-of-range one).
  */
-function applyRelationOptions(query: ListQuery, relation: Relation, source: ParamSource): void {
-  if (relation.filter) query.filters.push(relation.filter);
+function applyRelationOptions(query: ListQuery, link: ParentLink, source: ParamSource): void {
+  const relation = linkRelation(link);
+  query.filters.push(reachable(link));
   if (relation.sort && !source.get("sort")?.trim()) {
     const sort: Record<string, 1 | -1> = {};
     for (const [field, direction] of Object.entries(relation.sort)) sort[storedName(field)] = direction;
@@ -75,10 +76,11 @@ function applyRelationOptions(query: ListQuery, relation: Relation, source: Para
   query.perPage = relation.limit;
 }
 
-/** Parses a show request: the record id, then `fields`, `with` and `trashed`. */
+/** Parses a show request: the ancestors' ids on a nested route, the record id, then `fields`, `with` and `trashed`. */
 export function parseShowRequest(request: Request, route: Route, params: PathParams): ShowRequest {
+  const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
   const id = recordId(params, route.model);
   const query = new QueryParams(request.url);
   const trashed = query.flag("trashed");
-  return { id, parentId: undefined, trashed, query: planShow(query, route.model, route.app, readScope(route.model, trashed)) };
+  return { id, parentIds, trashed, query: planShow(query, route.model, route.app, readScope(route.model, trashed)) };
 }

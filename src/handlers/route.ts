@@ -60,7 +60,7 @@ export function pathParams(params: PathParams): Record<string, string> {
 
 /** The fields shared by every hook context. */
 export function hookContext(request: Request, route: Route, params: PathParams): HookContext {
-  return { request, model: route.model, params: pathParams(params), db: route.app.db };
+  return { request, model: route.model, params: pathParams(params), db: route.app.db, headers: new Headers() };
 }
 
 /**

@@ -5,6 +5,8 @@ import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
+import { parentFilter, reachable } from "./nested.ts";
+import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { relationNarrower } from "./relation-hooks.ts";
 import { serializeRecord } from "./serialize-output.ts";
@@ -12,7 +14,7 @@ import { parseShowRequest } from "./request.ts";
 import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
-/** SHOW: `GET /api/v1/<plural>/<id>`: one record, with `fields` and `with` applied. */
+/** SHOW: `GET /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): one record, with `fields` and `with` applied. */
 export const show: Handler = (request, route, params) => {
   const hooked = route.hooks.onBeforeShow !== undefined || route.hooks.onAfterShow !== undefined;
   return cachedGet(request, route, hooked, () => oneRecord(request, route, params));
@@ -20,7 +22,12 @@ export const show: Handler = (request, route, params) => {
 
 async function oneRecord(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const { id, query, trashed } = parseShowRequest(request, route, params);
+  const { id, query, trashed, parentIds } = parseShowRequest(request, route, params);
+  if (route.parent && parentIds !== undefined) {
+    // A nested item route reads only a child of these ancestors that its relation reaches: any other record is a 404.
+    query.filters[0] = { ...query.filters[0], ...(await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed))) };
+    query.filters.push(reachable(route.parent));
+  }
   const ctx: ShowContext = { ...hookContext(request, route, params), id, query };
   await hooks.onBeforeShow?.(ctx);
   const doc = await route.store.findById(id, allOf(query.filters), projection(model, query.fields, parentKeys(query.with)));
@@ -32,5 +39,5 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
   const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), query.with);
-  return { body, collections: collectionsRead(route, query.with) };
+  return { body, collections: collectionsRead(route, query.with), headers: hookHeaders(ctx), status: hookStatus(ctx, 200) };
 }

@@ -1,6 +1,7 @@
 import type { HandlerName } from "../model/define.ts";
 import { forceRemove, remove } from "./delete.ts";
 import { insert } from "./insert.ts";
+import { ancestorsOf } from "./nested.ts";
 import { paginate } from "./paginate.ts";
 import type { Handler, Route } from "./route.ts";
 import { show } from "./show.ts";
@@ -14,14 +15,14 @@ interface Endpoint {
   /** Path below the collection: "" for the collection, "/:id" for one record. */
   suffix: string;
   handler: Handler;
-  /** Served on nested routes (`/users/:userId/posts`) too. */
-  nested?: boolean;
+  /** Served on the old child-route URLs of nested routes too (`/users/:userId/posts` for `ownedPosts`). */
+  legacy?: boolean;
   softDeleteOnly?: boolean;
 }
 
 const ENDPOINTS: readonly Endpoint[] = [
-  { name: "paginate", method: "GET", suffix: "", handler: paginate, nested: true },
-  { name: "insert", method: "POST", suffix: "", handler: insert, nested: true },
+  { name: "paginate", method: "GET", suffix: "", handler: paginate, legacy: true },
+  { name: "insert", method: "POST", suffix: "", handler: insert, legacy: true },
   { name: "show", method: "GET", suffix: "/:id", handler: show },
   { name: "update", method: "PUT", suffix: "/:id", handler: update },
   { name: "patch", method: "PATCH", suffix: "/:id", handler: patch },
@@ -48,13 +49,19 @@ export interface RouteEntry {
   force: boolean;
 }
 
-function collectionPath(base: string, route: Route): string {
-  const { model, parent } = route;
-  return parent ? `${base}/${parent.model.route}/:${parent.param}/${model.route}` : `${base}/${model.route}`;
+/**
+ * The collection path of a route: the model's own, or for a nested route the outermost
+ * ancestor's route followed by `/:<parent>Id/<relation>` for every step.
+ * @example collectionPath("/api/v1", commentsOfPostsOfUsers) // "/api/v1/users/:userId/posts/:postId/comments"
+ */
+export function collectionPath(base: string, route: Route): string {
+  const chain = ancestorsOf(route.parent);
+  if (chain.length === 0) return `${base}/${route.model.route}`;
+  return `${base}/${chain[0].model.route}` + chain.map((step) => `/:${step.param}/${step.segment}`).join("");
 }
 
 function servedBy(endpoint: Endpoint, route: Route): boolean {
-  if (route.parent && !endpoint.nested) return false;
+  if (route.parent?.legacy && !endpoint.legacy) return false;
   return !endpoint.softDeleteOnly || route.model.softDelete;
 }
 

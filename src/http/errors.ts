@@ -18,6 +18,8 @@ function isOutOfDiskSpace(error: unknown): boolean {
 export interface ErrorContext {
   /** The app's Content-Language, for the response the handler makes. */
   language: string;
+  /** True when the app has already logged the error with the request's id (logging is configured): no need to log it again. */
+  logged?: boolean;
 }
 
 /** Handles an error no route could answer. Return a Response, or throw to let the runtime see it. */
@@ -69,11 +71,12 @@ function isProduction(): boolean {
 
 /**
  * The spec's default handler. In production (NODE_ENV read at the moment of the error) it logs
- * the error and answers 500 with a constant message; elsewhere it rethrows the very error, so
+ * the error (unless the app's configured logger already did, with the request id) and answers
+ * 500 with a constant message; elsewhere it rethrows the very error, so
  * `app.fetch` rejects with it and the developer sees the real failure.
  */
 export const defaultErrorHandler: ErrorHandler = (error, _request, context) => {
   if (!isProduction()) throw error;
-  console.error(error);
+  if (!context?.logged) console.error(error); // once: the app's logger wrote it already, with the request id
   return json(INTERNAL_ERROR_BODY, 500, context?.language ?? "en");
 };

@@ -31,25 +31,38 @@ export function cacheableJson(
   language: string,
   remember?: (text: string, etag: string) => void,
   extra?: HeaderRecord,
+  status = 200,
 ): Response {
   const text = JSON.stringify(body);
   const etag = etagOf(text);
   remember?.(text, etag);
-  return cachedJson(request, text, etag, language, extra);
+  return cachedJson(request, text, etag, language, extra, status);
 }
 
-/** {@link cacheableJson} for a body already serialised (a response-cache hit); `extra` adds headers (Link). */
-export function cachedJson(request: Request, text: string, etag: string, language: string, extra?: HeaderRecord): Response {
+/**
+ * {@link cacheableJson} for a body already serialised (a response-cache hit); `extra` adds
+ * headers (Link, Cache-Status, a hook's), `status` replaces 200 (a hook's 2xx).
+ */
+export function cachedJson(request: Request, text: string, etag: string, language: string, extra?: HeaderRecord, status = 200): Response {
   if (noneMatch(request.headers.get("if-none-match"), etag)) {
     // A 304 says what the 200 would have said about the cache (Cache-Status), not the Link.
-    const status = extra?.["cache-status"];
-    return empty(304, language, status === undefined ? { etag } : { etag, "cache-status": status });
+    const cacheStatus = extra?.["cache-status"];
+    return empty(304, language, cacheStatus === undefined ? { etag } : { etag, "cache-status": cacheStatus });
   }
-  return createResponse(text, 200, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
+  return bodyOrEmpty(text, status, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
+}
+
+// Statuses a response must send without a body.
+const NO_BODY = new Set([204, 205]);
+
+function bodyOrEmpty(text: string, status: number, headers: HeaderRecord): Response {
+  if (!NO_BODY.has(status)) return createResponse(text, status, headers);
+  const { "content-type": _type, ...rest } = headers;
+  return createResponse(null, status, rest);
 }
 
 /** A JSON response for a record just written, with the ETag a later If-Match should send. */
-export function writtenJson(body: unknown, status: number, language: string): Response {
+export function writtenJson(body: unknown, status: number, language: string, extra?: HeaderRecord): Response {
   const text = JSON.stringify(body);
-  return createResponse(text, status, jsonHeaders(language, { etag: etagOf(text) }));
+  return bodyOrEmpty(text, status, jsonHeaders(language, { etag: etagOf(text), ...extra }));
 }

@@ -31,9 +31,17 @@ export interface RelationDefinition {
   type: RelationType;
   model: string;
   foreignKey: string;
+  /**
+   * hasMany only: `false` switches off the relation's nested routes (`/users/:userId/posts`
+   * and everything below them). Default true.
+   */
+  routes?: boolean;
   /** Order of the related records in `with` and the nested list's default sort: `{ created_at: -1 }` (id breaks ties). */
   sort?: Record<string, 1 | -1>;
-  /** A fixed MongoDB filter the related records must match, in `with` and the nested list: `{ status: "published" }`. */
+  /**
+   * A fixed MongoDB filter the related records must match, in `with` and on the nested routes
+   * (the list, and the item routes and routes below, where other children are a 404): `{ status: "published" }`.
+   */
   filter?: Document;
   /** hasMany: most related records per parent in `with` (below the app's `maxChildrenPerParent`), and the nested list's largest page. */
   limit?: number;
@@ -132,7 +140,7 @@ const MODEL_KEYS = Object.keys({
   loadable: 1, serialize: 1, cache: 1,
 } satisfies Record<keyof ModelDefinition, 1>);
 const RELATION_KEYS = Object.keys({
-  type: 1, model: 1, foreignKey: 1, sort: 1, filter: 1, limit: 1,
+  type: 1, model: 1, foreignKey: 1, routes: 1, sort: 1, filter: 1, limit: 1,
 } satisfies Record<keyof RelationDefinition, 1>);
 const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
 
@@ -213,6 +221,9 @@ function checkDefinitionKeys(def: ModelDefinition): void {
   for (const [name, rel] of Object.entries(def.relations ?? {})) {
     if (!isPlainObject(rel)) throw new TypeError(`${where}, relation ${name}: must be an object`);
     checkKeys(`${where}, relation ${name}`, rel, RELATION_KEYS);
+    if (rel.routes !== undefined && (rel.type !== "hasMany" || typeof rel.routes !== "boolean")) {
+      throw new TypeError(`${where}, relation ${name}: routes must be true or false, and only hasMany relations have nested routes`);
+    }
   }
   def.indexes?.forEach((index, i) => checkKeys(`${where}, indexes[${i}]`, index, INDEX_KEYS));
   if (def.handlers !== undefined) checkKeys(`${where}, handlers`, def.handlers, HANDLER_NAMES);

@@ -45,3 +45,13 @@ export function routeName(name: string): string {
 export function collectionName(name: string): string {
   return pluralWords(name).join("_");
 }
+
+/**
+ * Route segment for a relation's nested routes: its name in kebab-case, as written (no plural
+ * is added: relation names of hasMany relations already are plural).
+ * @example relationSegment("ownedPosts")  // "owned-posts"
+ * @example relationSegment("owned_posts") // "owned-posts"
+ */
+export function relationSegment(name: string): string {
+  return name.split(/[_-]+/).flatMap(words).join("-");
+}

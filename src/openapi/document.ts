@@ -1,6 +1,8 @@
 import type { Route } from "../handlers/route.ts";
 import type { RouteEntry } from "../handlers/table.ts";
 import type { ModelHooks } from "../handlers/context.ts";
+import { ancestorsOf, linkRelation, type ParentLink } from "../handlers/nested.ts";
+import { relationSegment } from "../model/naming.ts";
 import type { HandlerName, Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
@@ -42,6 +44,7 @@ const HOOKS_OF: Record<HandlerName, (keyof ModelHooks)[]> = {
   patch: ["onBeforePatch", "onAfterPatch"],
   delete: ["onBeforeDelete", "onAfterDelete"],
 };
+const FORCE_HOOKS: (keyof ModelHooks)[] = ["onBeforeForceDelete", "onAfterForceDelete"];
 
 function pascalPlural(model: Model): string {
   return model.route.split("-").map((part) => part[0].toUpperCase() + part.slice(1)).join("");
@@ -53,46 +56,67 @@ function kindOf(endpoint: RouteEntry): OperationKind {
   return kinds[endpoint.name];
 }
 
+function pascal(segment: string): string {
+  return segment.split("-").map((part) => part[0].toUpperCase() + part.slice(1)).join("");
+}
+
+/**
+ * How a route is named in operation ids: top-level by its model; nested by every ancestor
+ * model and the relation (`UserOwnedPosts`), or the child model where the relation is named
+ * after it (`UserPosts`, `UserPost`), so ids stay unique and the old ones stay as they were.
+ */
+function labels(route: Route): { many: string; one: string } {
+  const { model, parent } = route;
+  if (!parent) return { many: pascalPlural(model), one: model.name };
+  const prefix = ancestorsOf(parent).map((step) => step.model.name).join("");
+  if (parent.segment === model.route) return { many: prefix + pascalPlural(model), one: prefix + model.name };
+  return { many: prefix + pascal(parent.segment), one: `${prefix}${pascal(parent.segment)}Item` };
+}
+
 function naming(kind: OperationKind, route: Route): { id: string; summary: string } {
   const { model, parent } = route;
-  const under = parent ? ` of a ${parent.model.name}` : "";
-  const prefix = parent ? parent.model.name : "";
+  const under = parent ? ` of a ${parent.model.name} (relation ${parent.relation})` : "";
+  const { many, one } = labels(route);
   const names: Record<OperationKind, { id: string; summary: string }> = {
-    list: { id: `list${prefix}${pascalPlural(model)}`, summary: `List ${model.route}${under}` },
-    create: { id: `create${prefix}${model.name}`, summary: `Create a ${model.name}${parent ? ` for a ${parent.model.name}` : ""}` },
-    show: { id: `show${model.name}`, summary: `Show a ${model.name}` },
-    replace: { id: `replace${model.name}`, summary: `Replace a ${model.name}` },
-    patch: { id: `patch${model.name}`, summary: `Change some fields of a ${model.name}` },
-    delete: { id: `delete${model.name}`, summary: model.softDelete ? `Soft-delete a ${model.name}` : `Delete a ${model.name}` },
-    forceDelete: { id: `forceDelete${model.name}`, summary: `Delete a ${model.name} for good` },
+    list: { id: `list${many}`, summary: `List ${model.route}${under}` },
+    create: { id: `create${one}`, summary: `Create a ${model.name}${parent ? ` for a ${parent.model.name} (relation ${parent.relation})` : ""}` },
+    show: { id: `show${one}`, summary: `Show a ${model.name}${under}` },
+    replace: { id: `replace${one}`, summary: `Replace a ${model.name}${under}` },
+    patch: { id: `patch${one}`, summary: `Change some fields of a ${model.name}${under}` },
+    delete: { id: `delete${one}`, summary: `${model.softDelete ? "Soft-delete" : "Delete"} a ${model.name}${under}` },
+    forceDelete: { id: `forceDelete${one}`, summary: `Delete a ${model.name}${under} for good` },
   };
   return names[kind];
 }
 
+/** The old child-route URL of a relation: still served, documented as deprecated. */
+function legacyNote(link: ParentLink): Operation {
+  const segment = relationSegment(link.relation);
+  return { deprecated: true, description: `The old URL of relation \`${link.relation}\`: use \`…/${segment}\` instead.` };
+}
+
 function requestBody(kind: OperationKind, route: Route): Operation | undefined {
   const name = route.model.name;
-  if (kind === "patch") return { required: true, content: { "application/json": { schema: ref(`${name}Patch`) } } };
-  if (kind === "replace" || (kind === "create" && !route.parent)) {
-    return { required: true, content: { "application/json": { schema: ref(`${name}Input`) } } };
-  }
-  if (kind === "create") {
-    const schema = inputSchema(route.model, false, route.parent!.foreignKey);
-    return { required: true, description: `\`${route.parent!.foreignKey}\` comes from the path.`, content: { "application/json": { schema } } };
-  }
-  return undefined;
+  if (!["create", "replace", "patch"].includes(kind)) return undefined;
+  const partial = kind === "patch";
+  if (!route.parent) return { required: true, content: { "application/json": { schema: ref(`${name}${partial ? "Patch" : "Input"}`) } } };
+  const schema = inputSchema(route.model, partial, route.parent.foreignKey);
+  return { required: true, description: `\`${route.parent.foreignKey}\` comes from the path.`, content: { "application/json": { schema } } };
 }
 
 function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, path: string): Operation {
   const kind = kindOf(endpoint);
-  const hooks = HOOKS_OF[endpoint.name].filter((name) => route.hooks[name] !== undefined);
+  const hooks = (endpoint.force ? FORCE_HOOKS : HOOKS_OF[endpoint.name]).filter((name) => route.hooks[name] !== undefined);
   const nested = route.parent !== undefined;
   const op: OperationInfo = { kind, model: route.model, registry: source.registry, limits: source.limits, nested, hooked: hooks.length > 0 };
+  if (route.parent) op.relation = linkRelation(route.parent);
   const { id, summary } = naming(kind, route);
   const body = requestBody(kind, route);
-  const parameters = parametersOf(path, op);
+  const parameters = parametersOf(path, op, ancestorsOf(route.parent));
   return {
     operationId: id,
     summary,
+    ...(route.parent?.legacy ? legacyNote(route.parent) : {}),
     tags: [route.model.name],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),

@@ -30,9 +30,20 @@ function relationNames(op: OperationInfo): string[] {
 }
 
 function withExample(op: OperationInfo): string {
-  const [first] = op.model.relations.values();
-  if (!first) return "";
-  return `${first.name}{${ownField(op.registry.get(first.model)!)}}`;
+  const [name] = relationNames(op);
+  if (name === undefined) return "";
+  return `${name}{${ownField(op.registry.get(op.model.relations.get(name)!.model)!)}}`;
+}
+
+/** The largest page of a list: the model's, or a nested list's smaller relation `limit`. */
+function largestPage(op: OperationInfo): number {
+  return Math.min(op.model.maxPerPage, op.relation?.limit ?? Infinity);
+}
+
+/** The order of a list without `sort`: id, or on a nested list the relation's `sort`, then id. */
+function defaultOrder(op: OperationInfo): string {
+  const keys = Object.entries(op.relation?.sort ?? {}).map(([field, direction]) => (direction === -1 ? `-${field}` : field));
+  return keys.length === 0 ? "`id`" : `the relation's, \`${[...keys, "id"].join(",")}\``;
 }
 
 function qExamples(op: OperationInfo): Record<string, { summary: string; value: string }> {
@@ -59,11 +70,11 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
   {
     appliesTo: isList,
-    build: ({ model }) => ({
+    build: (op) => ({
       name: "per_page",
       in: "query",
-      description: `Page size, from 1 to ${model.maxPerPage}; values outside are refused, never clamped.`,
-      schema: { type: "integer", minimum: 1, maximum: model.maxPerPage, default: model.perPage },
+      description: `Page size, from 1 to ${largestPage(op)}; values outside are refused, never clamped.`,
+      schema: { type: "integer", minimum: 1, maximum: largestPage(op), default: Math.min(op.model.perPage, largestPage(op)) },
     }),
   },
   {
@@ -93,10 +104,10 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
   {
     appliesTo: isList,
-    build: ({ model }) => commaList(
+    build: (op) => commaList(
       "sort",
-      { enum: model.visible.flatMap((name) => [name, `-${name}`]) },
-      "Sort keys, `-` for descending, e.g. `-created_at,id`; ties are broken by `id`, so pages are stable. Default: `id`.",
+      { enum: op.model.visible.flatMap((name) => [name, `-${name}`]) },
+      `Sort keys, \`-\` for descending, e.g. \`-created_at,id\`; ties are broken by \`id\`, so pages are stable. Default: ${defaultOrder(op)}.`,
     ),
   },
   {
@@ -110,7 +121,7 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     }),
   },
   {
-    appliesTo: (op) => isRead(op) && op.model.relations.size > 0,
+    appliesTo: (op) => isRead(op) && relationNames(op).length > 0,
     build: (op) => ({
       name: "with",
       in: "query",
@@ -132,18 +143,27 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
 ];
 
-/** The path parameters of an operation: the parent's id on nested routes, the record's id on record routes. */
-export function pathParameters(path: string, op: OperationInfo): Parameter[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-    name,
-    in: "path",
-    required: true,
-    description: name === "id" ? `The ${op.model.name}'s id.` : `The parent record's id.`,
-    schema: { type: "integer", minimum: 1 },
-  }));
+/** An ancestor of a nested route: its path parameter and model. */
+export interface PathAncestor {
+  param: string;
+  model: { name: string };
+}
+
+/** The path parameters of an operation: every ancestor's id on nested routes, the record's id on record routes. */
+export function pathParameters(path: string, op: OperationInfo, ancestors: readonly PathAncestor[] = []): Parameter[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+    const ancestor = ancestors.find((step) => step.param === name);
+    return {
+      name,
+      in: "path",
+      required: true,
+      description: ancestor ? `The id of the ${ancestor.model.name} the records belong to.` : `The ${op.model.name}'s id.`,
+      schema: { type: "integer", minimum: 1 },
+    };
+  });
 }
 
 /** Every parameter of an operation: path parameters first, then the table's entries that apply. */
-export function parametersOf(path: string, op: OperationInfo): Parameter[] {
-  return [...pathParameters(path, op), ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op))];
+export function parametersOf(path: string, op: OperationInfo, ancestors: readonly PathAncestor[] = []): Parameter[] {
+  return [...pathParameters(path, op, ancestors), ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op))];
 }

@@ -34,7 +34,8 @@ function badRequest(op: OperationInfo): ResponseObject {
 
 function notFound(op: OperationInfo): ResponseObject {
   if (op.kind === "list" && !op.nested) return jsonResponse("The handler is switched off, or the path is unknown.", ref("Error"));
-  const what = op.kind === "list" || op.kind === "create" ? "The parent record does not exist" : `No live ${op.model.name} has this id`;
+  const record = `No live ${op.model.name} has this id${op.nested ? " under these ancestors" : ""}`;
+  const what = op.kind === "list" || op.kind === "create" ? "An ancestor record does not exist" : op.nested ? `${record}, or an ancestor does not exist` : record;
   return jsonResponse(`${what}: \`The item is not found on <Model>.\``, ref("Error"));
 }
 

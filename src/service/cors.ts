@@ -16,6 +16,8 @@ export interface CorsOptions {
 
 const DEFAULT_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 const DEFAULT_EXPOSED = ["ETag", "Link", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "X-Request-Id"];
+/** Origins whose response headers are kept ready; past this many (a predicate allowing many), the oldest go. */
+const CACHED_ORIGINS = 256;
 
 function checkList(value: unknown, name: string): void {
   if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === "string"))) {
@@ -35,6 +37,8 @@ export class Cors {
   /** Headers of a preflight's answer, before the requested headers are echoed. */
   readonly #preflight: Record<string, string>;
   readonly #headers: string | undefined;
+  /** Per origin seen: its response headers when allowed, null when refused; made once, not per request. */
+  readonly #byOrigin = new Map<string, Readonly<Record<string, string>> | null>();
 
   constructor(options: CorsOptions) {
     const origin = options?.origin;
@@ -56,7 +60,7 @@ export class Cors {
 
   /** True when `origin` (a request's Origin header) may read responses. */
   allows(origin: string | null): origin is string {
-    return origin !== null && this.#allowed(origin);
+    return origin !== null && this.responseHeaders(origin) !== null;
   }
 
   /** A preflight (OPTIONS with Access-Control-Request-Method) is answered here, before routing. */
@@ -76,8 +80,18 @@ export class Cors {
     };
   }
 
-  /** The headers every other response to an allowed origin carries. */
-  responseHeaders(origin: string): Record<string, string> {
-    return { ...this.#simple, "access-control-allow-origin": origin };
+  /**
+   * The headers every other response to `origin` carries (`Vary: Origin` included), or null
+   * when the origin is not allowed: the same record each time for a given origin (a predicate
+   * is asked once per origin; the answers for the last 256 origins are kept).
+   */
+  responseHeaders(origin: string): Readonly<Record<string, string>> | null {
+    let headers = this.#byOrigin.get(origin);
+    if (headers === undefined) {
+      headers = this.#allowed(origin) ? { ...this.#simple, "access-control-allow-origin": origin } : null;
+      if (this.#byOrigin.size >= CACHED_ORIGINS) this.#byOrigin.delete(this.#byOrigin.keys().next().value!);
+      this.#byOrigin.set(origin, headers);
+    }
+    return headers;
   }
 }

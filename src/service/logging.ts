@@ -1,9 +1,13 @@
 import { configure, getConsoleSink, getJsonLinesFormatter, getLogger, getTextFormatter, type LogLevel, type Sink } from "@logtape/logtape";
+import { requestLog, type LineWriter } from "./request-log.ts";
 
 /**
  * The framework's loggers, in LogTape's library-first style: the framework always logs to
  * these categories, and nothing is printed until the application configures LogTape (as
  * `main.ts` does with {@link configureLogging}). Unconfigured, a log call costs a level check.
+ * The per-request line is the exception: it is written by `requestLog` (request-log.ts), in
+ * LogTape's line shapes but without a LogTape record per request, which cost more than the
+ * request itself.
  */
 export const requestLogger = getLogger(["mongorest", "request"]);
 
@@ -23,8 +27,16 @@ export interface LoggingOptions {
   json?: boolean;
   /** The lowest level written: trace, debug, info (default), warn, error, fatal. */
   level?: string;
-  /** Where lines go; default the console. Tests and benchmarks pass their own. */
+  /**
+   * A LogTape sink for every record (default: the console, errors to stderr). Without `write`,
+   * it also gets each request's line as a record, as LogTape would have made it.
+   */
   sink?: Sink;
+  /**
+   * Where request lines go, formatted, a batch of whole lines at a time (each ending in "\n"),
+   * at most 20 ms after their request or when `app.close()` runs; default standard output.
+   */
+  write?: LineWriter;
 }
 
 /**
@@ -54,7 +66,9 @@ export function lineFormatter(json: boolean): (record: Parameters<Sink>[0]) => s
  */
 export async function configureLogging(options: LoggingOptions = {}): Promise<void> {
   const level = parseLevel(options.level);
-  const sink = options.sink ?? getConsoleSink({ formatter: lineFormatter(options.json ?? false) });
+  const json = options.json ?? false;
+  const sink = options.sink ?? getConsoleSink({ formatter: lineFormatter(json) });
+  requestLog.configure({ level, json, write: options.write, sink: options.sink });
   await configure({
     reset: true,
     sinks: { mongorest: sink },

@@ -23,7 +23,9 @@ export function windowOf(windowMs: number, now: number): { start: number; resetA
 
 /**
  * Counters in this process's memory: the default. Each app instance counts on its own, so
- * behind a load balancer use {@link MongoRateLimitStore} to share one limit.
+ * behind a load balancer use {@link MongoRateLimitStore} to share one limit. A hit in a window
+ * that is already open allocates nothing: it returns the window's own counter, which the next
+ * hit for the same key changes, so read it before then.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #windows = new Map<string, WindowCount>();
@@ -34,11 +36,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const current = this.#windows.get(key);
     if (current !== undefined && now < current.resetAt && current.resetAt - windowMs <= now) {
       current.count++;
-      return { count: current.count, resetAt: current.resetAt };
+      return current;
     }
     const { resetAt } = windowOf(windowMs, now);
-    this.#windows.set(key, { count: 1, resetAt });
-    return { count: 1, resetAt };
+    const opened = { count: 1, resetAt };
+    this.#windows.set(key, opened);
+    return opened;
   }
 
   /** Drops ended windows, at most once per window, so idle clients do not pile up. */

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import { HANDLER_NAMES, type HandlerName, type Model } from "../model/define.ts";
 import { MongoRateLimitStore } from "./rate-limit-mongo.ts";
-import { MemoryRateLimitStore, type RateLimitStore } from "./rate-limit-store.ts";
+import { MemoryRateLimitStore, type RateLimitStore, type WindowCount } from "./rate-limit-store.ts";
 
 /** At most `max` requests per client in each fixed window of `windowMs` milliseconds. */
 export interface RateLimitRule {
@@ -32,6 +32,8 @@ export interface RateLimitOptions extends Partial<RateLimitRule> {
 export interface RateLimitOutcome {
   limited: boolean;
   max: number;
+  /** `max` as text, for the RateLimit-Limit header. */
+  maxText: string;
   windowMs: number;
   remaining: number;
   /** Seconds until that window ends, at least 1. */
@@ -40,7 +42,14 @@ export interface RateLimitOutcome {
 
 interface Scope extends RateLimitRule {
   name: string;
+  /** `max` as the RateLimit-Limit header's text, made once. */
+  maxText: string;
+  /** Where this scope counts: its own memory store, or the shared one (keys then carry the scope's name). */
+  store: RateLimitStore;
+  shared: boolean;
 }
+
+type ScopeRule = Pick<Scope, "name" | "windowMs" | "max">;
 
 function checkRule(rule: Partial<RateLimitRule>, where: string): void {
   for (const name of ["windowMs", "max"] as const) {
@@ -54,39 +63,48 @@ function checkRule(rule: Partial<RateLimitRule>, where: string): void {
 /**
  * Counts requests against the configured limits: app-wide, per model and per handler, each
  * in its own fixed window. Built once at start-up, where every mistake in the options stops
- * the app with one line.
+ * the app with one line. With the memory store a hit is synchronous and allocates only its
+ * outcome.
  */
 export class RateLimiter {
   readonly #app: Scope | undefined;
+  /** `[app]` (or none): the scopes of a request no per-model limit applies to, made once. */
+  readonly #appOnly: readonly Scope[];
   readonly #models = new Map<string, Scope>();
   readonly #handlers = new Map<string, Scope>();
-  readonly #store: RateLimitStore;
+  readonly #store: RateLimitStore | undefined;
   readonly #key: RateLimitOptions["key"];
   readonly #now: () => number;
 
   constructor(options: RateLimitOptions, models: ReadonlyMap<string, Model>, db: Db) {
+    this.#store = sharedStoreOf(options, db);
     if (options.windowMs !== undefined || options.max !== undefined) {
       checkRule(options, "rateLimit");
-      this.#app = { name: "app", windowMs: options.windowMs!, max: options.max! };
+      this.#app = this.#scope({ name: "app", windowMs: options.windowMs!, max: options.max! });
     }
+    this.#appOnly = this.#app ? [this.#app] : [];
     for (const [name, limit] of Object.entries(options.models ?? {})) this.#addModel(name, limit, models);
-    this.#store = storeOf(options, db);
     this.#key = options.key;
     this.#now = options.now ?? Date.now;
+  }
+
+  #scope(rule: ScopeRule): Scope {
+    const shared = this.#store !== undefined;
+    return { ...rule, maxText: String(rule.max), store: this.#store ?? new MemoryRateLimitStore(), shared };
   }
 
   #addModel(name: string, limit: ModelRateLimit, models: ReadonlyMap<string, Model>): void {
     if (!models.has(name)) throw new TypeError(`rateLimit.models names an unknown model ${name}; models are ${[...models.keys()].join(", ")}`);
     if (limit.windowMs !== undefined || limit.max !== undefined) {
       checkRule(limit, `rateLimit.models.${name}`);
-      this.#models.set(name, { name, windowMs: limit.windowMs!, max: limit.max! });
+      this.#models.set(name, this.#scope({ name, windowMs: limit.windowMs!, max: limit.max! }));
     }
     for (const [handler, rule] of Object.entries(limit.handlers ?? {})) {
       if (!HANDLER_NAMES.includes(handler as HandlerName)) {
         throw new TypeError(`rateLimit.models.${name}.handlers has an unknown handler ${handler}; handlers are ${HANDLER_NAMES.join(", ")}`);
       }
       checkRule(rule, `rateLimit.models.${name}.handlers.${handler}`);
-      this.#handlers.set(`${name} ${handler}`, { name: `${name}.${handler}`, ...rule });
+      this.#handlers.set(`${name} ${handler}`, this.#scope({ name: `${name}.${handler}`, windowMs: rule.windowMs, max: rule.max }));
     }
   }
 
@@ -98,37 +116,52 @@ export class RateLimiter {
   /**
    * Counts the request against every limit that applies to it and returns the tightest:
    * an exceeded one if any (the longest wait), otherwise the one with the fewest requests left.
+   * Synchronous with the memory store; a promise with any other.
    */
-  async hit(request: Request, address: string, target: { model: string; handler: HandlerName } | undefined): Promise<RateLimitOutcome | undefined> {
+  hit(request: Request, address: string, target: { model: string; handler: HandlerName } | undefined): RateLimitOutcome | Promise<RateLimitOutcome> | undefined {
     const scopes = this.#scopes(target);
     if (scopes.length === 0) return undefined;
     const key = this.#key ? this.#key(request, { address }) : address;
     const now = this.#now();
+    if (this.#store !== undefined) return this.#hitShared(scopes, key, now);
     let tightest: RateLimitOutcome | undefined;
     for (const scope of scopes) {
-      const { count, resetAt } = await this.#store.hit(`${scope.name}|${key}`, scope.windowMs, now);
-      const outcome = {
-        limited: count > scope.max,
-        max: scope.max,
-        windowMs: scope.windowMs,
-        remaining: Math.max(0, scope.max - count),
-        resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
-      };
+      const outcome = outcomeOf(scope, scope.store.hit(key, scope.windowMs, now) as WindowCount, now);
       if (tightest === undefined || tighter(outcome, tightest)) tightest = outcome;
     }
     return tightest;
   }
 
-  #scopes(target: { model: string; handler: HandlerName } | undefined): Scope[] {
-    const scopes: Scope[] = [];
-    if (this.#app) scopes.push(this.#app);
-    if (target === undefined) return scopes;
+  async #hitShared(scopes: readonly Scope[], key: string, now: number): Promise<RateLimitOutcome> {
+    let tightest: RateLimitOutcome | undefined;
+    for (const scope of scopes) {
+      const outcome = outcomeOf(scope, await scope.store.hit(`${scope.name}|${key}`, scope.windowMs, now), now);
+      if (tightest === undefined || tighter(outcome, tightest)) tightest = outcome;
+    }
+    return tightest!;
+  }
+
+  #scopes(target: { model: string; handler: HandlerName } | undefined): readonly Scope[] {
+    if (target === undefined) return this.#appOnly;
     const model = this.#models.get(target.model);
-    if (model) scopes.push(model);
     const handler = this.#handlers.get(`${target.model} ${target.handler}`);
+    if (model === undefined && handler === undefined) return this.#appOnly;
+    const scopes = [...this.#appOnly];
+    if (model) scopes.push(model);
     if (handler) scopes.push(handler);
     return scopes;
   }
+}
+
+function outcomeOf(scope: Scope, { count, resetAt }: WindowCount, now: number): RateLimitOutcome {
+  return {
+    limited: count > scope.max,
+    max: scope.max,
+    maxText: scope.maxText,
+    windowMs: scope.windowMs,
+    remaining: Math.max(0, scope.max - count),
+    resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+  };
 }
 
 function tighter(a: RateLimitOutcome, b: RateLimitOutcome): boolean {
@@ -136,21 +169,19 @@ function tighter(a: RateLimitOutcome, b: RateLimitOutcome): boolean {
   return a.limited ? a.resetSeconds > b.resetSeconds : a.remaining < b.remaining;
 }
 
-function storeOf(options: RateLimitOptions, db: Db): RateLimitStore {
+/** The store every scope shares, or undefined for the default: a memory store per scope. */
+function sharedStoreOf(options: RateLimitOptions, db: Db): RateLimitStore | undefined {
   const store = options.store ?? "memory";
-  if (store === "memory") return new MemoryRateLimitStore();
+  if (store === "memory") return undefined;
   if (store === "mongodb") return new MongoRateLimitStore(db, options.collection);
   if (typeof store === "object" && store !== null && typeof store.hit === "function") return store;
   throw new TypeError(`rateLimit.store must be "memory", "mongodb" or an object with a hit() method, got ${JSON.stringify(store)}`);
 }
 
-/** The RateLimit-* headers (IETF draft form: limit, requests left, seconds until the window resets). */
-export function rateLimitHeaders(outcome: RateLimitOutcome): Record<string, string> {
-  const headers: Record<string, string> = {
-    "ratelimit-limit": String(outcome.max),
-    "ratelimit-remaining": String(outcome.remaining),
-    "ratelimit-reset": String(outcome.resetSeconds),
-  };
+/** Sets the RateLimit-* headers on `headers` (IETF draft form: limit, requests left, seconds until the window resets), and Retry-After when limited. */
+export function setRateLimitHeaders(headers: Record<string, string>, outcome: RateLimitOutcome): void {
+  headers["ratelimit-limit"] = outcome.maxText;
+  headers["ratelimit-remaining"] = String(outcome.remaining);
+  headers["ratelimit-reset"] = String(outcome.resetSeconds);
   if (outcome.limited) headers["retry-after"] = String(outcome.resetSeconds);
-  return headers;
 }

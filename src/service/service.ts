@@ -9,7 +9,8 @@ import { checkTrustProxy, clientAddress, type ConnectionInfo, type TrustProxy } 
 import { Cors, type CorsOptions } from "./cors.ts";
 import { HEALTH_PATHS, healthResponse } from "./health.ts";
 import { requestLogger } from "./logging.ts";
-import { RateLimiter, rateLimitHeaders, type RateLimitOptions } from "./rate-limit.ts";
+import { requestLog } from "./request-log.ts";
+import { RateLimiter, setRateLimitHeaders, type RateLimitOptions, type RateLimitOutcome } from "./rate-limit.ts";
 import { targetResolver, type RequestTarget } from "./target.ts";
 
 /** The service options of `createApp`: all off unless given, except the health probes. */
@@ -92,24 +93,30 @@ export class Service {
       throw error;
     }
     const level = HEALTH_PATHS.has(pathname) ? "debug" : "info";
-    if (requestLogger.isEnabledFor(level)) {
+    if (requestLog.enabled(level)) {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      // The line is built here rather than from a template, so values are shown unquoted;
-      // braces are doubled because LogTape reads {name} in a message as a placeholder.
-      const line = `${request.method} ${pathname} ${response.status} ${durationMs} ms ${context.requestId}`.replace(/[{}]/g, "$&$&");
-      requestLogger[level](line, {
-        method: request.method, path: pathname, status: response.status, durationMs, requestId: context.requestId,
-      });
+      requestLog.log(level, { method: request.method, path: pathname, status: response.status, durationMs, requestId: context.requestId });
     }
     return response;
   }
 
-  /** Logs an error the app's error handler is about to turn into a response, with the request's id. */
-  logUnexpected(error: unknown, request: Request, context: RequestContext): void {
+  /** Writes the request lines still waiting for their batch (the app calls it as it closes). */
+  flushLogs(): void {
+    requestLog.flush();
+  }
+
+  /**
+   * Logs an error the app's error handler is about to turn into a response, with the request's
+   * id. False when logging is not set up for errors (nothing was written), so the handler's own
+   * fallback (the default handler's console.error) still shows it.
+   */
+  logUnexpected(error: unknown, request: Request, context: RequestContext): boolean {
     context.errorLogged = true;
+    if (!requestLogger.isEnabledFor("error")) return false;
     requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
       method: request.method, path: pathnameOf(request.url), requestId: context.requestId, error,
     });
+    return true;
   }
 
   async #answer(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext): Promise<Response> {
@@ -122,28 +129,34 @@ export class Service {
     }
     const cors = this.#cors;
     const origin = cors === undefined ? null : request.headers.get("origin");
-    const allowed = cors !== undefined && cors.allows(origin);
-    if (allowed && cors.isPreflight(request)) {
-      return empty(204, context.language, { ...extra, ...cors.preflightHeaders(request, origin) });
+    const corsHeaders = origin === null ? null : cors!.responseHeaders(origin);
+    if (corsHeaders !== null && cors!.isPreflight(request)) {
+      return empty(204, context.language, { ...extra, ...cors!.preflightHeaders(request, origin!) });
     }
     let response: Response | undefined;
-    if (this.#limiter !== undefined) response = await this.#limit(request, info, pathname, context, extra);
-    response ??= await this.#core(request, context);
-    if (cors !== undefined) {
-      if (allowed) Object.assign(extra, cors.responseHeaders(origin));
-      extra.vary = "Origin";
+    if (this.#limiter !== undefined) {
+      const counted = this.#limit(request, info, pathname, context, extra);
+      response = counted instanceof Promise ? await counted : counted;
     }
-    if (response.status >= 400) extra.vary = extra.vary ? `${extra.vary}, Accept-Language` : "Accept-Language";
+    response ??= await this.#core(request, context);
+    if (corsHeaders !== null) Object.assign(extra, corsHeaders);
+    if (response.status >= 400) extra.vary = cors === undefined ? "Accept-Language" : "Origin, Accept-Language";
+    else if (cors !== undefined) extra.vary = "Origin";
     return withHeaders(response, extra);
   }
 
-  /** Counts the request; adds the RateLimit headers to `extra`, and answers 429 when over the limit. */
-  async #limit(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext, extra: HeaderRecord): Promise<Response | undefined> {
+  /** Counts the request; adds the RateLimit headers to `extra`, and answers 429 when over the limit. Synchronous with the memory store. */
+  #limit(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext, extra: HeaderRecord): Response | undefined | Promise<Response | undefined> {
     const limiter = this.#limiter!;
     const target = limiter.perModel ? this.#target(request.method, pathname) : undefined;
-    const outcome = await limiter.hit(request, clientAddress(request, info, this.#trustProxy), target);
+    const counted = limiter.hit(request, clientAddress(request, info, this.#trustProxy), target);
+    if (counted instanceof Promise) return counted.then((outcome) => this.#limited(outcome, context, extra));
+    return this.#limited(counted, context, extra);
+  }
+
+  #limited(outcome: RateLimitOutcome | undefined, context: RequestContext, extra: HeaderRecord): Response | undefined {
     if (outcome === undefined) return undefined;
-    Object.assign(extra, rateLimitHeaders(outcome));
+    setRateLimitHeaders(extra, outcome);
     if (!outcome.limited) return undefined;
     const text = this.#deps.languages.text(context.language, msg("request.tooManyRequests", {
       max: outcome.max, window: outcome.windowMs / 1000, retryAfter: outcome.resetSeconds,

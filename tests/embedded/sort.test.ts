@@ -1,7 +1,7 @@
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import type { Document } from "mongodb";
-import { sortStats } from "../../src/embedded/query/sort.ts";
+import type { Document, FindOptions } from "mongodb";
+import { sortLimits, sortStats } from "../../src/embedded/query/sort.ts";
 import { connectTarget, externalUri, type Connected } from "./helpers.ts";
 
 const N = 5000;
@@ -56,5 +56,50 @@ describe("embedded engine: sorted pages", { skip: externalUri !== undefined && "
     assert.deepEqual(descending.map((d) => d._id), [N - 7, N - 6, N - 5, N - 4, N - 3, N - 2, N - 1]);
     const all = await c.find({}, { sort: { s: 1 }, skip: N - 3 }).toArray();
     assert.deepEqual(all.map((d) => d._id), ascending.slice(N - 3));
+  });
+});
+
+/**
+ * A sort holds at most `sortLimits.maxEntries` documents, however large the collection: a page
+ * within it goes through the bounded heap, and a sort needing more is refused with MongoDB's
+ * code 292 rather than gathering every match. The limit is lowered here so the test stays small.
+ */
+describe("embedded engine: sort memory limit", { skip: externalUri !== undefined && "lowers the engine's own limit" }, () => {
+  let conn: Connected;
+  const saved = sortLimits.maxEntries;
+  const rows = Array.from({ length: N }, (_, i) => ({ _id: i, s: (i * 7919) % N }));
+
+  before(async () => {
+    conn = await connectTarget("sortlimit");
+    await conn.db.collection("rows").insertMany(rows as Document[]);
+    sortLimits.maxEntries = 1000;
+  });
+  after(async () => {
+    sortLimits.maxEntries = saved;
+    await conn.close();
+  });
+
+  test("pages within the limit are served, in order", async () => {
+    const c = conn.db.collection("rows");
+    const page = await c.find({}, { sort: { s: -1 }, skip: 990, limit: 10 }).toArray();
+    assert.deepEqual(page.map((d) => d.s), Array.from({ length: 10 }, (_, i) => N - 1 - 990 - i));
+    const narrow = await c.find({ s: { $lt: 800 } }, { sort: { s: 1 }, skip: 790 }).toArray();
+    assert.deepEqual(narrow.map((d) => d.s), [790, 791, 792, 793, 794, 795, 796, 797, 798, 799]);
+    const deepButFew = await c.find({ s: { $lt: 800 } }, { sort: { s: 1 }, skip: 5000, limit: 10 }).toArray();
+    assert.deepEqual(deepButFew, []);
+  });
+
+  test("an unlimited or too deep sort over more matches is refused with code 292", async () => {
+    const c = conn.db.collection("rows");
+    const deep: FindOptions[] = [{ sort: { s: 1 } }, { sort: { s: 1 }, skip: 1500, limit: 10 }];
+    for (const options of deep) {
+      await assert.rejects(c.find({}, options).toArray(), (error: { code?: number; codeName?: string; message: string }) => {
+        assert.equal(error.code, 292);
+        assert.equal(error.codeName, "QueryExceededMemoryLimitNoDiskUseAllowed");
+        assert.match(error.message, /Sort exceeded memory limit.*index/);
+        return true;
+      });
+    }
+    await assert.rejects(c.aggregate([{ $sort: { s: 1 } }]).toArray(), { code: 292 });
   });
 });

@@ -100,6 +100,26 @@ async function comments(): Promise<void> {
   await step("DELETE", "/api/v1/users/2", 204);
 }
 
+/** Nested item routes and the second level: `/users/1/posts/1`, `/users/1/posts/1/comments/3`. */
+async function nested(): Promise<void> {
+  await step("GET", "/api/v1/users/1/posts/1", 200);
+  await step("GET", "/api/v1/users/1/posts/99", 404);
+  await step("PUT", "/api/v1/users/1/posts/1", 200, { title: "Nested, again" }, as1);
+  await step("PATCH", "/api/v1/users/1/posts/1", 200, { body: "Below a user" }, as1);
+  await step("POST", "/api/v1/users/1/posts/1/comments", 201, { content: "Deep" });
+  await step("GET", "/api/v1/users/1/posts/1/comments", 200);
+  await step("GET", "/api/v1/users/1/posts/99/comments", 404);
+  await step("GET", "/api/v1/users/1/posts/1/comments/3", 200);
+  await step("PUT", "/api/v1/users/1/posts/1/comments/3", 200, { content: "Deeper" });
+  await step("PATCH", "/api/v1/users/1/posts/1/comments/3", 200, { content: "Deepest" });
+  await step("GET", "/api/v1/posts/1/comments/3", 200);
+  await step("PUT", "/api/v1/posts/1/comments/3", 200, { content: "One level up" });
+  await step("PATCH", "/api/v1/posts/1/comments/3", 200, { content: "One level up, again" });
+  await step("DELETE", "/api/v1/posts/1/comments/3", 204);
+  await step("DELETE", "/api/v1/users/1/posts/1/comments/1", 204);
+  await step("DELETE", "/api/v1/users/1/posts/1", 204, undefined, as1);
+}
+
 /** The last step: the database is gone, so the default error handler answers 500 in production. */
 async function unexpected(): Promise<void> {
   const previous = process.env.NODE_ENV;
@@ -121,6 +141,7 @@ test("every response of a scripted session matches the document's schema for its
   await users();
   await posts();
   await comments();
+  await nested();
   await unexpected();
 });
 

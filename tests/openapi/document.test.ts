@@ -74,7 +74,23 @@ test("every enabled route is an operation, nested and force-delete ones included
     "delete /api/v1/books/{id}", "delete /api/v1/books/{id}/force", "get /api/v1/books", "get /api/v1/books/{id}",
     "patch /api/v1/books/{id}", "post /api/v1/books",
     "get /api/v1/authors/{authorId}/books", "post /api/v1/authors/{authorId}/books",
+    "get /api/v1/authors/{authorId}/books/{id}", "patch /api/v1/authors/{authorId}/books/{id}",
+    "delete /api/v1/authors/{authorId}/books/{id}", "delete /api/v1/authors/{authorId}/books/{id}/force",
   ].sort());
+});
+
+test("nested item operations have their own ids, both path parameters, and a body without the foreign key", () => {
+  const ids = Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId));
+  assert.equal(new Set(ids).size, ids.length, `duplicate operation ids: ${ids}`);
+  const show = doc.paths["/api/v1/authors/{authorId}/books/{id}"].get;
+  assert.equal(show.operationId, "showAuthorBook");
+  assert.deepEqual(show.parameters.filter((p: any) => p.in === "path").map((p: any) => [p.name, p.description]), [
+    ["authorId", "The id of the Author the records belong to."],
+    ["id", "The Book's id."],
+  ]);
+  const patch = doc.paths["/api/v1/authors/{authorId}/books/{id}"].patch.requestBody.content["application/json"].schema;
+  assert.equal(patch.properties.author_id, undefined, "the path gives the foreign key");
+  assert.deepEqual(patch.required, undefined);
 });
 
 test("options set title, version, description and servers; models set tag and field descriptions", () => {

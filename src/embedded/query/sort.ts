@@ -55,10 +55,13 @@ type Compare = (a: Keyed, b: Keyed) => number;
 export const sortStats = { compared: 0 };
 
 /**
- * Largest window (skip + limit) kept in a bounded heap. A deeper page gains nothing from a
- * bound, so it collects the matches and sorts them once.
+ * Most documents one sort may hold: the bounded heap of a page's window (skip + limit), or every
+ * match of an unlimited sort. What a held entry costs beyond the stored document is its sort
+ * keys and a small record, ~100 bytes, so this bounds a request's sort memory to ~10 MB however
+ * large the collection. A sort that would need more is refused as a MongoDB server refuses a
+ * blocking sort past its memory limit without disk use. Tests may lower it.
  */
-const MAX_HEAP = 1000;
+export const sortLimits = { maxEntries: 100_000 };
 
 function comparator(fields: string[], dirs: (1 | -1)[], strings?: StringCompare): Compare {
   return (a, b) => {
@@ -73,10 +76,10 @@ function comparator(fields: string[], dirs: (1 | -1)[], strings?: StringCompare)
 
 /**
  * Sorts documents by a spec and returns the page `[skip, skip + limit)` (limit 0: to the end).
- * Sort keys are computed once per document. A window of at most {@link MAX_HEAP} is kept in a
- * max-heap, O(n log k) holding k documents; a deeper or unlimited one is sorted once,
- * O(n log n), and a skip past the last match returns at once without sorting anything.
- * Strings compare under `collation` when one is given.
+ * Sort keys are computed once per document. The window is kept in a bounded max-heap,
+ * O(n log k) holding k = skip + limit documents, so memory follows the page's depth rather than
+ * the collection. A window, or an unlimited sort's matches, beyond {@link sortLimits} is refused
+ * with QueryExceededMemoryLimitNoDiskUseAllowed (292). Strings compare under `collation`.
  */
 export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: number, limit: number, collation?: Collation): Document[] {
   const fields = Object.keys(spec);
@@ -85,7 +88,9 @@ export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: nu
   const cmp = comparator(fields, dirs, strings);
   const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)), seq });
   const keep = limit === 0 ? Infinity : skip + limit;
-  const items = keep > MAX_HEAP ? collectAll(docs, skip, keyed) : topK(docs, keep, keyed, cmp);
+  const items = keep <= sortLimits.maxEntries
+    ? topK(docs, keep, keyed, cmp)
+    : collectAll(docs, keyed, keep === Infinity ? "an unlimited sort" : `a page ending at position ${keep}`);
   if (skip >= items.length) return [];
   items.sort(cmp);
   return items.slice(skip, skip + (limit === 0 ? items.length : limit)).map((k) => k.doc);
@@ -93,18 +98,44 @@ export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: nu
 
 type KeyOf = (doc: Document, seq: number) => Keyed;
 
-/** Every document, keyed; none when `skip` passes them all (no sort key is computed then). */
-function collectAll(docs: Iterable<Document>, skip: number, keyed: KeyOf): Keyed[] {
-  const all = [...docs];
-  return skip >= all.length ? [] : all.map(keyed);
+/**
+ * Every document, keyed: fine while the matches fit in the sort limit (a deep page whose skip
+ * passes them all then returns nothing), refused once they do not.
+ */
+function collectAll(docs: Iterable<Document>, keyed: KeyOf, what: string): Keyed[] {
+  const all: Keyed[] = [];
+  for (const doc of docs) {
+    if (all.length === sortLimits.maxEntries) throw tooLarge(`${what} needs more than ${sortLimits.maxEntries} documents held`);
+    all.push(keyed(doc, all.length));
+  }
+  return all;
 }
 
-/** The `keep` first documents in sort order, unordered, through a bounded max-heap. */
+/**
+ * The `keep` first documents in sort order, unordered, through a bounded max-heap. The first
+ * `keep` are gathered without comparing and heapified once full, so a skip past every match
+ * compares nothing.
+ */
 function topK(docs: Iterable<Document>, keep: number, keyed: KeyOf, cmp: Compare): Keyed[] {
   const heap: Keyed[] = [];
   let seq = 0;
-  for (const doc of docs) offer(heap, keyed(doc, seq++), keep, cmp);
+  for (const doc of docs) {
+    if (heap.length < keep) {
+      heap.push(keyed(doc, seq++));
+      if (heap.length === keep) for (let i = (keep >> 1) - 1; i >= 0; i--) siftDown(heap, i, cmp);
+    } else {
+      offer(heap, keyed(doc, seq++), keep, cmp);
+    }
+  }
   return heap;
+}
+
+function tooLarge(why: string): CommandError {
+  return new CommandError(
+    "QueryExceededMemoryLimitNoDiskUseAllowed",
+    `Sort exceeded memory limit: ${why}, and the embedded engine does not sort on disk. ` +
+      `Add an index that serves this sort, or narrow the filter.`,
+  );
 }
 
 /** Adds `item` to a max-heap of at most `keep` entries (the worst one on top). */

@@ -57,13 +57,13 @@ export class Catalog {
   applyChange(change: Change): void {
     switch (change.op) {
       case "put":
-        (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).put(change.doc);
+        this.#replaying(change.db, change.coll).put(change.doc);
         return;
       case "delete":
         this.get(change.db, change.coll)?.delete(change.id);
         return;
       case "createCollection":
-        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll, change.options);
+        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll, change.options).deferIndexes();
         return;
       case "dropCollection":
         this.drop(change.db, change.coll);
@@ -72,7 +72,7 @@ export class Catalog {
         this.dropDatabase(change.db);
         return;
       case "createIndex": {
-        const coll = this.get(change.db, change.coll) ?? this.create(change.db, change.coll);
+        const coll = this.#replaying(change.db, change.coll);
         if (!coll.indexes.has(change.spec.name)) coll.addIndex(change.spec, true);
         return;
       }
@@ -82,7 +82,14 @@ export class Catalog {
     }
   }
 
-  /** Makes the unique indexes exact after a loose replay. */
+  /** The collection a replayed change goes to, created if needed, with its indexes deferred. */
+  #replaying(db: string, name: string): Collection {
+    let coll = this.get(db, name);
+    if (!coll) (coll = this.create(db, name)).deferIndexes();
+    return coll;
+  }
+
+  /** Builds the indexes deferred during a replay, each with one sort. */
   finishRecovery(): void {
     for (const colls of this.#dbs.values()) for (const coll of colls.values()) coll.rebuildIndexes();
   }

@@ -22,6 +22,12 @@ export class Collection {
   readonly #ordered = new Map<string, OrderedIndex>();
   /** The default collation of its reads, writes and new indexes (none: binary order). */
   readonly collation: Collation | undefined;
+  /**
+   * True while recovery replays changes: writes skip index maintenance, which
+   * {@link rebuildIndexes} then does once with one sort per index instead of a splice per
+   * document and index (the difference between seconds and minutes at a million documents).
+   */
+  #indexesDeferred = false;
 
   /** Creates an empty collection `db.name` with its `create` options (only `collation` is kept). */
   constructor(
@@ -60,6 +66,7 @@ export class Collection {
   /** Stores a document (insert or replace), maintaining the indexes. Checks nothing. */
   put(doc: Document): Document | undefined {
     const old = this.docs.put(doc);
+    if (this.#indexesDeferred) return old;
     for (const index of this.#ordered.values()) {
       if (old) index.replace(old, doc);
       else index.add(doc);
@@ -70,7 +77,7 @@ export class Collection {
   /** Removes a document by `_id`; returns it. */
   delete(id: unknown): Document | undefined {
     const old = this.docs.delete(id);
-    if (old) for (const index of this.#ordered.values()) index.remove(old);
+    if (old && !this.#indexesDeferred) for (const index of this.#ordered.values()) index.remove(old);
     return old;
   }
 
@@ -80,7 +87,7 @@ export class Collection {
    */
   addIndex(spec: IndexSpec, lenient = false): DuplicateKey | undefined {
     const index = new OrderedIndex(spec);
-    index.build(this.docs.iterate());
+    if (!this.#indexesDeferred) index.build(this.docs.iterate());
     if (spec.unique && !lenient) {
       const dup = firstDuplicate(index);
       if (dup) return { index: spec, keyValue: index.keyValue(dup) };
@@ -96,8 +103,17 @@ export class Collection {
     return this.indexes.delete(name);
   }
 
+  /**
+   * Stops maintaining the indexes on each write until {@link rebuildIndexes} (recovery only:
+   * nothing may read the indexes meanwhile, and unique ones are not checked).
+   */
+  deferIndexes(): void {
+    this.#indexesDeferred = true;
+  }
+
   /** Rebuilds the index structures from the documents (after recovery replayed them loosely). */
   rebuildIndexes(): void {
+    this.#indexesDeferred = false;
     for (const index of this.#ordered.values()) index.build(this.docs.iterate());
   }
 }

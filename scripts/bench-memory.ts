@@ -1,0 +1,171 @@
+/**
+ * Memory and start-up of the example app on a large embedded DATA_DIR.
+ *
+ *   npx tsx scripts/bench-memory.ts [--docs 1000000] [--dir /tmp/mongorest-bench-memory] [--rebuild]
+ *
+ * 1. Builds (once; `--rebuild` forces it) a DATA_DIR of `--docs` users shaped like the example
+ *    User model, through the app itself (so its indexes exist) with insertMany in batches, and
+ *    beside it the same users as one JSON file.
+ * 2. Starts the example app (`node --import tsx main.ts`, what `npm start` runs) on that folder,
+ *    timing spawn → "Listening", reads its RSS, runs the example's sorted and filtered lists,
+ *    and reads its peak RSS (VmHWM).
+ * 3. Baselines from the same run: the same app on an empty folder (the process's fixed cost),
+ *    the BSON size of the users, and a plain process that reads the JSON file and `JSON.parse`s
+ *    it (time and RSS). Ratios relate the app to them.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { BSON } from "bson";
+import { createApp } from "../src/mod.ts";
+import { loadModels } from "../src/loader.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    docs: { type: "string", default: "1000000" },
+    dir: { type: "string", default: "/tmp/mongorest-bench-memory" },
+    rebuild: { type: "boolean", default: false },
+  },
+});
+const DOCS = Number(args.docs);
+const ROOT = args.dir;
+const DATA = join(ROOT, `data-${DOCS}`);
+const JSON_FILE = join(ROOT, `users-${DOCS}.json`);
+const EMPTY = join(ROOT, "empty");
+const BATCH = 10_000;
+const NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Ken", "Dennis", "Linus", "Margaret", "Niklaus", "John"];
+const SURNAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Thompson", "Ritchie", "Torvalds", "Hamilton", "Wirth", "Backus"];
+const QUERIES = [
+  "/api/v1/users?sort=name&page=5000",
+  "/api/v1/users?sort=-created_at,name&page=5000",
+  `/api/v1/users?q=${encodeURIComponent('{"surname":"x"}')}`,
+  `/api/v1/users?q=${encodeURIComponent('{"surname":"Knuth"}')}&page=100`,
+  "/api/v1/users?page=50000",
+];
+
+/** One user as the app stores it (integer `_id`, dates, `_rev`), deterministic from `id`. */
+function user(id: number): Record<string, unknown> {
+  const name = NAMES[(id * 7) % NAMES.length] + String(id % 997);
+  const surname = SURNAMES[(id * 13) % SURNAMES.length];
+  const at = new Date(Date.UTC(2025, 0, 1) + id * 1000);
+  const password = `pw-${(id * 2654435761 >>> 0).toString(36)}-${(id * 40503 >>> 0).toString(36)}`;
+  return { _id: id, email: `${name}.${surname}.${id}@example.com`.toLowerCase(), name, surname, password, created_at: at, updated_at: at, _rev: 1 };
+}
+
+async function build(): Promise<void> {
+  rmSync(DATA, { recursive: true, force: true });
+  mkdirSync(DATA, { recursive: true });
+  const app = await createApp({ models: await loadModels("models"), dataDir: DATA });
+  const users = app.db.collection("users");
+  const json: string[] = [];
+  const started = performance.now();
+  for (let first = 1; first <= DOCS; first += BATCH) {
+    const docs = Array.from({ length: Math.min(BATCH, DOCS - first + 1) }, (_, i) => user(first + i));
+    await users.insertMany(docs as never[], { ordered: true });
+    for (const doc of docs) json.push(JSON.stringify(doc));
+    if ((first - 1) % 100_000 === 0) process.stderr.write(`built ${first - 1 + docs.length} users\n`);
+  }
+  await app.close();
+  writeFileSync(JSON_FILE, `[${json.join(",")}]`);
+  console.log(`built ${DOCS} users in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Kernel figures of a process: current and peak resident set, in bytes. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(/(\d+) kB/.exec(status.split("\n").find((l) => l.startsWith(field)) ?? "")?.[1] ?? NaN) * 1024;
+  return { rss: kb("VmRSS:"), peak: kb("VmHWM:") };
+}
+
+interface AppRun {
+  startMs: number;
+  rss: number;
+  peak: number;
+  queries: { path: string; ms: number; status: number }[];
+}
+
+/** Starts the example app on `dataDir`, measures it, stops it. */
+async function runApp(dataDir: string, queries: string[]): Promise<AppRun> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "main.ts"], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /Listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`app exited with ${code} before listening`)));
+  });
+  const startMs = performance.now() - started;
+  const { rss } = memoryOf(child.pid!);
+  const ran: AppRun["queries"] = [];
+  for (const path of queries) {
+    const t = performance.now();
+    const response = await fetch(url + path);
+    await response.arrayBuffer();
+    ran.push({ path, ms: performance.now() - t, status: response.status });
+  }
+  const { peak } = memoryOf(child.pid!);
+  child.kill("SIGTERM");
+  await new Promise((resolve) => child.once("exit", resolve));
+  return { startMs, rss, peak, queries: ran };
+}
+
+/** A plain node process that reads the JSON file and parses it: the baseline's time and RSS. */
+async function runJsonBaseline(): Promise<{ ms: number; rss: number }> {
+  const code = `const t=performance.now();const d=JSON.parse(require("fs").readFileSync(${JSON.stringify(JSON_FILE)},"utf8"));` +
+    `const ms=performance.now()-t;globalThis.gc?.();console.log(JSON.stringify({ms,rss:process.memoryUsage().rss,n:d.length}))`;
+  const child = spawn(process.execPath, ["--expose-gc", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise((resolve) => child.once("exit", resolve));
+  return JSON.parse(out);
+}
+
+function folderBytes(dir: string): { snapshot: number; journal: number } {
+  let snapshot = 0;
+  let journal = 0;
+  for (const name of readdirSync(dir)) {
+    const size = statSync(join(dir, name)).size;
+    if (name.startsWith("snapshot")) snapshot += size;
+    else if (name.startsWith("journal")) journal += size;
+  }
+  return { snapshot, journal };
+}
+
+function bsonBytes(): number {
+  let total = 0;
+  for (let id = 1; id <= DOCS; id++) total += BSON.calculateObjectSize(user(id));
+  return total;
+}
+
+const MiB = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+if (args.rebuild || !existsSync(DATA) || !existsSync(JSON_FILE)) await build();
+rmSync(EMPTY, { recursive: true, force: true });
+mkdirSync(EMPTY, { recursive: true });
+const files = folderBytes(DATA);
+const bson = bsonBytes();
+const empty = await runApp(EMPTY, []);
+const json = await runJsonBaseline();
+const full = await runApp(DATA, QUERIES);
+const dataRss = full.rss - empty.rss;
+
+console.log(`\n${DOCS.toLocaleString("en")} users: BSON ${MiB(bson)} (${(bson / DOCS).toFixed(0)} B/doc); DATA_DIR snapshot ${MiB(files.snapshot)} + journal ${MiB(files.journal)}`);
+console.log(`\n| measure | app on the data | baseline | ratio |\n|---|---:|---:|---:|`);
+console.log(`| start to "Listening" vs empty DATA_DIR | ${sec(full.startMs)} | ${sec(empty.startMs)} | ${(full.startMs / empty.startMs).toFixed(2)}x |`);
+console.log(`| start vs JSON.parse of the same users | ${sec(full.startMs)} | ${sec(json.ms)} | ${(full.startMs / json.ms).toFixed(2)}x |`);
+console.log(`| RSS after start vs BSON size | ${MiB(full.rss)} | ${MiB(bson)} | ${(full.rss / bson).toFixed(2)}x |`);
+console.log(`| RSS after start minus empty app (${MiB(empty.rss)}) vs BSON size | ${MiB(dataRss)} | ${MiB(bson)} | ${(dataRss / bson).toFixed(2)}x |`);
+console.log(`| RSS after start vs JSON.parse process RSS | ${MiB(full.rss)} | ${MiB(json.rss)} | ${(full.rss / json.rss).toFixed(2)}x |`);
+console.log(`| peak RSS after the queries vs BSON size | ${MiB(full.peak)} | ${MiB(bson)} | ${(full.peak / bson).toFixed(2)}x |`);
+console.log(`\n| query | status | time |\n|---|---:|---:|`);
+for (const q of full.queries) console.log(`| \`${decodeURIComponent(q.path)}\` | ${q.status} | ${q.ms.toFixed(0)} ms |`);
+console.log(`\n(${process.version}, ${process.platform}/${process.arch})`);

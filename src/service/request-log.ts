@@ -1,0 +1,140 @@
+import type { LogLevel, LogRecord, Sink } from "@logtape/logtape";
+
+/**
+ * The one line per request, kept off LogTape's per-call path: a LogTape record (template
+ * parsing, sink tree walk, formatter) cost more CPU than a whole cached request. Lines are
+ * built from a fixed template in the same shapes LogTape's formatters write, gathered, and
+ * written a batch at a time, off the request path; {@link RequestLog.flush} (called by
+ * `app.close()` and at process exit) writes whatever is still pending.
+ */
+
+/** What one request's line says. */
+export interface RequestFields {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+}
+
+/** Where batches of lines go: each call gets whole lines, each ending in "\n". */
+export type LineWriter = (text: string) => void;
+
+/** How the request log is set up by `configureLogging`. */
+export interface RequestLogSetup {
+  /** The lowest level written. */
+  level: LogLevel;
+  /** JSON lines instead of readable text. */
+  json: boolean;
+  /** Batches of formatted lines go here. */
+  write?: LineWriter;
+  /** A LogTape sink to hand each request's record to instead (no batching, no formatting). */
+  sink?: Sink;
+}
+
+/** Lines pending before a batch is written at once rather than on the timer. */
+const BATCH_LINES = 512;
+/** How long a line may wait for its batch, in ms. */
+const BATCH_DELAY_MS = 20;
+
+const LEVEL_ORDER: Record<LogLevel, number> = { trace: 0, debug: 1, info: 2, warning: 3, error: 4, fatal: 5 };
+const CATEGORY = ["mongorest", "request"] as const;
+// Everything JSON writes unescaped (printable ASCII but `"` and `\`); anything else goes through JSON.stringify.
+const JSON_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/** `value` as the inside of a JSON string. */
+function jsonText(value: string): string {
+  return JSON_PLAIN.test(value) ? value : JSON.stringify(value).slice(1, -1);
+}
+
+/** `value` with control characters escaped, so a line cannot be split or forged. */
+function plainText(value: string): string {
+  return CONTROL.test(value) ? JSON.stringify(value).slice(1, -1) : value;
+}
+
+/** The request log: off until configured, then one line per request at info (probes at debug). */
+export class RequestLog {
+  #threshold = Infinity;
+  #json = false;
+  #write: LineWriter | undefined;
+  #sink: Sink | undefined;
+  #pending: string[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stampMs = NaN;
+  #stamp = "";
+
+  /** Replaces the setup, writing what the previous one still held; `undefined` switches the log off. */
+  configure(setup: RequestLogSetup | undefined): void {
+    this.flush();
+    this.#threshold = setup === undefined ? Infinity : LEVEL_ORDER[setup.level];
+    this.#json = setup?.json ?? false;
+    this.#sink = setup?.write === undefined ? setup?.sink : undefined;
+    this.#write = setup === undefined ? undefined : setup.write ?? consoleWriter;
+  }
+
+  /** True when a line at `level` ("info", or "debug" for probes) would be written: a comparison. */
+  enabled(level: "info" | "debug"): boolean {
+    return LEVEL_ORDER[level] >= this.#threshold;
+  }
+
+  /** Logs one request; call only when {@link enabled}. */
+  log(level: "info" | "debug", fields: RequestFields): void {
+    const now = Date.now();
+    if (this.#sink !== undefined) return this.#sink(recordOf(level, fields, now));
+    this.#pending.push(this.#json ? this.#jsonLine(level, fields, now) : this.#textLine(level, fields, now));
+    if (this.#pending.length >= BATCH_LINES) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), BATCH_DELAY_MS);
+  }
+
+  /** Writes every pending line now. */
+  flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#pending.length === 0) return;
+    const text = this.#pending.join("");
+    this.#pending = [];
+    this.#write?.(text);
+  }
+
+  /** The ISO time of `ms`, remade only when the millisecond changes (many requests share one). */
+  #iso(ms: number): string {
+    if (ms !== this.#stampMs) {
+      this.#stampMs = ms;
+      this.#stamp = new Date(ms).toISOString();
+    }
+    return this.#stamp;
+  }
+
+  /** The line LogTape's JSON Lines formatter writes for the same record. */
+  #jsonLine(level: "info" | "debug", { method, path, status, durationMs, requestId }: RequestFields, now: number): string {
+    const m = jsonText(method), p = jsonText(path), id = jsonText(requestId);
+    return `{"@timestamp":"${this.#iso(now)}","level":"${level === "info" ? "INFO" : "DEBUG"}","message":"${m} ${p} ${status} ${durationMs} ms ${id}",` +
+      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${durationMs},"requestId":"${id}"}}\n`;
+  }
+
+  /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */
+  #textLine(level: "info" | "debug", { method, path, status, durationMs, requestId }: RequestFields, now: number): string {
+    const iso = this.#iso(now);
+    return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00 [${level === "info" ? "INF" : "DBG"}] mongorest·request: ` +
+      `${plainText(method)} ${plainText(path)} ${status} ${durationMs} ms ${plainText(requestId)}\n`;
+  }
+}
+
+/** The record LogTape would make for the line, for a sink of the application's own. */
+function recordOf(level: "info" | "debug", fields: RequestFields, timestamp: number): LogRecord {
+  const line = `${fields.method} ${fields.path} ${fields.status} ${fields.durationMs} ms ${fields.requestId}`;
+  return { category: CATEGORY, level, message: [line], rawMessage: line, timestamp, properties: { ...fields } };
+}
+
+/** The default destination: standard output, through the console so it runs on Node and Deno. */
+function consoleWriter(text: string): void {
+  console.log(text.slice(0, -1));
+}
+
+/** The process's request log, set up by `configureLogging`. */
+export const requestLog = new RequestLog();
+
+// Lines still pending when the process ends are written then (app.close() writes them earlier).
+const runtime = globalThis as { process?: { once?(event: string, listener: () => void): unknown } };
+if (typeof runtime.process?.once === "function") runtime.process.once("exit", () => requestLog.flush());

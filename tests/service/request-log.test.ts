@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { reset, type LogRecord } from "@logtape/logtape";
+import { configureLogging } from "../../src/mod.ts";
+import { lineFormatter } from "../../src/service/logging.ts";
+import { RequestLog, type RequestFields } from "../../src/service/request-log.ts";
+import { call, exampleApp } from "../helpers/app.ts";
+
+/** The record LogTape itself would have made for a request line written at `timestamp`. */
+function logTapeRecord(fields: RequestFields, timestamp: number, level: "info" | "debug" = "info"): LogRecord {
+  const line = `${fields.method} ${fields.path} ${fields.status} ${fields.durationMs} ms ${fields.requestId}`;
+  return { category: ["mongorest", "request"], level, message: [line], rawMessage: line, timestamp, properties: { ...fields } };
+}
+
+describe("request lines: batched, in LogTape's shapes", async () => {
+  const app = await exampleApp();
+  const failing = await exampleApp({ hooks: { User: { onBeforeShow: () => { throw new TypeError("boom"); } } } });
+  failing.onError(() => new Response(JSON.stringify({ message: "An error occurred!" }), { status: 500 }));
+  after(async () => {
+    await reset();
+    await failing.close();
+  });
+
+  it("writes nothing on the request path, then every line, in order, when the app closes", async () => {
+    const batches: string[] = [];
+    await configureLogging({ level: "info", json: true, write: (text) => batches.push(text) });
+    await call(app, "GET", "/api/v1/users?page=1", undefined, { "x-request-id": "req-1" });
+    await call(app, "GET", "/api/v1/users/999", undefined, { "x-request-id": "req-2" });
+    await call(failing, "GET", "/api/v1/users/1", undefined, { "x-request-id": "req-3" });
+    assert.equal(batches.length, 0, "lines wait for their batch");
+    await app.close();
+    assert.equal(batches.length, 1, "one write for the batch");
+    const lines = batches[0]!.split("\n");
+    assert.equal(lines.pop(), "", "every line ends in a newline");
+    const parsed = lines.map((line) => JSON.parse(line));
+    assert.deepEqual(parsed.map((line) => [line.properties.requestId, line.properties.path, line.properties.status]), [
+      ["req-1", "/api/v1/users", 200], ["req-2", "/api/v1/users/999", 404], ["req-3", "/api/v1/users/1", 500],
+    ]);
+    for (const line of parsed) {
+      const record = logTapeRecord(line.properties, Date.parse(line["@timestamp"]));
+      assert.deepEqual(line, JSON.parse(lineFormatter(true)(record)), "the same line LogTape's JSON formatter writes");
+    }
+  });
+
+  it("writes the same text line as LogTape's text formatter, and probes at debug", () => {
+    const batches: string[] = [];
+    const log = new RequestLog();
+    log.configure({ level: "debug", json: false, write: (text) => batches.push(text) });
+    const fields = { method: "GET", path: "/healthz", status: 200, durationMs: 0.25, requestId: "probe-1" };
+    log.log("debug", fields);
+    log.flush();
+    const line = batches[0]!;
+    const stamp = line.slice(0, 23).replace(" ", "T") + "Z";
+    assert.equal(line, lineFormatter(false)(logTapeRecord(fields, Date.parse(stamp), "debug")));
+    assert.match(line, /\[DBG\] mongorest·request: GET \/healthz 200 0\.25 ms probe-1\n$/);
+  });
+
+  it("escapes quotes and control characters, so a path cannot break or forge a line", () => {
+    for (const json of [true, false]) {
+      const batches: string[] = [];
+      const log = new RequestLog();
+      log.configure({ level: "info", json, write: (text) => batches.push(text) });
+      log.log("info", { method: "GET", path: '/a"b\\c\n{"level":"FATAL"}', status: 404, durationMs: 1, requestId: "x" });
+      log.flush();
+      assert.equal(batches[0]!.split("\n").length, 2, batches[0]);
+      if (json) assert.equal(JSON.parse(batches[0]!).properties.path, '/a"b\\c\n{"level":"FATAL"}');
+    }
+  });
+
+  it("writes a full batch at once, without waiting for the timer, and respects the level", () => {
+    const batches: string[] = [];
+    const log = new RequestLog();
+    log.configure({ level: "info", json: true, write: (text) => batches.push(text) });
+    assert.equal(log.enabled("debug"), false);
+    for (let i = 0; i < 512; i++) log.log("info", { method: "GET", path: "/p", status: 200, durationMs: 1, requestId: `r${i}` });
+    assert.equal(batches.length, 1);
+    assert.equal(batches[0]!.split("\n").length, 513);
+    log.log("info", { method: "GET", path: "/p", status: 200, durationMs: 1, requestId: "late" });
+    log.configure(undefined); // a new setup writes what the old one held, then logs nothing
+    assert.equal(batches.length, 2);
+    assert.equal(log.enabled("info"), false);
+  });
+});
