@@ -27,7 +27,7 @@ function deleteHandler(force: boolean): Handler {
     const parent = await liveParentFilter(route.parent, parentIds);
     const scope = allOf([force ? {} : writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);
-    const guard = writeGuard(request, route, stored, scope);
+    const guard = await writeGuard(request, route, stored, scope);
     const ctx: DeleteContext = { ...hookContext(request, route, params), id, item: toStoredRecord(stored) };
     await hooks.onBeforeDelete?.(ctx);
     const done = model.softDelete && !force ? await softDelete(route, guard) : await route.store.remove(guard);

@@ -52,7 +52,7 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     Object.assign(body, parent);
     const scope = allOf([writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);
-    const guard = writeGuard(request, route, stored, scope);
+    const guard = await writeGuard(request, route, stored, scope);
     const checked = bodyForHook(model, body, hooks.onBeforeUpdate);
     const ctx: UpdateContext = { ...hookContext(request, route, params), id, body: checked, item: toStoredRecord(stored) };
     await hooks.onBeforeUpdate?.(ctx);

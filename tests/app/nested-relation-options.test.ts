@@ -138,6 +138,17 @@ describe("serializers on nested item routes", () => {
     assert.ok(list.body.data.every((r: { shout: unknown }) => typeof r.shout === "string"));
   });
 
+  test("If-Match takes the serialized ETag a SHOW or the last write sent; an outdated one is a 412", async () => {
+    const path = `${base}/writers/${ids.ada}/stories/${ids.alpha}`;
+    const shown = await call(app, "GET", path);
+    const patched = await call(app, "PATCH", path, { title: "Alpha 2" }, { "if-match": shown.headers.get("etag")! });
+    assert.equal(patched.status, 200, await patched.clone().text());
+    const again = await call(app, "PATCH", path, { title: "Alpha 3" }, { "if-match": patched.headers.get("etag")! });
+    assert.equal(again.status, 200);
+    assert.equal((await call(app, "PATCH", path, { title: "lost" }, { "if-match": shown.headers.get("etag")! })).status, 412);
+    assert.equal((await call(app, "PUT", path, { title: "Alpha", status: "published" }, { "if-match": again.headers.get("etag")! })).status, 200);
+  });
+
   test("a serialized model bypasses the response cache on nested routes too", async () => {
     const res = await call(app, "GET", `${base}/writers/${ids.ada}/stories/${ids.mid}`);
     assert.equal(res.headers.get("cache-status"), "mongorest; fwd=bypass; detail=serializer");
