@@ -38,6 +38,7 @@ async function seededApp(count: number): Promise<App> {
   return app;
 }
 
+// deno-lint-ignore no-explicit-any -- the response is parsed JSON the benchmark reads freely
 async function get(app: App, path: string): Promise<any> {
   const response = await app.fetch(new Request(`http://localhost${path}`));
   if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);

@@ -194,7 +194,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   let errorHandler: ErrorHandler | null = null;
   const core = async (request: Request, context: RequestContext): Promise<Response> => {
-    if (request.method === "HEAD") return dropBody(await core(headAsGet(request), context));
+    if (request.method === "HEAD") return await dropBody(await core(headAsGet(request), context));
     try {
       return await dispatch(router, docs, request, context.language, languages);
     } catch (error) {

@@ -10,6 +10,22 @@ export interface IndexSpec {
 }
 
 /**
+ * What `create` and `collMod` set on a collection besides its documents and indexes: its
+ * default collation (a collection's or a view's, fixed at `create`), a view's source and
+ * pipeline, or a collection's validator and how strictly it applies. Empty for a plain
+ * collection. listCollections shows it as the collection's `options`.
+ */
+export interface CollectionOptions {
+  /** The normalised collation spec (see store/collation.ts); absent: binary order. */
+  collation?: Document;
+  viewOn?: string;
+  pipeline?: Document[];
+  validator?: Document;
+  validationLevel?: "off" | "strict" | "moderate";
+  validationAction?: "error" | "warn";
+}
+
+/**
  * One durable state change. Commands turn into a list of these; the journal writes them and
  * recovery replays them. Documents are post-images, so replay never re-runs update logic and
  * is deterministic and idempotent.
@@ -17,11 +33,12 @@ export interface IndexSpec {
 export type Change =
   | { op: "put"; db: string; coll: string; doc: Document }
   | { op: "delete"; db: string; coll: string; id: unknown }
-  | { op: "createCollection"; db: string; coll: string; options?: Document }
+  | { op: "createCollection"; db: string; coll: string; options?: CollectionOptions }
   | { op: "dropCollection"; db: string; coll: string }
   | { op: "dropDatabase"; db: string }
   | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }
-  | { op: "dropIndex"; db: string; coll: string; name: string };
+  | { op: "dropIndex"; db: string; coll: string; name: string }
+  | { op: "setOptions"; db: string; coll: string; options: CollectionOptions };
 
 /**
  * Where the engine sends the changes of each write before it replies. `append` resolves once

@@ -1,5 +1,5 @@
 import type { Db, Document } from "mongodb";
-import type { CountStrategy, Model, Relation } from "../model/define.ts";
+import type { Model, Relation } from "../model/define.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import type { Pagination } from "../query/page.ts";
 import type { ListQuery } from "../query/plan.ts";

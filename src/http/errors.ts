@@ -10,8 +10,18 @@ import { errorResponse, json } from "./responses.ts";
  */
 const OUT_OF_DISK_SPACE = 14031;
 
+/**
+ * MongoDB's QueryExceededMemoryLimitNoDiskUseAllowed: a sort no index serves would hold more
+ * than the server's sort memory. The client chose the sort and the depth, so it is a 400.
+ */
+const SORT_TOO_LARGE = 292;
+
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
 function isOutOfDiskSpace(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === OUT_OF_DISK_SPACE;
+  return codeOf(error) === OUT_OF_DISK_SPACE;
 }
 
 /** What the app tells an error handler besides the error and the request. */
@@ -60,6 +70,7 @@ export async function errorToResponse(
     return errorResponse(say(msg("record.duplicate", { field }), language, languages), 409, language);
   }
   if (isOutOfDiskSpace(error)) return errorResponse(say(msg("storage.full"), language, languages), 507, language);
+  if (codeOf(error) === SORT_TOO_LARGE) return errorResponse(say(msg("query.sortTooLarge"), language, languages), 400, language);
   if (handler === null) throw error;
   return await handler(error, request, { language });
 }

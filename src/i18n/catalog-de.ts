@@ -51,6 +51,7 @@ export const de: Catalog = {
   "cursor.differs": "Der Parameter {name} weicht vom Wert ab, für den dieser Cursor erstellt wurde; senden Sie den Cursor ohne {name} oder mit demselben Wert.",
   "param.count": "Der Parameter count muss einer dieser Werte sein: {allowed}; erhalten: \"{value}\".",
   "query.sortNotAllowed": "Sortieren nach {fields} ist bei {model} nicht erlaubt; sortierbare Felder: {allowed}",
+  "query.sortTooLarge": "Diese Sortierung ist zu groß, um sie im Speicher der Datenbank zu halten: Sortieren Sie nach einem indizierten Feld, filtern Sie mit q oder blättern Sie per Cursor.",
   "query.filterNotAllowed": "Filtern nach {fields} ist bei {model} nicht erlaubt; filterbare Felder: {allowed}",
   "query.withNotAllowed": "Das Laden von {path} mit with ist bei {model} nicht erlaubt; ladbare Relationen: {allowed}",
   "query.relatedTooMany": "Die q-Bedingung auf {relation} trifft mehr als {max} Datensätze von {model}; bitte die Bedingung einschränken (eine Bedingung auf eine Relation darf höchstens {max} treffen)",

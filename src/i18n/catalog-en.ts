@@ -57,6 +57,7 @@ export const en = {
   "cursor.differs": "The {name} parameter differs from the value this cursor was made for; send the cursor without {name}, or with the same value.",
   "param.count": "The count parameter must be one of {allowed}; received \"{value}\".",
   "query.sortNotAllowed": "Sorting on {fields} is not allowed on {model}; sortable fields: {allowed}",
+  "query.sortTooLarge": "This sort is too large for the database to hold in memory: sort on an indexed field, filter with q, or page by cursor.",
   "query.filterNotAllowed": "Filtering on {fields} is not allowed on {model}; filterable fields: {allowed}",
   "query.withNotAllowed": "Loading {path} with with is not allowed on {model}; loadable relations: {allowed}",
   "query.relatedTooMany": "The q condition on {relation} matches more than {max} {model} records; narrow the condition (a related condition may match at most {max})",

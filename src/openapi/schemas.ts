@@ -4,6 +4,10 @@ import type { ModelRegistry } from "../model/registry.ts";
 import { outputOrder } from "../model/serialize.ts";
 import { requiredFields } from "../model/validate.ts";
 
+/** Any superstruct struct: its type parameters are invariant, so no narrower type takes every field's struct. */
+// deno-lint-ignore no-explicit-any
+type AnyStruct = Struct<any, any>;
+
 /** A JSON Schema 2020-12 object, as OpenAPI 3.1 embeds it. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -22,12 +26,12 @@ const SYSTEM_SCHEMAS: Record<string, JsonSchema> = {
 };
 
 /** superstruct's `refine(…, "email", …)` (the framework's `email()`) refuses a non-address with that refinement. */
-function isEmail(struct: Struct<any, any>): boolean {
+function isEmail(struct: AnyStruct): boolean {
   return struct.validate("not an address")[0]?.failures()[0]?.refinement === "email";
 }
 
 /** A struct's own type, without optional/nullable/default, which superstruct keeps only in its validators. */
-function baseSchema(struct: Struct<any, any>): JsonSchema {
+function baseSchema(struct: AnyStruct): JsonSchema {
   const inner = struct.schema as unknown;
   switch (struct.type) {
     case "string":
@@ -45,16 +49,16 @@ function baseSchema(struct: Struct<any, any>): JsonSchema {
     case "literal":
       return { const: inner };
     case "array":
-      return inner ? { type: "array", items: baseSchema(inner as Struct<any, any>) } : { type: "array" };
+      return inner ? { type: "array", items: baseSchema(inner as AnyStruct) } : { type: "array" };
     case "object":
     case "type":
-      return objectSchema(inner as Record<string, Struct<any, any>>, struct.type === "object");
+      return objectSchema(inner as Record<string, AnyStruct>, struct.type === "object");
     default:
       return {};
   }
 }
 
-function objectSchema(shape: Record<string, Struct<any, any>> | undefined, closed: boolean): JsonSchema {
+function objectSchema(shape: Record<string, AnyStruct> | undefined, closed: boolean): JsonSchema {
   if (!shape) return { type: "object" };
   const properties = Object.fromEntries(Object.entries(shape).map(([key, struct]) => [key, valueSchema(struct)]));
   const required = Object.keys(shape).filter((key) => shape[key].validate(undefined)[0]);
@@ -70,7 +74,7 @@ function orNull(schema: JsonSchema): JsonSchema {
 }
 
 /** The schema of any value a struct accepts: its type, `null` when `nullable()`, and its default. */
-function valueSchema(struct: Struct<any, any>): JsonSchema {
+function valueSchema(struct: AnyStruct): JsonSchema {
   const schema = struct.validate(null)[0] ? baseSchema(struct) : orNull(baseSchema(struct));
   const fallback = struct.validate(undefined, { coerce: true })[1];
   return fallback === undefined ? schema : { ...schema, default: fallback instanceof Date ? fallback.toISOString() : fallback };

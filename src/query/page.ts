@@ -1,5 +1,5 @@
 import type { CountMethod } from "../store/counts.ts";
-import { ApiError, apiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 
 /** The page window a list request asks for. */
 export interface PageRequest {

@@ -41,6 +41,7 @@ const LEVEL_ORDER: Record<LogLevel, number> = { trace: 0, debug: 1, info: 2, war
 const CATEGORY = ["mongorest", "request"] as const;
 // Everything JSON writes unescaped (printable ASCII but `"` and `\`); anything else goes through JSON.stringify.
 const JSON_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+// deno-lint-ignore no-control-regex -- finding control characters is the point: they must be escaped
 const CONTROL = /[\x00-\x1f\x7f]/;
 
 /** `value` as the inside of a JSON string. */

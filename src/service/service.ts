@@ -3,6 +3,7 @@ import type { Languages } from "../i18n/languages.ts";
 import { msg } from "../i18n/message.ts";
 import { withHeaders, type HeaderRecord } from "../http/fast-response.ts";
 import { empty, errorResponse } from "../http/responses.ts";
+import { dropBody } from "../http/head.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import { checkTrustProxy, clientAddress, type ConnectionInfo, type TrustProxy } from "./client.ts";
@@ -125,7 +126,7 @@ export class Service {
     if (context.language !== languages.defaultLanguage) extra["content-language"] = context.language;
     if (this.#health && HEALTH_PATHS.has(pathname) && (request.method === "GET" || request.method === "HEAD")) {
       const response = await healthResponse(pathname, this.#deps.db, languages, context.language);
-      return withHeaders(request.method === "HEAD" ? new Response(null, response) : response, extra);
+      return withHeaders(request.method === "HEAD" ? await dropBody(response) : response, extra);
     }
     const cors = this.#cors;
     const origin = cors === undefined ? null : request.headers.get("origin");

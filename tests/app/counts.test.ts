@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- response bodies are parsed JSON that the assertions walk
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { CommandStartedEvent, Document } from "mongodb";

@@ -1,4 +1,5 @@
 import { after, before, describe, test } from "node:test";
+import process from "node:process";
 import assert from "node:assert/strict";
 import type { App } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
@@ -65,4 +66,18 @@ describe("pathological input does not stall other clients", () => {
     const res = await alongside("GET", "/api/v1/users/1", undefined, { "if-none-match": '"x",'.repeat(20_000) + "W/" });
     assert.equal(res.status, 200);
   });
+});
+
+test("the stall measure sees a synchronous stretch of CPU work", async () => {
+  const { stallMs } = await longestStall(async () => {
+    await Promise.resolve();
+    const start = process.cpuUsage();
+    let spin = 0;
+    // 200 ms of CPU without yielding: what a quadratic regex does to other clients.
+    for (let used = 0; used < 200_000; used = process.cpuUsage(start).user + process.cpuUsage(start).system) {
+      for (let i = 0; i < 100_000; i++) spin += i;
+    }
+    return spin;
+  });
+  assert.ok(stallMs >= 190, `measured ${stallMs} ms`);
 });

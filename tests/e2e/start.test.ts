@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { startServer, type ServerProcess } from "../helpers/process.ts";
+import { liveGroupMembers, startServer, type ServerProcess } from "../helpers/process.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const runners: [string, string, string[]][] = [
@@ -30,20 +30,7 @@ async function stop(server: ServerProcess): Promise<void> {
   await server.closed;
   assert.match(server.output(), /SIGTERM: finishing in-flight requests/);
   assert.match(server.output(), /Closed\./, server.output());
-  assert.ok(await groupGone(server.child.pid!), `processes of group ${server.child.pid} are left:\n${server.output()}`);
-}
-
-/** True once no process of the group is left (helpers such as tsx's esbuild service exit just after). */
-async function groupGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(-pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
+  assert.deepEqual(await liveGroupMembers(server.child.pid!), [], `processes of group ${server.child.pid} are left:\n${server.output()}`);
 }
 
 for (const [name, command, args] of runners) {

@@ -336,7 +336,7 @@ describe("compaction", () => {
     assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"]);
   });
 
-  test("closing during a compaction abandons the snapshot cleanly", async () => {
+  test("closing during a compaction finishes the snapshot instead of dropping it", async () => {
     const folder = fresh();
     let closing: Promise<void> | undefined;
     const opened = await openModel(folder, { ...quiet, snapshotChunk: 2 }, function* (model) {
@@ -347,9 +347,52 @@ describe("compaction", () => {
       }
     });
     for (let i = 0; i < 50; i++) await opened.write([put(i)]);
-    await assert.rejects(opened.store.compact(), /abandoned/);
+    await opened.store.compact();
     await closing;
+    await assert.rejects(opened.store.append([put(99)]), /store is closed/);
+    assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"]);
+    assert.deepEqual(await filesLike(folder, "journal-"), ["journal-0000000002.log"]);
+    assert.deepEqual(await recovered(folder), opened.model.view());
+  });
+
+  test("a journal past the threshold is compacted by close even when the app stops at once", async () => {
+    const folder = fresh();
+    // A big journal, written with compaction out of reach.
+    const first = await openModel(folder, { ...quiet, compactThreshold: 1 << 30 });
+    for (let i = 0; i < 60; i++) await first.write([put(i, { pad: "z".repeat(200) })]);
+    await first.store.close();
     assert.deepEqual(await filesLike(folder, "snapshot-"), []);
+
+    // Started with a threshold the journal has passed, then stopped before its compaction ends
+    // (slow chunks), as an app is when it is restarted right after a start.
+    const second = await openModel(folder, { ...quiet, compactThreshold: 4096, snapshotChunk: 1 });
+    assert.ok(second.store.stats().compacting, "recover() started a compaction");
+    await second.store.close();
+    assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"]);
+    assert.deepEqual(await filesLike(folder, "journal-"), ["journal-0000000002.log"]);
+    // The next start reads the snapshot alone: no journal left to replay.
+    const third = await reopen(folder);
+    assert.equal(third.store.stats().journalBytes, 0);
+    assert.equal(third.changes.filter((change) => change.op === "put").length, 60);
+    await third.store.close();
+    assert.deepEqual(await recovered(folder), first.model.view());
+  });
+
+  test("a compaction the journal's size called for but that failed is run again at close", async () => {
+    const folder = fresh();
+    let failDump = true;
+    const opened = await openModel(folder, { ...quiet, compactThreshold: 4096 }, (model) => {
+      if (failDump) throw new Error("no snapshot this time");
+      return model.dump();
+    });
+    for (let i = 0; i < 60 && (await filesLike(folder, "journal-")).length < 2; i++) {
+      await opened.write([put(i, { pad: "w".repeat(200) })]);
+      await opened.store.idle();
+    }
+    assert.deepEqual(await filesLike(folder, "snapshot-"), [], "the compaction the threshold started failed");
+    failDump = false;
+    await opened.store.close();
+    assert.deepEqual((await filesLike(folder, "snapshot-")).length, 1);
     assert.deepEqual(await recovered(folder), opened.model.view());
   });
 

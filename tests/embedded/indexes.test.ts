@@ -34,6 +34,19 @@ describe("embedded engine: indexes", () => {
     assert.deepEqual((await c.indexes()).map((i) => i.name), ["_id_"]);
   });
 
+  test("an unknown index option is refused (197); sparse, partial, TTL and hidden ones too, never ignored", async () => {
+    const c = conn.db.collection("options");
+    const refusal = (spec: Document) => conn.db.command({ createIndexes: "options", indexes: [{ key: { a: 1 }, name: "a_1", ...spec }] });
+    await assert.rejects(refusal({ colation: { locale: "en" } }), (e: unknown) => e instanceof MongoServerError && e.code === 197);
+    if (conn.target.embedded) {
+      for (const option of [{ sparse: true }, { partialFilterExpression: { a: { $gt: 1 } } }, { expireAfterSeconds: 60 }, { hidden: true }]) {
+        await assert.rejects(refusal(option), (e: unknown) => e instanceof MongoServerError && e.code === 238, JSON.stringify(option));
+      }
+    }
+    assert.deepEqual((await c.indexes().catch(() => [])).map((i) => i.name).filter((n) => n !== "_id_"), []);
+    assert.equal(await c.createIndex({ a: 1 }, { sparse: false, background: true, collation: { locale: "en" } }), "a_1");
+  });
+
   test("listIndexes on a missing collection is NamespaceNotFound", async () => {
     await assert.rejects(conn.db.collection("missing").indexes(), (e: unknown) => e instanceof MongoServerError && e.code === 26);
   });

@@ -139,6 +139,8 @@ describe("embedded engine: ordered indexes, through explain", () => {
     assert.equal(explained.executionStats, undefined);
     assert.equal(findStage(explained.queryPlanner.winningPlan, "IXSCAN")!.indexName, "age_1");
     await assert.rejects(conn.db.command({ explain: { distinct: "people", key: "age" } }), (e: unknown) => e instanceof MongoServerError && /find, count and aggregate/.test(e.message));
+    const { version } = await conn.client.db("admin").command({ buildInfo: 1 });
+    assert.equal(explained.serverInfo.version, version, "explain names the version buildInfo reports");
   });
 });
 

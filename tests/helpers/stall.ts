@@ -1,14 +1,22 @@
+import process from "node:process";
+
+/** CPU time this process has used, in milliseconds (user and system). */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /**
- * The event loop's longest stall while `work` runs: a 1 ms repeating timer notes the gap
- * between its ticks, which is how long any other request (or timer) had to wait. It measures
- * the server's blocking, not how long one request took, so a busy machine that merely delays
- * the work does not inflate it much, while a synchronous stretch of seconds always shows.
+ * The event loop's longest stall while `work` runs: a 1 ms repeating timer notes the CPU time
+ * spent between its ticks, which is how long any other request (or timer) had to wait for
+ * synchronous work. CPU time, not wall-clock time, so a loaded machine that merely deschedules
+ * the process cannot inflate it, while a synchronous stretch of seconds always shows.
  */
 export async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
-  let last = performance.now();
+  let last = cpuMs();
   let longest = 0;
   const note = () => {
-    const now = performance.now();
+    const now = cpuMs();
     longest = Math.max(longest, now - last);
     last = now;
   };

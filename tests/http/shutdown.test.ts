@@ -180,7 +180,7 @@ describe("handleShutdownSignals", () => {
   test("the first signal shuts down and exits 0", async () => {
     const fake = fakeHost();
     const done = deferred();
-    handleShutdownSignals(fake.host, async () => done.resolve());
+    handleShutdownSignals(fake.host, () => Promise.resolve(done.resolve()));
     fake.handlers.get("SIGTERM")!();
     await done.promise;
     await turns(1);

@@ -1,13 +1,16 @@
+// deno-lint-ignore-file no-explicit-any -- response bodies are parsed JSON that the assertions walk
 /**
- * Contract test: a scripted session against the example app that reaches every documented
- * operation and every documented status, checking each response body against the schema the
- * OpenAPI document gives for that route and status.
+ * Contract test: a scripted session against the example app (models/ and hooks/, loaded as
+ * `npx mongorest` loads them) that reaches every documented operation and every documented
+ * status, checking each response body against the schema the OpenAPI document gives for that
+ * route and status.
  */
 import assert from "node:assert/strict";
 import process from "node:process";
 import { after, before, test } from "node:test";
 import { defaultErrorHandler, type App } from "../../src/mod.ts";
-import { call, exampleApp } from "../helpers/app.ts";
+import { call } from "../helpers/app.ts";
+import { exampleProjectApp } from "../helpers/example.ts";
 import { ResponseChecker, templateOf, type OpenApiDocument } from "./checker.ts";
 
 let app: App;
@@ -17,7 +20,7 @@ const seenOperations = new Set<string>();
 const seenStatuses = new Set<string>();
 
 before(async () => {
-  app = await exampleApp();
+  app = await exampleProjectApp();
   doc = await (await call(app, "GET", "/api/v1/openapi.json")).json();
   checker = new ResponseChecker(doc);
 });

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- response bodies are parsed JSON that the assertions walk
 /** The OpenAPI document: valid OpenAPI 3.1, complete, true to the models, never naming hidden fields. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -84,6 +84,53 @@ async function assertListAnd404(base: string): Promise<void> {
   assert.deepEqual(await missing.body.json(), { error: "No route matches GET /api/v1/nothing." });
 }
 
+// Appended to the project's installed copy of Swagger UI's stylesheet: served back, it proves the
+// docs page reads the files from the project's own node_modules, not from this repository's.
+const MARKER = "/* served from the project's node_modules */";
+
+/** The docs page, its Swagger UI files and the OpenAPI document, as a browser would fetch them. */
+async function assertDocs(base: string, project: string): Promise<void> {
+  const page = await request(`${base}/docs`);
+  assert.equal(page.statusCode, 200);
+  const html = await page.body.text();
+  for (const name of ["swagger-ui.css", "swagger-ui-bundle.js"]) assert.ok(html.includes(`/docs/${name}`), `the page links ${name}`);
+  const css = await request(`${base}/docs/swagger-ui.css`);
+  assert.equal(css.statusCode, 200);
+  assert.ok((await css.body.text()).endsWith(MARKER), "the stylesheet is the project's installed one");
+  const bundle = await request(`${base}/docs/swagger-ui-bundle.js`);
+  assert.equal(bundle.statusCode, 200);
+  const installed = await readFile(join(project, "node_modules/swagger-ui-dist/swagger-ui-bundle.js"));
+  assert.ok(Buffer.from(await bundle.body.arrayBuffer()).equals(installed), "the bundle is the installed file, byte for byte");
+  const document = await request(`${base}/api/v1/openapi.json`);
+  assert.equal(document.statusCode, 200);
+  assert.ok("/api/v1/things" in ((await document.body.json()) as { paths: Record<string, unknown> }).paths);
+}
+
+/** How compiled ESM names another module: static and dynamic imports, re-exports, require.resolve. */
+const IMPORT_FORMS = [
+  /^\s*(?:import|export)\s[^"';]*?\bfrom\s*["']([^"']+)["']/gm,
+  /^\s*import\s*["']([^"']+)["']/gm,
+  /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  /[rR]equire(?:\([^)]*\))?\.resolve\(\s*["']([^"']+)["']/g,
+];
+
+/** Every package the compiled JavaScript under `dir` imports (relative paths and node: built-ins left out). */
+async function importedPackages(dir: string): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const entry of await readdir(dir, { recursive: true })) {
+    if (!entry.endsWith(".js")) continue;
+    const code = await readFile(join(dir, entry), "utf8");
+    for (const form of IMPORT_FORMS) {
+      for (const [, specifier] of code.matchAll(form)) {
+        if (specifier.startsWith(".") || specifier.startsWith("node:")) continue;
+        const parts = specifier.split("/");
+        names.add(specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]);
+      }
+    }
+  }
+  return names;
+}
+
 describe("the packed tarball, installed into an empty project", () => {
   let dir: string;
   let project: string;
@@ -97,6 +144,7 @@ describe("the packed tarball, installed into an empty project", () => {
     // Dependencies come from the npm cache that `npm ci` filled; the registry only for what is missing.
     await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, "superstruct@^2"], { cwd: project });
     await writeFile(join(project, "app.mjs"), APP);
+    await appendFile(join(project, "node_modules/swagger-ui-dist/swagger-ui.css"), MARKER);
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -107,25 +155,35 @@ describe("the packed tarball, installed into an empty project", () => {
     assert.deepEqual(files.filter((file) => /^(src|tests|scripts|models|hooks)\/|^main\.ts$/.test(file)), []);
   });
 
+  test("every package the compiled code imports is a runtime dependency, installed with it", async () => {
+    const installed = join(project, "node_modules/mongorest");
+    const { dependencies } = JSON.parse(await readFile(join(installed, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const imported = await importedPackages(join(installed, "dist"));
+    assert.ok(imported.has("mongodb") && imported.has("swagger-ui-dist"), `found: ${[...imported].join(", ")}`);
+    assert.deepEqual([...imported].filter((name) => !(name in dependencies)).sort(), [], "imported but not in dependencies");
+  });
+
   test("a TypeScript file importing mongorest and mongorest/node type-checks", async () => {
     await writeFile(join(project, "consumer.ts"), CONSUMER);
     await writeFile(join(project, "tsconfig.json"), TSCONFIG(join(repo, "node_modules/@types")));
     await run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-p", project]);
   });
 
-  test("a plain .mjs app serves a list and a 404 on Node", async () => {
+  test("a plain .mjs app serves a list, a 404 and /docs on Node", async () => {
     const server = await serve(process.execPath, ["app.mjs"], project);
     try {
       await assertListAnd404(server.base);
+      await assertDocs(server.base, project);
     } finally {
       await server.stop();
     }
   });
 
-  test("the same app serves a list and a 404 on Deno", async () => {
+  test("the same app serves a list, a 404 and /docs on Deno", async () => {
     const server = await serve(bin("deno"), ["run", "-A", "app.mjs"], project);
     try {
       await assertListAnd404(server.base);
+      await assertDocs(server.base, project);
     } finally {
       await server.stop();
     }

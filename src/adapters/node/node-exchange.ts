@@ -106,7 +106,7 @@ export class Exchange implements BodySource {
     } else {
       this.#settleContinue();
       try {
-        writeResponse(res, response, this.#req.method === "HEAD")?.catch((error: unknown) => this.#fail(error));
+        writeResponse(res, response, this.#req.method ?? "GET")?.catch((error: unknown) => this.#fail(error));
       } catch (error) {
         this.#fail(error);
       }

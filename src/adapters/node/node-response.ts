@@ -1,11 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "./node-adapter.ts";
 import { directResponse, type DirectResponse, type FullBody, type HeaderRecord } from "../../http/fast-response.ts";
+import { carriesBody, isBodilessStatus } from "../../http/head.ts";
 import { jsonHeaders } from "../../http/responses.ts";
-
-/** Statuses whose responses never carry a body, nor a Content-Length that would promise one. */
-function isBodiless(status: number): boolean {
-  return status === 204 || status === 304 || (status >= 100 && status < 200);
-}
 
 /**
  * Writes a Response to node's ServerResponse. A response made by createResponse goes out in
@@ -13,37 +9,47 @@ function isBodiless(status: number): boolean {
  * or the client is gone; rejects if the body stream fails (the socket is destroyed by then
  * whenever headers were already sent, so the client cannot take a cut body for a whole one).
  */
-export function writeResponse(res: ServerResponse, response: Response, isHead: boolean): Promise<void> | void {
+export function writeResponse(res: ServerResponse, response: Response, method: string): Promise<void> | void {
   const direct = directResponse(response);
-  if (direct !== undefined) return writeDirect(res, direct, isHead);
-  return writeStreamed(res, response, isHead);
+  if (direct !== undefined) return writeDirect(res, direct, method);
+  return writeStreamed(res, response, method);
 }
 
-/** A body held in full: status line, headers and body handed to node at once. */
-function writeDirect(res: ServerResponse, { status, headers, body }: DirectResponse, isHead: boolean): void {
-  const out = headers instanceof Headers ? nodeHeaders(headers) : copy(headers, body);
-  if (isBodiless(status)) {
+/**
+ * A body held in full: status line, headers and body handed to node at once. Its length is
+ * the Content-Length; on HEAD, where nothing follows the headers, one the response gives (the
+ * GET's, from http/head.ts) is kept.
+ */
+function writeDirect(res: ServerResponse, { status, headers, body }: DirectResponse, method: string): void {
+  const sendsBody = carriesBody(method, status);
+  const out = headers instanceof Headers ? nodeHeaders(headers) : copy(headers, body, !sendsBody);
+  if (isBodilessStatus(status)) {
     res.writeHead(status, out).end();
     return;
   }
-  out["content-length"] = body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+  if (sendsBody || body !== null || out["content-length"] === undefined) {
+    out["content-length"] = body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+  }
   res.writeHead(status, out);
-  if (isHead || body === null) res.end();
+  if (!sendsBody || body === null) res.end();
   else res.end(body);
 }
 
 /**
  * A copy to add Content-Length to (the record may be shared), leaving out any the record has
- * in another case, which would go out as a second one. A string body without a Content-Type
- * gets the one `new Response(string)` gives it, so the wire shows what a real Response would.
- * A plain loop: on Node 20 object spread of such a record costs microseconds.
+ * (in any case, which would go out as a second one) unless `keepLength`. A string body without
+ * a Content-Type gets the one `new Response(string)` gives it, so the wire shows what a real
+ * Response would. A plain loop: on Node 20 object spread of such a record costs microseconds.
  */
-function copy(headers: HeaderRecord, body: FullBody): OutgoingHttpHeaders {
+function copy(headers: HeaderRecord, body: FullBody, keepLength: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   let typed = false;
   for (const name in headers) {
     const length = name.length;
-    if (length === 14 && name.toLowerCase() === "content-length") continue;
+    if (length === 14 && name.toLowerCase() === "content-length") {
+      if (keepLength) out["content-length"] = headers[name];
+      continue;
+    }
     if (length === 12 && name.toLowerCase() === "content-type") typed = true;
     out[name] = headers[name];
   }
@@ -52,13 +58,14 @@ function copy(headers: HeaderRecord, body: FullBody): OutgoingHttpHeaders {
 }
 
 /** Any other Response: headers first, then the body chunk by chunk as the socket drains. */
-async function writeStreamed(res: ServerResponse, response: Response, isHead: boolean): Promise<void> {
+async function writeStreamed(res: ServerResponse, response: Response, method: string): Promise<void> {
   const { status, body } = response;
+  const sendsBody = carriesBody(method, status);
   const headers = nodeHeaders(response.headers);
-  // An empty body says so, rather than going out as an empty chunked one.
-  if (body === null && !isBodiless(status)) headers["content-length"] ??= 0;
+  // An empty body says so, rather than going out as an empty chunked one (HEAD keeps the GET's, if known).
+  if (body === null && sendsBody) headers["content-length"] ??= 0;
   res.writeHead(status, response.statusText || undefined, headers);
-  if (body === null || isHead || isBodiless(status)) {
+  if (body === null || !sendsBody) {
     res.end();
     await body?.cancel().catch(() => {});
     return;

@@ -1,81 +1,101 @@
 import type { Document } from "bson";
-import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
-import { countMatching, runRead, type ReadSpec } from "../query/plan.ts";
-import { runPipeline, stageName, type CollectionResolver } from "../query/pipeline.ts";
+import { collect, countMatching, runRead, type ReadSpec } from "../query/plan.ts";
+import { countShape, leadingRead } from "../query/read-stages.ts";
+import { runPipeline, stageName, type CollectionResolver, type PipelineOptions } from "../query/pipeline.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
+import type { Collection } from "../store/collection.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
-import { operationCollation } from "./collation.ts";
+import { readCollation } from "./collation.ts";
+import { checkHint } from "./hint.ts";
+import { findStages, readView, resolveView, type ResolvedView } from "./views.ts";
+import { outputStage, writeOutput, type OutputStage } from "./output-stages.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
-
-/** $out/$merge would write behind the engine's back (mingo writes into the arrays it is given). */
-function rejectWrites(value: unknown): void {
-  if (Array.isArray(value)) value.forEach(rejectWrites);
-  else if (isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "$out" || k === "$merge") throw new CommandError("NotImplemented", `${k} is not supported by the embedded engine`);
-      rejectWrites(v);
-    }
-  }
-}
-
-/** `[$match?, $skip?, $limit?, {$group: {_id: const, n: {$sum: 1}}}]`: the driver's countDocuments. */
-export function countShape(pipeline: Document[]): { spec: ReadSpec; group: Document } | undefined {
-  const spec: ReadSpec = {};
-  let i = 0;
-  if (pipeline[i]?.$match !== undefined) spec.filter = pipeline[i++].$match;
-  if (pipeline[i]?.$skip !== undefined) spec.skip = toNumber(pipeline[i++].$skip);
-  if (pipeline[i]?.$limit !== undefined) spec.limit = toNumber(pipeline[i++].$limit);
-  if (i !== pipeline.length - 1 || !isPlainObject(pipeline[i].$group)) return undefined;
-  const group = pipeline[i].$group as Document;
-  const fields = Object.keys(group);
-  const constantId = typeof group._id !== "string" && !isPlainObject(group._id);
-  const counter = fields.length === 2 && fields[0] === "_id" ? group[fields[1]] : undefined;
-  if (!constantId || !isPlainObject(counter) || toNumber((counter as Document).$sum) !== 1) return undefined;
-  return { spec, group };
-}
-
-/** Folds a leading `$match`, `$sort`, `$skip`, `$limit` into an indexed, streaming read. */
-export function leadingRead(pipeline: Document[]): { spec: ReadSpec; rest: Document[] } {
-  const spec: ReadSpec = {};
-  let i = 0;
-  if (pipeline[i]?.$match !== undefined) spec.filter = pipeline[i++].$match;
-  if (pipeline[i]?.$sort !== undefined) spec.sort = pipeline[i++].$sort;
-  if (pipeline[i]?.$skip !== undefined) spec.skip = toNumber(pipeline[i++].$skip);
-  if (pipeline[i]?.$limit !== undefined) spec.limit = toNumber(pipeline[i++].$limit);
-  return { spec, rest: pipeline.slice(i) };
-}
 
 /** Finds the other collections a pipeline joins, in the command's database. */
 export function resolver(ctx: CommandContext): CollectionResolver {
-  return (name) => ctx.engine.catalog.get(ctx.db, name)?.docs.view() ?? [];
+  const resolve: CollectionResolver = (name) => {
+    const view = resolveView(ctx, name);
+    if (view) return collect(readView(ctx, view, [], resolve));
+    return ctx.engine.catalog.get(ctx.db, name)?.docs.view() ?? [];
+  };
+  return resolve;
 }
 
-function aggregate(ctx: CommandContext): Reply {
-  const name = typeof ctx.body.aggregate === "string" ? collectionName(ctx, "aggregate") : undefined;
-  const pipeline = ctx.body.pipeline;
+/** The pipeline of an aggregate command, its stages validated. */
+function pipelineOf(body: Document): Document[] {
+  const pipeline = body.pipeline;
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
   pipeline.forEach(stageName);
-  rejectWrites(pipeline);
+  return pipeline;
+}
+
+/** The collection an aggregate writes into through `$out`/`$merge`, if it does (for the write counter). */
+export function aggregateOutput(ctx: CommandContext): string | undefined {
+  try {
+    return outputStage(ctx, pipelineOf(ctx.body)).output?.into;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What an aggregate reads and how: the collection (a view resolved to its base collection),
+ * the whole pipeline (a view's own stages first), the collation and the `let` variables.
+ */
+interface Source {
+  coll: Collection | undefined;
+  view: ResolvedView | undefined;
+  pipeline: Document[];
+  options: PipelineOptions;
+}
+
+function sourceOf(ctx: CommandContext, name: string | undefined, stages: Document[]): Source {
+  const view = name === undefined ? undefined : resolveView(ctx, name);
+  const coll = name === undefined ? undefined : ctx.engine.catalog.get(ctx.db, view ? view.source : name);
+  checkHint(coll, ctx.body.hint);
+  const options = { collation: readCollation(ctx.body.collation, coll, view), variables: parseLet(ctx.body) };
+  return { coll, view, pipeline: view ? [...view.pipeline, ...stages] : stages, options };
+}
+
+/** Runs a source's pipeline: its leading stages as an indexed read, the rest with mingo. `aggregate: 1` reads nothing. */
+function runSource(ctx: CommandContext, name: string | undefined, source: Source): Iterator<Document> {
+  const { options } = source;
+  if (name === undefined) return runPipeline(source.pipeline, [][Symbol.iterator](), resolver(ctx), options);
+  const { spec, rest } = leadingRead(source.pipeline);
+  const input = runRead(source.coll, { ...spec, filter: bindFilter(spec.filter, options.variables), collation: options.collation });
+  return runPipeline(rest, input, resolver(ctx), options);
+}
+
+/** Runs the stages before `$out`/`$merge`, writes their output, and answers with an empty cursor. */
+async function aggregateInto(ctx: CommandContext, name: string | undefined, stages: Document[], output: OutputStage): Promise<Reply> {
+  const source = sourceOf(ctx, name, stages);
+  await writeOutput(ctx, output, runSource(ctx, name, source), source.options);
+  return ctx.engine.cursors.first(namespace(ctx.db, name ?? "$cmd.aggregate"), [][Symbol.iterator](), null, 0, false);
+}
+
+/** The driver's countDocuments, counted from the indexes when it reads a collection. */
+function countDocuments(ctx: CommandContext, source: Source, counting: { spec: ReadSpec; group: Document }): Document[] {
+  const { spec, group } = counting;
+  const { collation, variables } = source.options;
+  const filter = isEmptyFilter(spec.filter) ? undefined : bindFilter(spec.filter, variables);
+  const n = source.view
+    ? collect(readView(ctx, source.view, findStages(filter, undefined, spec.skip ?? 0, spec.limit ?? 0), resolver(ctx), variables)).length
+    : countMatching(source.coll, filter, spec.skip, spec.limit, collation);
+  return n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
+}
+
+function aggregate(ctx: CommandContext): Reply | Promise<Reply> {
+  const name = typeof ctx.body.aggregate === "string" ? collectionName(ctx, "aggregate") : undefined;
+  const { stages, output: into } = outputStage(ctx, pipelineOf(ctx.body));
+  if (into) return aggregateInto(ctx, name, stages, into);
+  const source = sourceOf(ctx, name, stages);
   const batchSize = firstBatchSize(ctx.body.cursor);
-  const { cursors, catalog } = ctx.engine;
-  if (name === undefined) {
-    const output = runPipeline(pipeline, [][Symbol.iterator](), resolver(ctx), operationCollation(ctx.body.collation, undefined));
-    return cursors.first(namespace(ctx.db, "$cmd.aggregate"), output, null, batchSize, false);
-  }
-  const coll = catalog.get(ctx.db, name);
-  const ns = namespace(ctx.db, name);
-  const collation = operationCollation(ctx.body.collation, coll);
-  const counting = countShape(pipeline);
-  if (counting) {
-    const { spec, group } = counting;
-    const n = countMatching(coll, isEmptyFilter(spec.filter) ? undefined : spec.filter, spec.skip, spec.limit, collation);
-    const docs = n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
-    return cursors.first(ns, docs[Symbol.iterator](), null, batchSize, false);
-  }
-  const { spec, rest } = leadingRead(pipeline);
-  const output = runPipeline(rest, runRead(coll, { ...spec, collation }), resolver(ctx), collation);
-  return cursors.first(ns, output, null, batchSize, false);
+  const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
+  const counting = name === undefined ? undefined : countShape(stages);
+  const output = counting ? countDocuments(ctx, source, counting)[Symbol.iterator]() : runSource(ctx, name, source);
+  return ctx.engine.cursors.first(ns, output, null, batchSize, false);
 }
 
 /** The aggregate command (mingo runs the stages after the leading read the engine folds). */

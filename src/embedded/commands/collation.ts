@@ -1,5 +1,6 @@
 import { parseCollation, type Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
+import { viewCollation, type ResolvedView } from "./views.ts";
 
 /**
  * The collation an operation runs under: its own `collation` field when it has one (checked,
@@ -9,4 +10,12 @@ import type { Collection } from "../store/collection.ts";
 export function operationCollation(raw: unknown, coll: Collection | undefined): Collation | undefined {
   if (raw !== undefined) return parseCollation(raw);
   return coll?.collation;
+}
+
+/**
+ * The collation of a read of `coll`: a view's own (asking for another is refused), else as
+ * {@link operationCollation}.
+ */
+export function readCollation(raw: unknown, coll: Collection | undefined, view: ResolvedView | undefined): Collation | undefined {
+  return view ? viewCollation(view, raw) : operationCollation(raw, coll);
 }

@@ -1,26 +1,9 @@
 import type { Document } from "bson";
-import { CommandError } from "../errors.ts";
 import { mingoQuery } from "../query/mingo.ts";
-import { parseCollation } from "../store/collation.ts";
 import { ID_INDEX } from "../store/collection.ts";
+import { definitionCommands } from "./define.ts";
 import { collectionName, firstBatchSize, namespace, optionalDocument } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
-
-const UNSUPPORTED_CREATE_OPTIONS = ["capped", "viewOn", "timeseries", "clusteredIndex", "validator", "encryptedFields"];
-
-async function create(ctx: CommandContext): Promise<Document> {
-  const name = collectionName(ctx, "create");
-  const unsupported = UNSUPPORTED_CREATE_OPTIONS.find((o) => ctx.body[o] !== undefined && ctx.body[o] !== false);
-  if (unsupported) throw new CommandError("NotImplemented", `'${unsupported}' collections are not supported by the embedded engine`);
-  if (ctx.engine.catalog.get(ctx.db, name)) {
-    throw new CommandError("NamespaceExists", `Collection ${namespace(ctx.db, name)} already exists.`);
-  }
-  const collation = parseCollation(ctx.body.collation);
-  const writes = startWrites(ctx);
-  writes.ensure(ctx.db, name, collation ? { collation: collation.spec } : undefined);
-  await commit(ctx, writes);
-  return { ok: 1 };
-}
 
 async function drop(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "drop");
@@ -43,11 +26,12 @@ function listCollections(ctx: CommandContext): Reply {
   const nameOnly = ctx.body.nameOnly === true;
   const entries = ctx.engine.catalog
     .collections(ctx.db)
-    .map((c): Document =>
-      nameOnly
-        ? { name: c.name, type: "collection" }
-        : { name: c.name, type: "collection", options: c.options, info: { readOnly: false }, idIndex: { v: 2, ...ID_INDEX } },
-    )
+    .map((c): Document => {
+      const type = c.options.viewOn === undefined ? "collection" : "view";
+      if (nameOnly) return { name: c.name, type };
+      if (type === "view") return { name: c.name, type, options: { ...c.options }, info: { readOnly: true } };
+      return { name: c.name, type, options: { ...c.options }, info: { readOnly: false }, idIndex: { v: 2, ...ID_INDEX } };
+    })
     .filter((entry) => !query || query.test(entry));
   const batchSize = firstBatchSize(ctx.body.cursor);
   return ctx.engine.cursors.first(namespace(ctx.db, "$cmd.listCollections"), entries[Symbol.iterator](), null, batchSize, false);
@@ -65,4 +49,4 @@ function listDatabases(ctx: CommandContext): Document {
 }
 
 /** Collection and database management. */
-export const collectionCommands: Record<string, Handler> = { create, drop, dropDatabase, listCollections, listDatabases };
+export const collectionCommands: Record<string, Handler> = { ...definitionCommands, drop, dropDatabase, listCollections, listDatabases };

@@ -6,10 +6,16 @@ import { countStages, executionStats, findStages } from "../query/describe.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { planCount, planRead, type ReadSpec } from "../query/plan.ts";
 import { runPipeline } from "../query/pipeline.ts";
+import { countShape, leadingRead } from "../query/read-stages.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import type { ScanStats } from "../query/index-scan.ts";
-import { countShape, leadingRead, resolver } from "./aggregate.ts";
+import { resolver } from "./aggregate.ts";
 import { collectionName, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
 import { operationCollation } from "./collation.ts";
+import { checkCommandFields } from "./fields.ts";
+import { VERSION } from "./handshake.ts";
+import { checkHint } from "./hint.ts";
+import { outputStage } from "./output-stages.ts";
 import type { CommandContext, Handler } from "./context.ts";
 
 const VERBOSITIES = new Set(["queryPlanner", "executionStats", "allPlansExecution"]);
@@ -41,9 +47,12 @@ function explainRead(ctx: CommandContext, name: string, spec: ReadSpec, run: boo
   return { ...out, executionStats: executionStats(winning, stats, n, performance.now() - started) };
 }
 
-function explainCount(ctx: CommandContext, name: string, filter: unknown, skip: number, limit: number, run: boolean): Explained & { n: number } {
+/** Plans a count (filter, skip, limit, collation of `spec`) and, if `run`, reports its work. */
+function explainCount(ctx: CommandContext, name: string, spec: ReadSpec, run: boolean): Explained & { n: number } {
   const started = performance.now();
-  const counted = planCount(ctx.engine.catalog.get(ctx.db, name), isEmptyFilter(filter) ? undefined : filter, skip, limit);
+  const { filter } = spec;
+  const coll = ctx.engine.catalog.get(ctx.db, name);
+  const counted = planCount(coll, isEmptyFilter(filter) ? undefined : filter, spec.skip ?? 0, spec.limit ?? 0, spec.collation);
   const winning = countStages(counted.plan, filter);
   const out = { queryPlanner: planner(namespace(ctx.db, name), filter, winning), n: counted.n };
   return run ? { ...out, executionStats: executionStats(winning, counted.stats, 0, performance.now() - started) } : out;
@@ -52,7 +61,7 @@ function explainCount(ctx: CommandContext, name: string, filter: unknown, skip: 
 function explainFind(ctx: CommandContext, body: Document, run: boolean): Explained {
   const name = collectionName({ ...ctx, body }, "find");
   const spec: ReadSpec = {
-    filter: optionalDocument(body, "filter"),
+    filter: bindFilter(optionalDocument(body, "filter"), parseLet(body)),
     sort: optionalDocument(body, "sort"),
     skip: optionalCount(body, "skip") ?? 0,
     limit: Math.abs(optionalNumber(body, "limit") ?? 0),
@@ -61,19 +70,34 @@ function explainFind(ctx: CommandContext, body: Document, run: boolean): Explain
   return explainRead(ctx, name, spec, run);
 }
 
+function explainCountCommand(ctx: CommandContext, body: Document, run: boolean): Explained {
+  const name = collectionName({ ...ctx, body }, "count");
+  const spec: ReadSpec = {
+    filter: optionalDocument(body, "query"),
+    skip: optionalCount(body, "skip") ?? 0,
+    limit: Math.abs(optionalNumber(body, "limit") ?? 0),
+    collation: operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name)),
+  };
+  const { n: _, ...explained } = explainCount(ctx, name, spec, run);
+  return explained;
+}
+
 function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Document {
   const name = collectionName({ ...ctx, body }, "aggregate");
   const pipeline = body.pipeline;
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
+  if (outputStage(ctx, pipeline).output) throw new CommandError("NotImplemented", "explain of a pipeline ending in $out or $merge is not supported by the embedded engine");
+  const collation = operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name));
+  const variables = parseLet(body);
   const counting = countShape(pipeline);
   if (counting) {
     const { spec } = counting;
-    const { n: _, ...explained } = explainCount(ctx, name, spec.filter, spec.skip ?? 0, spec.limit ?? 0, run);
+    const { n: _, ...explained } = explainCount(ctx, name, { ...spec, filter: bindFilter(spec.filter, variables), collation }, run);
     return { stages: [{ $cursor: explained }, pipeline.at(-1)] };
   }
   const { spec, rest } = leadingRead(pipeline);
-  const collation = operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name));
-  const explained = explainRead(ctx, name, { ...spec, collation }, run, (it) => runPipeline(rest, it, resolver(ctx), collation));
+  const read = { ...spec, filter: bindFilter(spec.filter, variables), collation };
+  const explained = explainRead(ctx, name, read, run, (it) => runPipeline(rest, it, resolver(ctx), { collation, variables }));
   return rest.length === 0 ? { ...explained } : { stages: [{ $cursor: explained }, ...rest] };
 }
 
@@ -91,16 +115,18 @@ function explain(ctx: CommandContext): Document {
   }
   const run = verbosity !== "queryPlanner";
   const command = firstKey(inner);
+  if (command !== undefined) checkCommandFields(command, inner);
+  const target = typeof inner[command ?? ""] === "string" ? ctx.engine.catalog.get(ctx.db, inner[command!]) : undefined;
+  checkHint(target, inner.hint);
+  // Refused rather than explained as the empty collection a view is stored as.
+  if (target?.options.viewOn !== undefined) throw new CommandError("NotImplemented", "explain over a view is not supported by the embedded engine");
   const head = { explainVersion: "1" };
-  const tail = { command: inner, serverInfo: { host: "embedded", version: "7.0.0" }, ok: 1 };
+  const tail = { command: inner, serverInfo: { host: "embedded", version: VERSION }, ok: 1 };
   switch (command) {
     case "find":
       return { ...head, ...explainFind(ctx, inner, run), ...tail };
-    case "count": {
-      const limit = Math.abs(optionalNumber(inner, "limit") ?? 0);
-      const { n: _, ...explained } = explainCount(ctx, collectionName({ ...ctx, body: inner }, "count"), optionalDocument(inner, "query"), optionalCount(inner, "skip") ?? 0, limit, run);
-      return { ...head, ...explained, ...tail };
-    }
+    case "count":
+      return { ...head, ...explainCountCommand(ctx, inner, run), ...tail };
     case "aggregate":
       return { ...head, ...explainAggregate(ctx, inner, run), ...tail };
   }

@@ -5,11 +5,14 @@ import { compileFilter } from "../query/filter.ts";
 import { runRead } from "../query/plan.ts";
 import { compileProjection } from "../query/project.ts";
 import { applyUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, optionalDocument } from "./args.ts";
 import { operationCollation } from "./collation.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
+import { checkHint } from "./hint.ts";
 import { storeVersion } from "./updates.ts";
+import { bypassValidation } from "./validation.ts";
 import { prepareInsert } from "./write.ts";
 
 interface Modification {
@@ -31,12 +34,14 @@ function parseUpdate(body: Document): UpdateSpec | undefined {
  */
 function modify(ctx: CommandContext, name: string, writes: WriteSet): Modification {
   const { body } = ctx;
-  const query = optionalDocument(body, "query") ?? {};
+  const variables = parseLet(body);
+  const query = bindFilter(optionalDocument(body, "query") ?? {}, variables);
   const update = parseUpdate(body);
   const remove = body.remove === true;
   if (remove && update) throw new CommandError("FailedToParse", "Cannot specify both an update and remove=true");
   if (!remove && !update) throw new CommandError("FailedToParse", "Either an update or remove=true must be specified");
   const existing = ctx.engine.catalog.get(ctx.db, name);
+  checkHint(existing, body.hint);
   const collation = operationCollation(body.collation, existing);
   compileFilter(query, collation);
   const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1, collation }).next().value : undefined;
@@ -45,18 +50,20 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
     writes.delete(existing, doc._id);
     return { value: doc, lastErrorObject: { n: 1 } };
   }
-  const options = { filter: query, arrayFilters: Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined, collation };
+  const arrayFilters = Array.isArray(body.arrayFilters) ? (body.arrayFilters as Document[]) : undefined;
+  const options = { filter: query, arrayFilters, collation, variables };
   const returnNew = body.new === true;
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
+  const bypass = bypassValidation(body);
   if (doc && existing) {
     const next = applyUpdate(doc, update!, options);
-    if (next.changed) storeVersion(writes, existing, next.doc, false, maxSize);
+    if (next.changed) storeVersion(writes, existing, next.doc, false, maxSize, bypass);
     return { value: returnNew ? next.doc : doc, lastErrorObject: { n: 1, updatedExisting: true } };
   }
   if (body.upsert !== true) return { value: null, lastErrorObject: { n: 0, updatedExisting: false } };
   const coll = writes.ensure(ctx.db, name);
   const inserted = prepareInsert(upsertDocument(query, update!, options));
-  storeVersion(writes, coll, inserted, true, maxSize);
+  storeVersion(writes, coll, inserted, true, maxSize, bypass);
   return { value: returnNew ? inserted : null, lastErrorObject: { n: 1, updatedExisting: false, upserted: inserted._id } };
 }
 

@@ -8,11 +8,13 @@ import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
+import { checkIndexOptions } from "./index-options.ts";
 
 function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   if (!isPlainObject(raw) || !isPlainObject(raw.key) || Object.keys(raw.key).length === 0) {
     throw new CommandError("FailedToParse", "each index needs a non-empty 'key' document");
   }
+  checkIndexOptions(raw);
   const key: Record<string, 1 | -1> = {};
   for (const [field, dir] of Object.entries(raw.key)) {
     const n = toNumber(dir);

@@ -1,28 +1,30 @@
 import type { Document, Long } from "bson";
 import { CommandError } from "../errors.ts";
-import { countMatching, matching, runRead } from "../query/plan.ts";
+import { collect, countMatching, matching, runRead } from "../query/plan.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { collectionName, cursorId, firstBatchSize, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
-import { operationCollation } from "./collation.ts";
+import { resolver } from "./aggregate.ts";
+import { readCollation } from "./collation.ts";
+import { checkHint } from "./hint.ts";
+import { findStages, readView, resolveView } from "./views.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
 function find(ctx: CommandContext): Reply {
   const name = collectionName(ctx, "find");
   const { body } = ctx;
-  const filter = optionalDocument(body, "filter");
+  const filter = bindFilter(optionalDocument(body, "filter"), parseLet(body));
   const rawLimit = optionalNumber(body, "limit") ?? 0;
   const single = body.singleBatch === true || rawLimit < 0;
   const limit = Math.abs(rawLimit);
   const coll = ctx.engine.catalog.get(ctx.db, name);
-  const source = runRead(coll, {
-    filter,
-    sort: optionalDocument(body, "sort"),
-    skip: optionalCount(body, "skip") ?? 0,
-    limit,
-    collation: operationCollation(body.collation, coll),
-  });
+  checkHint(coll, body.hint);
+  const view = resolveView(ctx, name);
+  const collation = readCollation(body.collation, coll, view);
+  const spec = { filter, sort: optionalDocument(body, "sort"), skip: optionalCount(body, "skip") ?? 0, limit, collation };
+  const source = view ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx)) : runRead(coll, spec);
   const project = compileProjection(optionalDocument(body, "projection"), filter);
   const batchSize = firstBatchSize(body);
   // A limited read is a page, likely read again: its serialised documents are worth keeping.
@@ -52,10 +54,14 @@ function killCursors(ctx: CommandContext): Document {
 function count(ctx: CommandContext): Document {
   const name = collectionName(ctx, "count");
   const coll = ctx.engine.catalog.get(ctx.db, name);
+  checkHint(coll, ctx.body.hint);
   const skip = optionalCount(ctx.body, "skip") ?? 0;
   const limit = Math.abs(optionalNumber(ctx.body, "limit") ?? 0);
-  const collation = operationCollation(ctx.body.collation, coll);
-  return { n: countMatching(coll, optionalDocument(ctx.body, "query"), skip, limit, collation), ok: 1 };
+  const query = optionalDocument(ctx.body, "query");
+  const view = resolveView(ctx, name);
+  const collation = readCollation(ctx.body.collation, coll, view);
+  if (view) return { n: collect(readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx))).length, ok: 1 };
+  return { n: countMatching(coll, query, skip, limit, collation), ok: 1 };
 }
 
 function distinct(ctx: CommandContext): Document {
@@ -63,11 +69,14 @@ function distinct(ctx: CommandContext): Document {
   const key = ctx.body.key;
   if (typeof key !== "string") throw new CommandError("TypeMismatch", "'key' must be a string");
   const coll = ctx.engine.catalog.get(ctx.db, name);
-  const collation = operationCollation(ctx.body.collation, coll);
+  checkHint(coll, ctx.body.hint);
+  const view = resolveView(ctx, name);
+  const collation = readCollation(ctx.body.collation, coll, view);
   if (!coll) return { values: [], ok: 1 };
   const filter = optionalDocument(ctx.body, "query");
+  const docs = view ? { [Symbol.iterator]: () => readView(ctx, view, findStages(filter, undefined, 0, 0), resolver(ctx)) } : matching(coll, filter, collation);
   const seen = new Map<unknown, unknown>();
-  for (const doc of matching(coll, filter, collation)) {
+  for (const doc of docs) {
     for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
   }
   const sorted = [...seen.values()].sort((a, b) => compareValues(a, b, collation?.compare));

@@ -1,13 +1,15 @@
 import { firstKey } from "../bson.ts";
 import { CommandError, errorReply } from "../errors.ts";
-import { aggregateCommands } from "./aggregate.ts";
+import { aggregateCommands, aggregateOutput } from "./aggregate.ts";
 import { explainCommands } from "./explain.ts";
 import { collectionCommands } from "./collections.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
+import { checkCommandFields } from "./fields.ts";
 import { findAndModifyCommands } from "./find-and-modify.ts";
 import { handshakeCommands, isTransactional, refuseTransaction } from "./handshake.ts";
 import { indexCommands } from "./indexes.ts";
 import { readCommands } from "./read.ts";
+import { refuseViewWrite } from "./views.ts";
 import { updateCommands } from "./updates.ts";
 import { writeCommands } from "./write.ts";
 
@@ -31,20 +33,26 @@ const READS = new Set([
   "ping", "buildInfo", "buildinfo", "listIndexes", "listCollections", "listDatabases", "endSessions", "explain",
 ]);
 
+/** Commands a view does not support (it is read-only and has no indexes of its own). */
+const VIEW_REFUSED = new Set([
+  "insert", "update", "delete", "findAndModify", "findandmodify", "createIndexes", "dropIndexes", "deleteIndexes", "listIndexes",
+]);
+
 /** Writes that name the one collection they touch as the value of their first key. */
 const COLLECTION_WRITES = new Set([
-  "insert", "update", "delete", "findAndModify", "findandmodify", "create", "drop", "createIndexes", "dropIndexes", "deleteIndexes",
+  "insert", "update", "delete", "findAndModify", "findandmodify", "create", "collMod", "drop", "createIndexes", "dropIndexes", "deleteIndexes",
 ]);
 
 /** The collection a write touches, or undefined when it may touch any (dropDatabase, anything unknown). */
-function writtenCollection(name: string, body: CommandContext["body"]): string | undefined {
-  const target = body[name];
+function writtenCollection(ctx: CommandContext, name: string): string | undefined {
+  if (name === "aggregate") return aggregateOutput(ctx);
+  const target = ctx.body[name];
   return COLLECTION_WRITES.has(name) && typeof target === "string" ? target : undefined;
 }
 
 /** Counts a finished write. After the change was applied, so a reader that saw it also sees the count move. */
 function countWrite<T>(ctx: CommandContext, name: string, reply: T): T {
-  ctx.engine.writes.count(ctx.db, writtenCollection(name, ctx.body));
+  ctx.engine.writes.count(ctx.db, writtenCollection(ctx, name));
   return reply;
 }
 
@@ -60,12 +68,14 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
     const handler = HANDLERS.get(name);
     if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);
     if (isTransactional(ctx.body)) refuseTransaction();
+    checkCommandFields(name, ctx.body);
+    if (VIEW_REFUSED.has(name) && typeof ctx.body[name] === "string") refuseViewWrite(ctx, ctx.body[name]);
     if (ctx.request.tooLarge && name !== "insert") {
       throw new CommandError("BSONObjectTooLarge", `a document of ${ctx.request.tooLarge} exceeds the maximum size`);
     }
     const reply = handler(ctx);
     const settled = reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
-    if (READS.has(name)) return settled;
+    if (READS.has(name) && !(name === "aggregate" && aggregateOutput(ctx) !== undefined)) return settled;
     return settled instanceof Promise ? settled.then((done) => countWrite(ctx, name, done)) : countWrite(ctx, name, settled);
   } catch (error) {
     return countWrite(ctx, name, errorReply(error));

@@ -6,11 +6,15 @@ import { applyUpdate, isOperatorUpdate, upsertDocument, type UpdateSpec } from "
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { isPlainObject } from "../bson.ts";
+import { bindFilter, parseLet, type Variables } from "../query/variables.ts";
 import { collectionName, statements } from "./args.ts";
+import { checkHint } from "./hint.ts";
+import { checkStatementFields } from "./fields.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 import { operationCollation } from "./collation.ts";
 import { checkStorable } from "./storable.ts";
+import { bypassValidation, checkValid } from "./validation.ts";
 import { prepareInsert, statementError, writeReply } from "./write.ts";
 
 /** Outcome of one update statement. */
@@ -20,8 +24,8 @@ interface Outcome {
   upsertedId?: unknown;
 }
 
-function parseStatement(s: Document): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
-  const q = s.q ?? {};
+function parseStatement(s: Document, variables: Variables | undefined): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
+  const q = bindFilter(s.q ?? {}, variables);
   const u = s.u;
   if (!isPlainObject(q)) throw new CommandError("TypeMismatch", "'q' must be an object");
   if (!isPlainObject(u) && !Array.isArray(u)) throw new CommandError("TypeMismatch", "'u' must be an object or a pipeline");
@@ -35,37 +39,41 @@ function parseStatement(s: Document): { q: Document; u: UpdateSpec; multi: boole
 
 /**
  * Stores a new version of a document (an update's post-image or an upsert's new document)
- * after checking that MongoDB would store it (size against `maxSize`, nesting, field names)
- * and the unique indexes. Throws as a command error, leaving the stored version untouched;
- * callers turn it into a write error where MongoDB does.
+ * after checking that MongoDB would store it (size against `maxSize`, nesting, field names),
+ * the collection's validator (unless `bypass`) and the unique indexes. Throws as a command
+ * error, leaving the stored version untouched; callers turn it into a write error where
+ * MongoDB does.
  */
-export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, isInsert: boolean, maxSize: number): void {
+export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, isInsert: boolean, maxSize: number, bypass: boolean): void {
   checkStorable(doc, "update", maxSize);
+  checkValid(coll, doc, isInsert ? undefined : coll.docs.get(doc._id), bypass);
   const dup = coll.findDuplicate(doc, isInsert);
   if (dup) throw duplicateError(coll.db, coll.name, dup);
   writes.put(coll, doc);
 }
 
 /** Runs one statement synchronously (read-modify-write with no await in between). */
-function runStatement(ctx: CommandContext, name: string, statement: Document, writes: WriteSet): Outcome {
-  const { q, u, multi, upsert, arrayFilters } = parseStatement(statement);
+function runStatement(ctx: CommandContext, name: string, statement: Document, writes: WriteSet, variables?: Variables): Outcome {
+  const { q, u, multi, upsert, arrayFilters } = parseStatement(statement, variables);
   const existing = ctx.engine.catalog.get(ctx.db, name);
+  checkHint(existing, statement.hint);
   const collation = operationCollation(statement.collation, existing);
-  const options = { filter: q, arrayFilters, collation };
+  const options = { filter: q, arrayFilters, collation, variables };
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
-  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation })) : (compileFilter(q), []);
+  const bypass = bypassValidation(ctx.body);
+  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation })) : (compileFilter(q, collation), []);
   if (targets.length === 0) {
     if (!upsert) return { matched: 0, modified: 0 };
     const coll = writes.ensure(ctx.db, name);
     const doc = prepareInsert(upsertDocument(q, u, options));
-    storeVersion(writes, coll, doc, true, maxSize);
+    storeVersion(writes, coll, doc, true, maxSize, bypass);
     return { matched: 0, modified: 0, upsertedId: doc._id };
   }
   let modified = 0;
   for (const doc of targets) {
     const next = applyUpdate(doc, u, options);
     if (!next.changed) continue;
-    storeVersion(writes, existing!, next.doc, false, maxSize);
+    storeVersion(writes, existing!, next.doc, false, maxSize, bypass);
     modified++;
   }
   return { matched: targets.length, modified };
@@ -74,7 +82,9 @@ function runStatement(ctx: CommandContext, name: string, statement: Document, wr
 async function update(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "update");
   const updates = statements(ctx, "updates");
+  for (const statement of updates) checkStatementFields("update.updates", statement);
   const ordered = ctx.body.ordered !== false;
+  const variables = parseLet(ctx.body);
   const writes = startWrites(ctx);
   const writeErrors: Document[] = [];
   const upserted: Document[] = [];
@@ -82,7 +92,7 @@ async function update(ctx: CommandContext): Promise<Document> {
   let nModified = 0;
   for (let i = 0; i < updates.length; i++) {
     try {
-      const outcome = runStatement(ctx, name, updates[i], writes);
+      const outcome = runStatement(ctx, name, updates[i], writes, variables);
       n += outcome.matched;
       nModified += outcome.modified;
       if (outcome.upsertedId !== undefined) {

@@ -2,19 +2,24 @@ import { BSON, ObjectId, type Document } from "bson";
 import { CommandError, errorReply } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
-import { firstKey, SERIALIZE, toNumber } from "../bson.ts";
+import { firstKey, isPlainObject, SERIALIZE, toNumber } from "../bson.ts";
+import type { Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
+import { bindFilter, parseLet } from "../query/variables.ts";
 import { collectionName, statements } from "./args.ts";
 import { operationCollation } from "./collation.ts";
+import { checkHint } from "./hint.ts";
+import { checkStatementFields } from "./fields.ts";
 import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
 import { duplicateWriteError } from "./duplicate.ts";
 import { checkStorable } from "./storable.ts";
+import { bypassValidation, checkValid } from "./validation.ts";
 
 /** A write error entry for a statement that failed with something other than a duplicate. */
 export function statementError(index: number, error: unknown): Document {
-  const { code, errmsg } = errorReply(error);
-  return { index, code, errmsg };
+  const { code, errmsg, errInfo } = errorReply(error);
+  return errInfo === undefined ? { index, code, errmsg } : { index, code, errmsg, errInfo };
 }
 
 /** The reply of a write command: MongoDB reports per-statement failures with ok: 1. */
@@ -32,7 +37,19 @@ export function prepareInsert(doc: Document): Document {
 function checkId(doc: Document): Document {
   if (Array.isArray(doc._id)) throw new CommandError("BadValue", "can't use an array for _id");
   if (doc._id instanceof RegExp) throw new CommandError("BadValue", "can't use a regex for _id");
+  refuseDollarFields(doc._id);
   return doc;
+}
+
+/** MongoDB stores `$`-prefixed field names anywhere but in `_id` (it would read as an operator). */
+function refuseDollarFields(value: unknown): void {
+  if (!isPlainObject(value)) return;
+  for (const [field, inner] of Object.entries(value)) {
+    if (field.startsWith("$")) {
+      throw new CommandError("DollarPrefixedFieldName", `_id fields may not contain '$'-prefixed fields: ${field} is not valid for storage.`);
+    }
+    refuseDollarFields(inner);
+  }
 }
 
 function checkSize(ctx: CommandContext, docs: Document[]): void {
@@ -49,10 +66,11 @@ async function insert(ctx: CommandContext): Promise<Document> {
   const ordered = ctx.body.ordered !== false;
   const writes = startWrites(ctx);
   const coll = writes.ensure(ctx.db, name);
+  const bypass = bypassValidation(ctx.body);
   const writeErrors: Document[] = [];
   let n = 0;
   for (let i = 0; i < docs.length; i++) {
-    const error = insertOne(writes, coll, docs[i], i);
+    const error = insertOne(writes, coll, docs[i], i, bypass);
     if (error === undefined) n++;
     else {
       writeErrors.push(error);
@@ -63,10 +81,11 @@ async function insert(ctx: CommandContext): Promise<Document> {
   return writeReply({ n }, writeErrors);
 }
 
-function insertOne(writes: WriteSet, coll: Collection, raw: Document, index: number): Document | undefined {
+function insertOne(writes: WriteSet, coll: Collection, raw: Document, index: number, bypass: boolean): Document | undefined {
   try {
     const doc = prepareInsert(raw);
     checkStorable(doc, "insert");
+    checkValid(coll, doc, undefined, bypass);
     const dup = coll.findDuplicate(doc, true);
     if (dup) return duplicateWriteError(index, coll.db, coll.name, dup);
     writes.put(coll, doc);
@@ -79,14 +98,19 @@ function insertOne(writes: WriteSet, coll: Collection, raw: Document, index: num
 async function deleteCommand(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "delete");
   const deletes = statements(ctx, "deletes");
+  for (const statement of deletes) checkStatementFields("delete.deletes", statement);
   const ordered = ctx.body.ordered !== false;
   const coll = ctx.engine.catalog.get(ctx.db, name);
+  const variables = parseLet(ctx.body);
   const writes = startWrites(ctx);
   const writeErrors: Document[] = [];
   let n = 0;
   for (let i = 0; i < deletes.length; i++) {
     try {
-      n += coll ? deleteMatching(writes, coll, deletes[i]) : (operationCollation(deletes[i].collation, coll), compileFilter(deletes[i].q), 0);
+      const q = bindFilter(deletes[i].q, variables);
+      checkHint(coll, deletes[i].hint);
+      const collation = operationCollation(deletes[i].collation, coll);
+      n += coll ? deleteMatching(writes, coll, q, collation, deletes[i]) : (compileFilter(q, collation), 0);
     } catch (error) {
       writeErrors.push(statementError(i, error));
       if (ordered) break;
@@ -96,10 +120,10 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   return writeReply({ n }, writeErrors);
 }
 
-function deleteMatching(writes: WriteSet, coll: Collection, statement: Document): number {
+function deleteMatching(writes: WriteSet, coll: Collection, filter: unknown, collation: Collation | undefined, statement: Document): number {
   const limit = toNumber(statement.limit ?? 0);
   if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
-  const victims = collect(runRead(coll, { filter: statement.q, limit, collation: operationCollation(statement.collation, coll) }));
+  const victims = collect(runRead(coll, { filter, limit, collation }));
   for (const doc of victims) writes.delete(coll, doc._id);
   return victims.length;
 }

@@ -18,6 +18,7 @@ const OPS = new Set<string>([
   "dropDatabase",
   "createIndex",
   "dropIndex",
+  "setOptions",
 ]);
 
 /** Encodes changes as one record payload. */

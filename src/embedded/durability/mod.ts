@@ -34,6 +34,10 @@ import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./sto
  *      so recovery = snapshot-N + journal-N (+ later ones). Crash before the rename: as in 1.
  *   4. Journals and snapshots older than N are deleted. Crash: recovery deletes them again.
  *
+ * close() does not abandon a compaction: appends are refused from then on, the running one is
+ * finished (or one the journal's size still calls for is run), then the files are closed. A
+ * crash meanwhile is the crash of steps 1-4 above.
+ *
  * What the engine must provide (its Catalog does): `apply` is idempotent and does not enforce
  * unique indexes while replaying (a fuzzy snapshot plus journal passes through transient
  * states); a change is in the in-memory state no later than right after its append()

@@ -22,17 +22,8 @@ const CHUNK_BYTES = 4 << 20;
 export interface SnapshotWriteOptions {
   /** Changes taken from the dump per chunk; the event loop gets a turn between chunks. */
   chunkChanges: number;
-  /** Checked between chunks; true abandons the snapshot (the engine is closing). */
-  shouldStop: () => boolean;
   /** Runs after the file is complete and fsync'ed, just before the rename that commits it. */
   beforeCommit: () => Promise<void>;
-}
-
-/** Thrown when `shouldStop` abandons a snapshot. */
-export class SnapshotAborted extends Error {
-  constructor() {
-    super("Snapshot abandoned because the store is closing.");
-  }
 }
 
 /**
@@ -87,7 +78,6 @@ async function writeBody(
     if (chunk.done) break;
     // Let requests run between chunks: the dump walks live engine state.
     await new Promise((resolve) => setImmediate(resolve));
-    if (options.shouldStop()) throw new SnapshotAborted();
   }
   await write(encodeDocument({ end: true, changes: count }));
   return bytes;

@@ -6,7 +6,7 @@ import { JournalWriter } from "./journal.ts";
 import type { ReleaseLock } from "./lock.ts";
 import { frameRecord } from "./records.ts";
 import { recoverFolder } from "./recovery.ts";
-import { SnapshotAborted, writeSnapshot } from "./snapshot.ts";
+import { writeSnapshot } from "./snapshot.ts";
 
 /** Tuning knobs of a durable store. */
 export interface DurableStoreOptions {
@@ -37,18 +37,23 @@ export interface StoreStats {
   compacting: boolean;
 }
 
-type Phase = "opened" | "recovering" | "ready" | "closed";
+type Phase = "opened" | "recovering" | "ready" | "closing" | "closed";
 
 /**
  * The journal + snapshot store behind `openDurableStore`. Lifecycle: recover() once, then
  * append() any number of times (compacting in the background when the journal grows), then
- * close().
+ * close(), which finishes a compaction the journal's size calls for, so a large journal is
+ * never replayed whole at every start.
  */
 export class JournaledStore {
   private phase: Phase = "opened";
   private journal: JournalWriter | undefined;
   private snapshotBytes = 0;
   private compaction: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  // Set when the journal's size called for a compaction (at start-up or while appending);
+  // cleared once a snapshot commits, so close() retries one that failed or is still due.
+  private owed = false;
   private readonly threshold: number;
   private readonly chunk: number;
   private readonly warn: (message: string) => void;
@@ -91,7 +96,8 @@ export class JournaledStore {
   /** Resolves once `changes` are written and fsync'ed (as one record: all or none survive). */
   append(changes: readonly Change[]): Promise<void> {
     if (this.phase !== "ready" || !this.journal) {
-      const why = this.phase === "closed" ? "the store is closed" : "recover() has not finished";
+      const closed = this.phase === "closed" || this.phase === "closing";
+      const why = closed ? "the store is closed" : "recover() has not finished";
       return Promise.reject(new Error(`Cannot append: ${why}.`));
     }
     if (changes.length === 0) return this.journal.sync();
@@ -120,15 +126,32 @@ export class JournaledStore {
     while (this.compaction) await this.compaction.catch(() => {});
   }
 
-  /** Flushes pending appends, stops a running compaction, closes files, releases the lock. */
-  async close(): Promise<void> {
-    if (this.phase === "closed") return;
-    this.phase = "closed";
-    await this.compaction?.catch(() => {});
+  /**
+   * Refuses further appends, finishes a running compaction (or runs one the journal's size
+   * calls for), flushes, closes files, releases the lock. No write arrives meanwhile, so the
+   * snapshot is of a still state and takes one pass over the data.
+   */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    const wasReady = this.phase === "ready";
+    this.phase = "closing";
+    this.closing = this.finishAndClose(wasReady);
+    return this.closing;
+  }
+
+  private async finishAndClose(wasReady: boolean): Promise<void> {
     try {
-      await this.journal?.close();
+      await this.idle();
+      if (wasReady && this.compactionDue()) {
+        await this.startCompaction().catch((error) => this.warn(`Compaction at close failed: ${String(error)}`));
+      }
     } finally {
-      await this.releaseLock();
+      this.phase = "closed";
+      try {
+        await this.journal?.close();
+      } finally {
+        await this.releaseLock();
+      }
     }
   }
 
@@ -146,14 +169,18 @@ export class JournaledStore {
     return Math.max(this.threshold, this.snapshotBytes);
   }
 
+  // A journal past the bar, or one whose compaction failed, not yet folded into a snapshot.
+  private compactionDue(): boolean {
+    return this.owed || (this.journal !== undefined && this.journal.bytes > this.compactionBar());
+  }
+
   // Starts a background compaction when the journal has outgrown the bar (or when forced at
   // startup); failures are reported, never thrown at the writer that crossed the line.
   private maybeCompact(force = false): void {
     if (this.phase !== "ready" || this.compaction || !this.journal) return;
     if (!force && this.journal.bytes <= this.compactionBar()) return;
-    this.startCompaction().catch((error) => {
-      if (!(error instanceof SnapshotAborted)) this.warn(`Compaction failed: ${String(error)}`);
-    });
+    this.owed = true;
+    this.startCompaction().catch((error) => this.warn(`Compaction failed: ${String(error)}`));
   }
 
   private startCompaction(): Promise<void> {
@@ -175,7 +202,6 @@ export class JournaledStore {
     await new Promise((resolve) => setImmediate(resolve));
     this.snapshotBytes = await writeSnapshot(this.dir, gen, this.dump(), {
       chunkChanges: this.chunk,
-      shouldStop: () => this.phase !== "ready",
       // Everything the dump saw must be durable before the snapshot replaces the old journals,
       // and nothing it saw may have failed since: a failed write is rolled back in memory, but
       // the dump may hold it.
@@ -186,6 +212,7 @@ export class JournaledStore {
         }
       },
     });
+    this.owed = false;
     await removeOlderThan(this.dir, gen);
   }
 }

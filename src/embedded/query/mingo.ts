@@ -10,6 +10,7 @@ import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options, PipelineOperator, QueryOperator } from "mingo/types";
 import type { Collation } from "../store/collation.ts";
+import { jsonSchemaPredicate } from "./json-schema.ts";
 import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
 
@@ -51,7 +52,7 @@ export const ENGINE_CONTEXT = Context.init({
  */
 function captureOptions(processingMode: ProcessingMode, collation: Collation | undefined): Partial<Options> {
   captured = undefined;
-  const plain = { processingMode, context: ENGINE_CONTEXT, collation } as Partial<Options>;
+  const plain = { processingMode, context: ENGINE_CONTEXT, collation, jsonSchemaValidator: jsonSchemaPredicate } as Partial<Options>;
   new BaseQuery({ probe: { $captureOptions: 1 } } as Document, plain);
   return captured ?? plain;
 }

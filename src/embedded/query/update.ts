@@ -10,6 +10,7 @@ import type { Collation } from "../store/collation.ts";
 import { compareValues, keyOf } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
+import type { Variables } from "./variables.ts";
 import { settleWideNumbers } from "./wide-numbers.ts";
 
 /** An update as sent by the client: operators, a replacement document, or a pipeline. */
@@ -19,8 +20,10 @@ export type UpdateSpec = Document | Document[];
 export interface UpdateOptions {
   filter?: unknown;
   arrayFilters?: Document[];
-  /** How strings compare in the filter and array filters (none: binary). */
+  /** How strings compare in the filter, array filters and update pipelines (none: binary). */
   collation?: Collation;
+  /** The command's `let` variables, for pipeline updates. */
+  variables?: Variables;
 }
 
 /** True when the update is made of `$` operators (as opposed to a replacement document). */
@@ -68,8 +71,10 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   return next;
 }
 
-function applyPipeline(doc: Document, pipeline: Document[]): Document {
-  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT, context: ENGINE_CONTEXT }).run<Document>([doc]);
+function applyPipeline(doc: Document, pipeline: Document[], options: UpdateOptions): Document {
+  const { variables } = options;
+  const collation = options.collation as unknown as Options["collation"];
+  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT, context: ENGINE_CONTEXT, collation, variables }).run<Document>([doc]);
   const next = out[0];
   if (!next) throw new CommandError("BadValue", "update pipeline produced no document");
   if (doc._id === undefined) return next;
@@ -89,7 +94,7 @@ export function applyUpdate(
   inserting = false,
 ): { doc: Document; changed: boolean } {
   let next: Document;
-  if (Array.isArray(spec)) next = applyPipeline(doc, spec);
+  if (Array.isArray(spec)) next = applyPipeline(doc, spec, options);
   else if (isOperatorUpdate(spec)) next = applyOperators(doc, spec, options, inserting);
   else next = replace(doc, spec);
   return { doc: next, changed: keyOf(next) !== keyOf(doc) };

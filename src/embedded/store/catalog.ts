@@ -1,5 +1,4 @@
-import type { Document } from "bson";
-import type { Change } from "../changes.ts";
+import type { Change, CollectionOptions } from "../changes.ts";
 import { Collection } from "./collection.ts";
 
 /**
@@ -16,7 +15,7 @@ export class Catalog {
   }
 
   /** Creates an empty collection `db.name` (replacing any: callers check first). */
-  create(db: string, name: string, options?: Document): Collection {
+  create(db: string, name: string, options?: CollectionOptions): Collection {
     const coll = new Collection(db, name, options);
     this.attach(db, name, coll);
     return coll;
@@ -79,6 +78,9 @@ export class Catalog {
       case "dropIndex":
         this.get(change.db, change.coll)?.dropIndex(change.name);
         return;
+      case "setOptions":
+        (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).options = change.options;
+        return;
     }
   }
 
@@ -102,7 +104,9 @@ export class Catalog {
   *dump(): Generator<Change> {
     for (const [db, colls] of [...this.#dbs]) {
       for (const [name, coll] of [...colls]) {
-        yield Object.keys(coll.options).length ? { op: "createCollection", db, coll: name, options: coll.options } : { op: "createCollection", db, coll: name };
+        // One change carries all the options (collation, view, validator): setOptions is for collMod.
+        const { options } = coll;
+        yield Object.keys(options).length ? { op: "createCollection", db, coll: name, options } : { op: "createCollection", db, coll: name };
         for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
         for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
       }

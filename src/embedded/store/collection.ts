@@ -1,10 +1,10 @@
 import type { Document } from "bson";
-import type { IndexSpec } from "../changes.ts";
+import type { CollectionOptions, IndexSpec } from "../changes.ts";
 import { parseCollation, type Collation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
 import type { DuplicateKey } from "./unique.ts";
-import { compareValues, keyOf } from "./values.ts";
+import { keyOf } from "./values.ts";
 
 /** The index every collection has. */
 export const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 } };
@@ -20,8 +20,8 @@ export class Collection {
   /** Secondary index specs by name (the `_id` index is implicit). */
   readonly indexes = new Map<string, IndexSpec>();
   readonly #ordered = new Map<string, OrderedIndex>();
-  /** The default collation of its reads, writes and new indexes (none: binary order). */
-  readonly collation: Collation | undefined;
+  #options: CollectionOptions = {};
+  #collation: Collation | undefined;
   /**
    * True while recovery replays changes: writes skip index maintenance, which
    * {@link rebuildIndexes} then does once with one sort per index instead of a splice per
@@ -29,13 +29,30 @@ export class Collection {
    */
   #indexesDeferred = false;
 
-  /** Creates an empty collection `db.name` with its `create` options (only `collation` is kept). */
+  /** Creates an empty collection `db.name` with its `create` options. */
   constructor(
     readonly db: string,
     readonly name: string,
-    readonly options: Document = {},
+    options: CollectionOptions = {},
   ) {
-    this.collation = parseCollation(options.collation);
+    this.options = options;
+  }
+
+  /** Its default collation, a view's definition, its validation settings (see CollectionOptions). */
+  get options(): CollectionOptions {
+    return this.#options;
+  }
+
+  /** Replaces the options (create, collMod, recovery, an undone collMod). */
+  set options(options: CollectionOptions) {
+    // Parsed once here, not per operation: every read and write of the collection needs it.
+    this.#collation = parseCollation(options.collation);
+    this.#options = options;
+  }
+
+  /** The default collation of its reads, writes and new indexes (none: binary order). */
+  get collation(): Collation | undefined {
+    return this.#collation;
   }
 
   /** Every index spec including `_id_`, in creation order. */

@@ -1,10 +1,13 @@
 import type { Document } from "bson";
-import type { Change, IndexSpec } from "../changes.ts";
+import type { Change, CollectionOptions, IndexSpec } from "../changes.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Collection } from "./collection.ts";
 import type { Ledger, Restore, Slot } from "./ledger.ts";
 import type { DuplicateKey } from "./unique.ts";
 import { keyOf } from "./values.ts";
+
+/** The ledger key of a collection's options (a symbol: no document key can collide with it). */
+const OPTIONS_SLOT = Symbol("options");
 
 /**
  * The changes one command makes. Each one is applied to the catalog at once (so a
@@ -25,8 +28,8 @@ export class WriteSet {
     private readonly ledger: Ledger | undefined,
   ) {}
 
-  /** The collection `db.name`, created if missing (with `options`, e.g. a default collation). */
-  ensure(db: string, name: string, options?: Document): Collection {
+  /** The collection `db.name`, created if missing (with `options`: a default collation, a view, a validator). */
+  ensure(db: string, name: string, options?: CollectionOptions): Collection {
     const existing = this.catalog.get(db, name);
     if (existing) return existing;
     this.#collectionSlot(db, name, undefined);
@@ -81,6 +84,18 @@ export class WriteSet {
     this.#indexSlot(coll, name);
     coll.dropIndex(name);
     this.changes.push({ op: "dropIndex", db: coll.db, coll: coll.name, name });
+  }
+
+  /** Replaces a collection's options (view definition, validation settings). */
+  setOptions(coll: Collection, options: CollectionOptions): void {
+    if (this.ledger) {
+      this.#holdCollection(coll);
+      this.#record([coll, OPTIONS_SLOT], coll.options, (previous) => {
+        coll.options = previous as CollectionOptions;
+      });
+    }
+    coll.options = options;
+    this.changes.push({ op: "setOptions", db: coll.db, coll: coll.name, options });
   }
 
   /** The changes are durable: forget how to undo them. */
