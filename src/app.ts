@@ -13,7 +13,7 @@ import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
 import { routeTable, type BoundHandler } from "./handlers/table.ts";
-import type { Model } from "./model/define.ts";
+import type { Model, Serializer } from "./model/define.ts";
 import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { CursorSealer } from "./query/cursor.ts";
@@ -58,6 +58,8 @@ export interface AppOptions extends DatabaseOptions, ServiceOptions {
   docs?: boolean;
   /** Where record timestamps come from (default: the system clock). Tests inject one instead of sleeping. */
   clock?: () => Date;
+  /** Shapes every record a response carries, of every model, after the model's own `serialize`. */
+  serialize?: Serializer;
 }
 
 /** A running app: a fetch handler for any server, plus its database. */
@@ -84,6 +86,7 @@ const APP_OPTION_KEYS = Object.keys({
   models: 1, hooks: 1, bodyLimit: 1, language: 1, limits: 1, basePath: 1, responseCache: 1,
   uri: 1, dataDir: 1, dbName: 1, clientOptions: 1, clock: 1, cursorSecret: 1, openapi: 1, docs: 1,
   messages: 1, rateLimit: 1, cors: 1, trustProxy: 1, health: 1,
+  serialize: 1,
 } satisfies Record<keyof AppOptions, 1>);
 
 function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
@@ -155,6 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   checkHooks(registry, hooks);
   checkNesting(options.models);
   const limits = resolveLimits(options.limits);
+  if (options.serialize !== undefined && typeof options.serialize !== "function") throw new TypeError("serialize must be a function");
   const languages = new Languages(options.language, options.messages);
   const database = await openDatabase(options);
   try {
@@ -178,6 +182,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     limits,
     cache: responseCacheOf(database, options),
     cursors: cursorSealerOf(options.cursorSecret),
+    hooks,
+    serialize: options.serialize,
   };
   const routes = buildRoutes(state, options.models, hooks);
   const basePath = options.basePath ?? "/api/v1";

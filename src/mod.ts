@@ -20,6 +20,8 @@ export {
   type IndexDefinition,
   type HandlerName,
   type FieldKind,
+  type Serializer,
+  type SerializeContext,
 } from "./model/define.ts";
 export type { ModelRegistry } from "./model/registry.ts";
 export type { DatabaseOptions } from "./store/connect.ts";
@@ -35,6 +37,7 @@ export {
   type InsertContext,
   type UpdateContext,
   type DeleteContext,
+  type RelationContext,
   type StoredRecord,
   type ListQuery,
   type PaginateResult,

@@ -1,5 +1,7 @@
+import { etagOf } from "../http/etag.ts";
 import type { HeaderRecord } from "../http/fast-response.ts";
 import { cachedJson, cacheableJson } from "../http/responses.ts";
+import type { Model } from "../model/define.ts";
 import type { WithNode } from "../query/with.ts";
 import { ancestorsOf } from "./nested.ts";
 import type { Route } from "./route.ts";
@@ -33,22 +35,72 @@ export function collectionsRead(route: Route, related: readonly WithNode[]): str
   return [...collections];
 }
 
+/** The name the framework's cache goes by in Cache-Status (RFC 9211). */
+export const CACHE_NAME = "mongorest";
+
+/** Cache-Status of a response the cache did not handle, with the reason as its detail. */
+function bypassed(reason: "hooks" | "model" | "serializer"): string {
+  return `${CACHE_NAME}; fwd=bypass; detail=${reason}`;
+}
+
+const perRequestOutput = new WeakMap<Route, boolean>();
+
+/**
+ * Whether the records of a route's GETs may depend on the request beyond its URL: a serializer
+ * (the app's, the model's or one of a model reachable through relations) or an
+ * `onBeforeRelation` hook of a reachable model. Decided once per route, from the models alone,
+ * because a `with` can reach any of them.
+ */
+function variesByRequest(route: Route): boolean {
+  let varies = perRequestOutput.get(route);
+  if (varies === undefined) {
+    const { registry, hooks, serialize } = route.app;
+    const seen = new Set<string>();
+    const walk = (model: Model): boolean => {
+      if (seen.has(model.name)) return false;
+      seen.add(model.name);
+      if (model.serialize || hooks[model.name]?.onBeforeRelation) return true;
+      return [...model.relations.values()].some((rel) => walk(registry.get(rel.model)!));
+    };
+    varies = serialize !== undefined || walk(route.model);
+    perRequestOutput.set(route, varies);
+  }
+  return varies;
+}
+
+function bypassReason(route: Route, hooked: boolean): string | undefined {
+  if (!route.model.cache) return bypassed("model");
+  if (hooked) return bypassed("hooks");
+  if (variesByRequest(route)) return bypassed("serializer");
+  return undefined;
+}
+
 /**
  * Answers a GET from the app's response cache when it can, else runs it and keeps the body.
- * No cache is used when the model has hooks for this handler, since a hook may answer each
- * request differently (by user, header or time), nor when the app has no cache (MongoDB).
+ * No cache is used when the model opted out (`cache: false`), has hooks for this handler (a
+ * hook may answer each request differently, by user, header or time), or when a serializer or
+ * relation hook may read the request; nor when the app has no cache (MongoDB). With a cache,
+ * every answer says in `Cache-Status` (RFC 9211) whether it was a hit, a miss (`fwd=uri-miss`,
+ * or `fwd=stale` when a write outdated the kept body, plus `stored` when this one was kept) or
+ * not handled by the cache (`fwd=bypass`, with the reason as `detail`).
  */
 export async function cachedGet(request: Request, route: Route, hooked: boolean, run: () => Promise<ReadResult>): Promise<Response> {
   const language = route.app.language;
-  const cache = hooked ? undefined : route.app.cache;
-  if (cache === undefined) {
+  const cache = route.app.cache;
+  const bypass = cache === undefined ? undefined : bypassReason(route, hooked);
+  if (cache === undefined || bypass !== undefined) {
     const { body, headers, status } = await run();
-    return cacheableJson(request, body, language, undefined, headers, status);
+    // A hook's own Cache-Status, like its other headers, replaces the framework's.
+    return cacheableJson(request, body, language, undefined, bypass === undefined ? headers : { "cache-status": bypass, ...headers }, status);
   }
   const key = request.url;
-  const hit = cache.get(key);
-  if (hit !== undefined) return cachedJson(request, hit.text, hit.etag, language, hit.headers);
+  const { body: hit, stale } = cache.lookup(key);
+  if (hit !== undefined) return cachedJson(request, hit.text, hit.etag, language, { ...hit.headers, "cache-status": `${CACHE_NAME}; hit` });
   const version = cache.version();
   const { body, collections, headers } = await run();
-  return cacheableJson(request, body, language, (text, etag) => cache.set(key, version, collections, text, etag, headers), headers);
+  const text = JSON.stringify(body);
+  const etag = etagOf(text);
+  const stored = cache.set(key, version, collections, text, etag, headers);
+  const cacheStatus = `${CACHE_NAME}; fwd=${stale ? "stale" : "uri-miss"}${stored ? "; stored" : ""}`;
+  return cachedJson(request, text, etag, language, { ...headers, "cache-status": cacheStatus });
 }

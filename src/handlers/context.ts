@@ -1,5 +1,5 @@
 import type { Db, Document } from "mongodb";
-import type { Model } from "../model/define.ts";
+import type { Model, Relation } from "../model/define.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import type { Pagination } from "../query/page.ts";
 import type { ListQuery } from "../query/plan.ts";
@@ -82,9 +82,21 @@ export interface DeleteContext extends HookContext {
   item: StoredRecord;
 }
 
+/**
+ * A relation about to be loaded through `with`, in the related model's hooks: `model` is the
+ * related model, `owner` the model that declares `relation`. Push MongoDB filters onto `filters`
+ * to narrow which related records load, e.g. by the user the request is from. It has no
+ * `headers` or `status`: the response belongs to the handler's own hooks, which run around it.
+ */
+export interface RelationContext extends Omit<HookContext, "headers" | "status"> {
+  relation: Relation;
+  owner: Model;
+  filters: Document[];
+}
+
 type Hook<C> = (ctx: C) => void | Promise<void>;
 
-/** The fourteen hooks a model can have; each may be async and may throw ApiError to stop the request. */
+/** The fifteen hooks a model can have; each may be async and may throw ApiError to stop the request. */
 export interface ModelHooks {
   onBeforePaginate?: Hook<PaginateContext>;
   onAfterPaginate?: Hook<PaginateContext>;
@@ -101,13 +113,15 @@ export interface ModelHooks {
   /** `DELETE …/force` on a soft-delete model runs these, not the (soft) delete hooks. */
   onBeforeForceDelete?: Hook<DeleteContext>;
   onAfterForceDelete?: Hook<DeleteContext>;
+  /** Runs once per request for each `with` relation that loads this model's records. */
+  onBeforeRelation?: Hook<RelationContext>;
 }
 
 /** Every hook name, for checking hook files at start-up. */
 export const HOOK_NAMES: readonly (keyof ModelHooks)[] = [
   "onBeforePaginate", "onAfterPaginate", "onBeforeShow", "onAfterShow", "onBeforeInsert", "onAfterInsert",
   "onBeforeUpdate", "onAfterUpdate", "onBeforePatch", "onAfterPatch", "onBeforeDelete", "onAfterDelete",
-  "onBeforeForceDelete", "onAfterForceDelete",
+  "onBeforeForceDelete", "onAfterForceDelete", "onBeforeRelation",
 ];
 
 /** Identity function that gives a hooks file its types: `export default defineHooks({ ... })`. */

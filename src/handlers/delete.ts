@@ -2,9 +2,9 @@ import type { Document } from "mongodb";
 import { empty } from "../http/responses.ts";
 import { toStoredRecord, type DeleteContext, type ModelHooks } from "./context.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
-import { liveParentFilter, parentIdsOf } from "./nested.ts";
+import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
-import { findOr404, hookContext, recordId, type Handler, type Route } from "./route.ts";
+import { allOf, findOr404, hookContext, recordId, type Handler, type Route } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
 async function softDelete(route: Route, guard: Document): Promise<boolean> {
@@ -25,9 +25,9 @@ function deleteHandler(force: boolean): Handler {
     const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
     const id = recordId(params, model);
     const parent = await liveParentFilter(route.parent, parentIds);
-    const scope = { ...(force ? {} : writeScope(model)), ...parent };
+    const scope = allOf([force ? {} : writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);
-    const guard = writeGuard(request, route, stored, scope);
+    const guard = await writeGuard(request, route, stored, scope);
     const ctx: DeleteContext = { ...hookContext(request, route, params), id, item: toStoredRecord(stored) };
     await hooks.onBeforeDelete?.(ctx);
     const done = model.softDelete && !force ? await softDelete(route, guard) : await route.store.remove(guard);

@@ -8,6 +8,7 @@ import { checkReferences } from "./integrity.ts";
 import { liveParentFilter, parentIdsOf } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
+import { serializeRecord } from "./serialize-output.ts";
 import { hookContext, type Handler } from "./route.ts";
 
 /**
@@ -28,5 +29,6 @@ export const insert: Handler = async (request, route, params) => {
   ctx.item = toStoredRecord(doc);
   ctx.result = toRecord(model, doc);
   await hooks.onAfterInsert?.(ctx);
-  return writtenJson(finish(route, ctx.result, hooks.onAfterInsert), hookStatus(ctx, 201), app.language, hookHeaders(ctx));
+  const output = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterInsert), []);
+  return writtenJson(output, hookStatus(ctx, 201), app.language, hookHeaders(ctx));
 };

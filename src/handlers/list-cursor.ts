@@ -3,6 +3,7 @@ import { apiError, type ApiError } from "../errors.ts";
 import type { QueryParams } from "../http/params.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
+import type { ModelRegistry } from "../model/registry.ts";
 import type { CursorState } from "../query/cursor.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import type { ParamSource } from "../query/plan.ts";
@@ -55,11 +56,18 @@ function differs(name: string): ApiError {
  * them with another meaning is refused rather than silently answered with the cursor's.
  * Values are compared as parsed, so spelling (`name` vs `+name`, spaces in `q`) does not matter.
  */
-export function checkPinned(params: QueryParams, query: ListQuery, model: Model, limits: QueryLimits, state: CursorState): void {
+export function checkPinned(
+  params: QueryParams,
+  query: ListQuery,
+  model: Model,
+  limits: QueryLimits,
+  state: CursorState,
+  registry?: ModelRegistry,
+): void {
   const sort = params.get("sort");
   if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(query.sort)) throw differs("sort");
   const q = params.get("q");
-  if (q !== null && EJSON.stringify(parseWhere(q, model, limits)) !== EJSON.stringify(parseWhere(state.q, model, limits))) {
+  if (q !== null && EJSON.stringify(parseWhere(q, model, limits, registry)) !== EJSON.stringify(parseWhere(state.q, model, limits, registry))) {
     throw differs("q");
   }
   const perPage = params.get("per_page");

@@ -1,7 +1,7 @@
 import type { Document } from "mongodb";
 import { notFound } from "../errors.ts";
 import { parseRecordId } from "../http/params.ts";
-import type { Model } from "../model/define.ts";
+import type { Model, Relation } from "../model/define.ts";
 import type { RecordStore } from "../store/records.ts";
 import { writeScope } from "./scope.ts";
 
@@ -35,6 +35,25 @@ export function parentParam(model: Model): string {
   return model.name[0].toLowerCase() + model.name.slice(1) + "Id";
 }
 
+/** The relation a step follows, with its options: `filter`, `sort` and `limit` apply to the nested list. */
+export function linkRelation(link: ParentLink): Relation {
+  return link.model.relations.get(link.relation)!;
+}
+
+/**
+ * The children a step reaches: the relation's fixed `filter`, so a post the relation leaves out
+ * (a draft under `publishedPosts`) is a 404 on its item routes and below, as it is absent from
+ * its list. `{}` on a top-level route or for a relation without one.
+ */
+export function reachable(link: ParentLink | undefined): Document {
+  return (link && linkRelation(link).filter) ?? {};
+}
+
+/** `filter` ANDed with `extra`; `$and` keeps both whole even when they name the same field. */
+function and(filter: Document, extra: Document): Document {
+  return Object.keys(extra).length === 0 ? filter : { $and: [filter, extra] };
+}
+
 /** Every link of a route's chain, outermost ancestor first. */
 export function ancestorsOf(link: ParentLink | undefined): ParentLink[] {
   const chain: ParentLink[] = [];
@@ -61,14 +80,15 @@ export function parentIdsOf(params: Record<string, string>, link: ParentLink): P
 
 /**
  * For a nested route, once every parameter is checked: looks every ancestor up, each within
- * `scopeOf` of its model and under its own parent (a post of another user is a 404), all at
- * once; the outermost missing one is the 404. Returns the child filter, which is also the value
- * the child's foreign key is set to.
+ * `scopeOf` of its model and under its own parent, reached through that parent's relation (a
+ * post of another user, or one the relation's `filter` leaves out, is a 404), all at once; the
+ * outermost missing one is the 404. Returns the child filter, which is also the value the
+ * child's foreign key is set to (the route's own relation `filter` is {@link reachable}'s).
  */
 export async function parentFilter(link: ParentLink, ids: ParentIds, scopeOf: (model: Model) => Document): Promise<Document> {
   const chain = ancestorsOf(link);
   const found = await Promise.all(chain.map((step) => {
-    const under = step.up ? { [step.up.foreignKey]: ids[step.up.param] } : {};
+    const under = step.up ? and({ [step.up.foreignKey]: ids[step.up.param] }, reachable(step.up)) : {};
     return step.store.findById(ids[step.param], { ...scopeOf(step.model), ...under }, { _id: 1 });
   }));
   const missing = found.findIndex((doc) => !doc);

@@ -14,6 +14,8 @@ import { readWindow, type Window } from "./list-window.ts";
 import { parentFilter } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
+import { relationNarrower } from "./relation-hooks.ts";
+import { hasSerializer, serializeRecords } from "./serialize-output.ts";
 import { parseListRequest } from "./request.ts";
 import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
@@ -36,7 +38,7 @@ function readProjection(model: Model, query: ListQuery, keys: readonly SortKey[]
 
 async function listPage(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const { query, trashed, parentIds, cursor, source } = await parseListRequest(request, route, params);
+  const { query, trashed, parentIds, cursor, source, relatedCollections } = await parseListRequest(request, route, params);
   if (route.parent && parentIds !== undefined) {
     // Listing may include a trashed parent's children (trashed=true); creating under one may not.
     const parent = await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed));
@@ -56,15 +58,22 @@ async function listPage(request: Request, route: Route, params: PathParams): Pro
     route.store.counter.count(filter, query.count),
   ]);
   const data = window.docs.map((doc) => toRecord(model, doc, query.fields));
-  if (query.with.length > 0) await loadRelations(app.db, window.docs, data, query.with, app.limits, (m) => readScope(m, trashed));
+  if (query.with.length > 0) {
+    const narrow = relationNarrower(request, route, params, query.with);
+    await loadRelations(app.db, window.docs, data, query.with, app.limits, (m) => readScope(m, trashed), narrow);
+  }
   const cursors = await sealNeighbours(request.url, route, source, query.perPage, window);
   ctx.result = { data, pagination: pagination({ page: cursor ? null : query.page, perPage: query.perPage }, counted, cursors) };
   if (hooks.onAfterPaginate) await hooks.onAfterPaginate(ctx);
   const link = linkHeader(request.url, ctx.result.pagination.next, ctx.result.pagination.prev);
   const fromHooks = hookHeaders(ctx);
+  const body = finish(route, ctx.result, hooks.onAfterPaginate);
+  if (hasSerializer(app, model, query.with) && Array.isArray(body.data)) {
+    body.data = (await serializeRecords(request, app, model, body.data, query.with)) as typeof body.data;
+  }
   return {
-    body: finish(route, ctx.result, hooks.onAfterPaginate),
-    collections: collectionsRead(route, query.with),
+    body,
+    collections: [...collectionsRead(route, query.with), ...relatedCollections],
     headers: link === undefined ? fromHooks : { link, ...fromHooks },
     status: hookStatus(ctx, 200),
   };

@@ -4,6 +4,7 @@ import { etagOf, ifMatch } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
 import type { Route } from "./route.ts";
+import { serializeRecord } from "./serialize-output.ts";
 
 /** The 412 for a write whose If-Match no longer describes the stored record. */
 export function preconditionFailed(): ApiError {
@@ -11,15 +12,25 @@ export function preconditionFailed(): ApiError {
 }
 
 /**
+ * The ETag a plain SHOW (and the last write's response) gives the stored record: of its
+ * serialized form when a serializer applies, run with this request as a GET with the same
+ * headers would run it. Without one the record is compared as the framework builds it.
+ */
+async function currentEtag(request: Request, route: Route, current: StoredDocument): Promise<string> {
+  const record = await serializeRecord(request, route.app, route.model, toRecord(route.model, current), []);
+  return etagOf(JSON.stringify(record));
+}
+
+/**
  * Checks If-Match against the record as SHOW would send it, and returns the guard the write
  * must use. With If-Match the guard pins the record's revision, so of many concurrent writers
  * that all read the same version, exactly one succeeds and the rest get 412.
  */
-export function writeGuard(request: Request, route: Route, current: StoredDocument, scope: Document): Document {
+export async function writeGuard(request: Request, route: Route, current: StoredDocument, scope: Document): Promise<Document> {
   const header = request.headers.get("if-match");
   const guard: Document = { ...scope, _id: current._id };
   if (header === null) return guard;
-  if (!ifMatch(header, etagOf(JSON.stringify(toRecord(route.model, current))))) throw preconditionFailed();
+  if (!ifMatch(header, await currentEtag(request, route, current))) throw preconditionFailed();
   guard._rev = current._rev;
   return guard;
 }

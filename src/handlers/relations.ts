@@ -37,12 +37,24 @@ function childProjection(node: WithNode): Document {
   return Object.fromEntries(names.map((name) => [storedName(name), 1]));
 }
 
-function scoped(filter: Document, scope: Document): Document {
-  return Object.keys(scope).length === 0 ? filter : { $and: [filter, scope] };
+/** Extra filters of one level: the read scope, the relation's fixed `filter`, and what relation hooks added. */
+type Narrowing = readonly Document[];
+
+function scoped(filter: Document, narrowing: Narrowing): Document {
+  const parts = narrowing.filter((part) => Object.keys(part).length > 0);
+  return parts.length === 0 ? filter : { $and: [filter, ...parts] };
+}
+
+/** The order of a relation's children: its `sort`, then id. */
+function childOrder(node: WithNode): Document {
+  const order: Document = {};
+  for (const [field, direction] of Object.entries(node.relation.sort ?? {})) order[storedName(field)] = direction;
+  if (!("_id" in order)) order._id = 1;
+  return order;
 }
 
 /** belongsTo: at most one related document per key, so a plain `$in` find is enough. */
-async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Document): Promise<Groups> {
+async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Narrowing): Promise<Groups> {
   const docs = await db
     .collection(node.model.collection)
     // One more than can come back, so the first batch always exhausts the cursor and the
@@ -75,15 +87,16 @@ function groupBy(docs: readonly Document[], fk: string): Groups {
  * response. Children stay separate documents (a `$group`/`$push` would build one document
  * per parent, which can outgrow the 16 MB BSON limit). Needs MongoDB 5.0 or later.
  */
-async function fetchChildren(db: Db, node: WithNode, values: unknown[], cap: number, scope: Document): Promise<Groups> {
+async function fetchChildren(db: Db, node: WithNode, values: unknown[], cap: number, scope: Narrowing): Promise<Groups> {
   const fk = node.relation.foreignKey;
+  const order = childOrder(node);
   const pipeline = [
     { $match: scoped({ [fk]: { $in: values } }, scope) },
-    { $setWindowFields: { partitionBy: `$${fk}`, sortBy: { _id: 1 }, output: { [RANK]: { $documentNumber: {} } } } },
+    { $setWindowFields: { partitionBy: `$${fk}`, sortBy: order, output: { [RANK]: { $documentNumber: {} } } } },
     { $match: { [RANK]: { $lte: cap } } },
     // The window's output order is not documented; this sort (of at most cap × parents
-    // documents) is what guarantees id order within each parent.
-    { $sort: { _id: 1 } },
+    // documents) is what guarantees the relation's order (by default id) within each parent.
+    { $sort: order },
     // An inclusion projection, so the rank field is dropped along with unrequested fields.
     { $project: childProjection(node) },
   ];
@@ -94,15 +107,23 @@ async function fetchChildren(db: Db, node: WithNode, values: unknown[], cap: num
   return groupBy(docs, fk);
 }
 
-function fetchLevel(db: Db, node: WithNode, values: unknown[], limits: QueryLimits, scope: Document): Promise<Groups> {
+function fetchLevel(db: Db, node: WithNode, values: unknown[], limits: QueryLimits, scope: Narrowing): Promise<Groups> {
   switch (node.relation.type) {
     case "belongsTo":
       return fetchOwners(db, node, values, scope);
     case "hasOne":
       return fetchChildren(db, node, values, 1, scope);
     default:
-      return fetchChildren(db, node, values, limits.maxChildrenPerParent, scope);
+      return fetchChildren(db, node, values, Math.min(node.relation.limit ?? Infinity, limits.maxChildrenPerParent), scope);
   }
+}
+
+/** Adds filters from the request to one relation level (`onBeforeRelation` hooks). */
+export type RelationNarrower = (node: WithNode) => Promise<Document[]>;
+
+async function narrowing(node: WithNode, scope: (model: Model) => Document, narrow?: RelationNarrower): Promise<Narrowing> {
+  const fixed = [scope(node.model), node.relation.filter ?? {}];
+  return narrow ? [...fixed, ...(await narrow(node))] : fixed;
 }
 
 /** Serialises each fetched child once; a belongsTo target shared by parents is shared too. */
@@ -121,12 +142,13 @@ async function loadNode(
   node: WithNode,
   limits: QueryLimits,
   scope: (model: Model) => Document,
+  narrow?: RelationNarrower,
 ): Promise<unknown[]> {
   const parentPath = node.relation.type === "belongsTo" ? node.relation.foreignKey : "_id";
   const values = parentValues(docs, parentPath);
-  const groups = values.length === 0 ? new Map() : await fetchLevel(db, node, values, limits, scope(node.model));
+  const groups = values.length === 0 ? new Map() : await fetchLevel(db, node, values, limits, await narrowing(node, scope, narrow));
   const children = serialise(node.model, groups, node.fields);
-  await loadRelations(db, [...children.keys()], [...children.values()], node.children, limits, scope);
+  await loadRelations(db, [...children.keys()], [...children.values()], node.children, limits, scope, narrow);
   return docs.map((doc) => {
     const found: Document[] = groups.get(joinKey(doc[parentPath])) ?? [];
     const attached = found.map((child) => children.get(child) as ApiRecord);
@@ -141,9 +163,10 @@ async function loadNode(
  * level of children recurses the same way, so `with=posts{comments}` costs two queries
  * whatever the page size. `docs` are the raw parents (with `_id` and the keys from
  * `parentKeys`), `records` their serialised form in the same order. Sets
- * `records[i][relation]` to an array (hasMany: first `maxChildrenPerParent` children in id
- * order) or to an object or null (hasOne, belongsTo). `scope(model)` is ANDed into every
- * child query (soft delete); it may return `{}`.
+ * `records[i][relation]` to an array (hasMany: the first `maxChildrenPerParent`, or the
+ * relation's smaller `limit`, children in the relation's `sort`, else id order) or to an object
+ * or null (hasOne, belongsTo). `scope(model)` (soft delete, may be `{}`), the relation's fixed
+ * `filter` and the filters `narrow(node)` returns (relation hooks) are ANDed into every child query.
  * @example await loadRelations(db, docs, records, parseWith("posts{comments}", User, registry, limits), limits, () => ({}))
  * // records[0].posts → [{ id, title, …, comments: [{ … }] }]
  */
@@ -154,9 +177,10 @@ export async function loadRelations(
   nodes: readonly WithNode[],
   limits: QueryLimits,
   scope: (model: Model) => Document,
+  narrow?: RelationNarrower,
 ): Promise<void> {
   if (docs.length === 0 || nodes.length === 0) return;
-  const loaded = await Promise.all(nodes.map((node) => loadNode(db, docs, node, limits, scope)));
+  const loaded = await Promise.all(nodes.map((node) => loadNode(db, docs, node, limits, scope, narrow)));
   // Attached only once all are loaded, in the order of `with`, so the output's key order
   // does not depend on which query happened to answer first.
   nodes.forEach((node, n) => records.forEach((record, i) => (record[node.relation.name] = loaded[n][i])));

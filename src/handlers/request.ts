@@ -1,7 +1,10 @@
+import { apiError } from "../errors.ts";
 import { QueryParams } from "../http/params.ts";
+import { storedName } from "../query/columns.ts";
 import { planList, planShow, type ListQuery, type ParamSource, type ShowQuery } from "../query/plan.ts";
 import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
-import { parentIdsOf, type ParentIds } from "./nested.ts";
+import { linkRelation, parentIdsOf, reachable, type ParentIds, type ParentLink } from "./nested.ts";
+import { resolveRelatedConditions } from "./related-where.ts";
 import { recordId, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
@@ -24,6 +27,8 @@ export interface ListRequest extends ReadRequest {
   cursor: OpenedCursor | null;
   /** The parameters the page is planned with: the cursor's pinned ones over the request's. */
   source: ParamSource;
+  /** Collections read to resolve conditions on related records (`q={"user.name":…}`). */
+  relatedCollections: string[];
 }
 
 /** SHOW's parsed request. */
@@ -45,8 +50,30 @@ export async function parseListRequest(request: Request, route: Route, params: P
   const trashed = cursor ? cursor.state.trashed === "true" : given.flag("trashed");
   const source = cursor?.params ?? given;
   const query = planList(source, route.model, route.app, readScope(route.model, trashed));
-  if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state);
-  return { parentIds, trashed, query, cursor, source };
+  if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state, route.app.registry);
+  if (route.parent) applyRelationOptions(query, route.parent, source);
+  const relatedCollections = await resolveRelatedConditions(route, query, trashed);
+  return { parentIds, trashed, query, cursor, source, relatedCollections };
+}
+
+/**
+ * A nested list (`/users/1/posts`, at any depth, and the old URL too) honours the options of
+ * the relation it lists: the fixed `filter` always, the `sort` when the request sends none, and
+ * `limit` as the largest page (the default page size is lowered to it; a larger `per_page` is
+ * refused like any out-of-range one).
+ */
+function applyRelationOptions(query: ListQuery, link: ParentLink, source: ParamSource): void {
+  const relation = linkRelation(link);
+  query.filters.push(reachable(link));
+  if (relation.sort && !source.get("sort")?.trim()) {
+    const sort: Record<string, 1 | -1> = {};
+    for (const [field, direction] of Object.entries(relation.sort)) sort[storedName(field)] = direction;
+    query.sort = { ...sort, _id: sort._id ?? 1 };
+  }
+  if (relation.limit === undefined || query.perPage <= relation.limit) return;
+  const asked = source.get("per_page");
+  if (asked !== null) throw apiError("param.integerRange", { name: "per_page", min: 1, max: relation.limit, value: asked });
+  query.perPage = relation.limit;
 }
 
 /** Parses a show request: the ancestors' ids on a nested route, the record id, then `fields`, `with` and `trashed`. */

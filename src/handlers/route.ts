@@ -2,7 +2,7 @@ import type { Db, Document } from "mongodb";
 import { notFound } from "../errors.ts";
 import { decodeParam, parseRecordId } from "../http/params.ts";
 import type { ResponseCache } from "../http/response-cache.ts";
-import type { Model } from "../model/define.ts";
+import type { Model, Serializer } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { CursorSealer } from "../query/cursor.ts";
 import type { QueryLimits } from "../query/limits.ts";
@@ -22,6 +22,10 @@ export interface AppState {
   cache?: ResponseCache;
   /** Signs and checks list cursors. */
   cursors: CursorSealer;
+  /** Every model's hooks by model name, for the hooks of related models (`onBeforeRelation`). */
+  hooks: Readonly<Record<string, ModelHooks>>;
+  /** The app-wide serializer, run on every record after its model's own. */
+  serialize?: Serializer;
 }
 
 /** Everything a handler needs about its route, built once at start-up. */

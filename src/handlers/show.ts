@@ -5,9 +5,11 @@ import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import { toStoredRecord, type ShowContext } from "./context.ts";
-import { parentFilter } from "./nested.ts";
+import { parentFilter, reachable } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
+import { relationNarrower } from "./relation-hooks.ts";
+import { serializeRecord } from "./serialize-output.ts";
 import { parseShowRequest } from "./request.ts";
 import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
@@ -22,22 +24,20 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   const { model, app, hooks } = route;
   const { id, query, trashed, parentIds } = parseShowRequest(request, route, params);
   if (route.parent && parentIds !== undefined) {
-    // A nested item route reads only a child of these ancestors: another parent's record is a 404.
+    // A nested item route reads only a child of these ancestors that its relation reaches: any other record is a 404.
     query.filters[0] = { ...query.filters[0], ...(await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed))) };
+    query.filters.push(reachable(route.parent));
   }
   const ctx: ShowContext = { ...hookContext(request, route, params), id, query };
   await hooks.onBeforeShow?.(ctx);
   const doc = await route.store.findById(id, allOf(query.filters), projection(model, query.fields, parentKeys(query.with)));
   if (!doc) throw notFound(model.name);
   const record = toRecord(model, doc, query.fields);
-  await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => readScope(m, trashed));
+  const narrow = relationNarrower(request, route, params, query.with);
+  await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => readScope(m, trashed), narrow);
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
-  return {
-    body: finish(route, ctx.result, hooks.onAfterShow),
-    collections: collectionsRead(route, query.with),
-    headers: hookHeaders(ctx),
-    status: hookStatus(ctx, 200),
-  };
+  const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), query.with);
+  return { body, collections: collectionsRead(route, query.with), headers: hookHeaders(ctx), status: hookStatus(ctx, 200) };
 }

@@ -7,11 +7,12 @@ import { validateBody } from "../model/validate.ts";
 import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
-import { liveParentFilter, parentIdsOf } from "./nested.ts";
+import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
+import { serializeRecord } from "./serialize-output.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
-import { findOr404, hookContext, recordId, type Handler } from "./route.ts";
+import { allOf, findOr404, hookContext, recordId, type Handler } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
 interface WriteChange {
@@ -49,9 +50,9 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     // On a nested route the record must be a child of live ancestors, and stays one: the path sets the foreign key.
     const parent = await liveParentFilter(route.parent, parentIds);
     Object.assign(body, parent);
-    const scope = { ...writeScope(model), ...parent };
+    const scope = allOf([writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);
-    const guard = writeGuard(request, route, stored, scope);
+    const guard = await writeGuard(request, route, stored, scope);
     const checked = bodyForHook(model, body, hooks.onBeforeUpdate);
     const ctx: UpdateContext = { ...hookContext(request, route, params), id, body: checked, item: toStoredRecord(stored) };
     await hooks.onBeforeUpdate?.(ctx);
@@ -61,7 +62,8 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     ctx.item = toStoredRecord(doc);
     ctx.result = toRecord(model, doc);
     await hooks.onAfterUpdate?.(ctx);
-    return writtenJson(finish(route, ctx.result, hooks.onAfterUpdate), hookStatus(ctx, 200), app.language, hookHeaders(ctx));
+    const output = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterUpdate), []);
+    return writtenJson(output, hookStatus(ctx, 200), app.language, hookHeaders(ctx));
   };
 }
 

@@ -55,24 +55,34 @@ export class ResponseCache {
 
   /** The body for `key` if none of the collections it was read from has been written since. */
   get(key: string): CachedBody | undefined {
+    return this.lookup(key).body;
+  }
+
+  /**
+   * {@link get}, also telling a key never stored (or evicted) from one whose body a write made
+   * outdated (`stale`), for the Cache-Status header.
+   */
+  lookup(key: string): { body?: CachedBody; stale: boolean } {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.version === this.versionOf(entry.collections)) return entry;
+    if (entry === undefined) return { stale: false };
+    if (entry.version === this.versionOf(entry.collections)) return { body: entry, stale: false };
     this.remove(key, entry);
-    return undefined;
+    return { stale: true };
   }
 
   /**
    * Keeps a body read from `collections` by queries that started at `version`. Only when no
    * write at all finished meanwhile: then the collections' counters are the ones the queries saw.
+   * Returns whether the body was kept.
    */
-  set(key: string, version: number, collections: readonly string[], text: string, etag: string, headers?: HeaderRecord): void {
-    if (version !== this.counts.total() || text.length > this.limits.maxChars / 4) return;
+  set(key: string, version: number, collections: readonly string[], text: string, etag: string, headers?: HeaderRecord): boolean {
+    if (version !== this.counts.total() || text.length > this.limits.maxChars / 4) return false;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
     this.entries.set(key, { collections, version: this.versionOf(collections), text, etag, headers });
     this.chars += text.length;
     this.evict();
+    return true;
   }
 
   // A sum of counters that only grow moves whenever any one of them moves.

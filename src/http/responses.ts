@@ -41,10 +41,14 @@ export function cacheableJson(
 
 /**
  * {@link cacheableJson} for a body already serialised (a response-cache hit); `extra` adds
- * headers (Link, a hook's), `status` replaces 200 (a hook's 2xx).
+ * headers (Link, Cache-Status, a hook's), `status` replaces 200 (a hook's 2xx).
  */
 export function cachedJson(request: Request, text: string, etag: string, language: string, extra?: HeaderRecord, status = 200): Response {
-  if (noneMatch(request.headers.get("if-none-match"), etag)) return empty(304, language, { etag });
+  if (noneMatch(request.headers.get("if-none-match"), etag)) {
+    // A 304 says what the 200 would have said about the cache (Cache-Status), not the Link.
+    const cacheStatus = extra?.["cache-status"];
+    return empty(304, language, cacheStatus === undefined ? { etag } : { etag, "cache-status": cacheStatus });
+  }
   return bodyOrEmpty(text, status, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
 }
 

@@ -55,6 +55,8 @@ export const de: Catalog = {
   "query.sortNotAllowed": "Sortieren nach {fields} ist bei {model} nicht erlaubt; sortierbare Felder: {allowed}",
   "query.sortTooLarge": "Diese Sortierung ist zu groß, um sie im Speicher der Datenbank zu halten: Sortieren Sie nach einem indizierten Feld, filtern Sie mit q oder blättern Sie per Cursor.",
   "query.filterNotAllowed": "Filtern nach {fields} ist bei {model} nicht erlaubt; filterbare Felder: {allowed}",
+  "query.withNotAllowed": "Das Laden von {path} mit with ist bei {model} nicht erlaubt; ladbare Relationen: {allowed}",
+  "query.relatedTooMany": "Die q-Bedingung auf {relation} trifft mehr als {max} Datensätze von {model}; bitte die Bedingung einschränken (eine Bedingung auf eine Relation darf höchstens {max} treffen)",
   "query.undefinedColumns": "Unbekannte Spaltennamen: {names}",
   "query.undefinedRelation": "Unbekannte Relation: {path}",
   "query.relationTwice": 'Die Relation "{name}" kommt in with zweimal vor',

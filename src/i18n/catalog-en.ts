@@ -61,6 +61,8 @@ export const en = {
   "query.sortNotAllowed": "Sorting on {fields} is not allowed on {model}; sortable fields: {allowed}",
   "query.sortTooLarge": "This sort is too large for the database to hold in memory: sort on an indexed field, filter with q, or page by cursor.",
   "query.filterNotAllowed": "Filtering on {fields} is not allowed on {model}; filterable fields: {allowed}",
+  "query.withNotAllowed": "Loading {path} with with is not allowed on {model}; loadable relations: {allowed}",
+  "query.relatedTooMany": "The q condition on {relation} matches more than {max} {model} records; narrow the condition (a related condition may match at most {max})",
   "query.undefinedColumns": "Undefined column names: {names}",
   "query.undefinedRelation": "Undefined relation: {path}",
   "query.relationTwice": 'Relation "{name}" appears twice in with',

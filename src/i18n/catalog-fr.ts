@@ -55,6 +55,8 @@ export const fr: Catalog = {
   "query.sortNotAllowed": "Le tri sur {fields} n'est pas autorisé pour {model} ; champs triables : {allowed}",
   "query.sortTooLarge": "Ce tri est trop volumineux pour la mémoire de la base de données : triez sur un champ indexé, filtrez avec q ou paginez par curseur.",
   "query.filterNotAllowed": "Le filtrage sur {fields} n'est pas autorisé pour {model} ; champs filtrables : {allowed}",
+  "query.withNotAllowed": "Le chargement de {path} avec with n'est pas autorisé pour {model} ; relations chargeables : {allowed}",
+  "query.relatedTooMany": "La condition q sur {relation} correspond à plus de {max} enregistrements de {model} ; restreignez la condition (une condition sur une relation peut en viser au plus {max})",
   "query.undefinedColumns": "Noms de colonnes inconnus : {names}",
   "query.undefinedRelation": "Relation inconnue : {path}",
   "query.relationTwice": 'La relation "{name}" apparaît deux fois dans with',

@@ -1,9 +1,9 @@
 /**
- * Refuses keys a definition does not know. Options ported from elsewhere (Axe's `serialize`,
- * `rateLimit`, `handlers: { all: true }`, a relation's `sort`) would otherwise do nothing and
- * say nothing; a typo would silently switch nothing off.
- * @example checkKeys("Model User", { name: "User", serialize: f }, ["name", "fields"])
- *   // TypeError: Model User: unknown key "serialize"; allowed keys: name, fields
+ * Refuses keys a definition does not know. Options ported from elsewhere (Axe's `limits`,
+ * `rateLimit`, `handlers: { all: true }`, a relation's `primaryKey`) would otherwise do nothing
+ * and say nothing; a typo would silently switch nothing off.
+ * @example checkKeys("Model User", { name: "User", rateLimit: r }, ["name", "fields"])
+ *   // TypeError: Model User: unknown key "rateLimit"; allowed keys: name, fields
  */
 export function checkKeys(where: string, value: object, allowed: readonly string[]): void {
   for (const key of Object.keys(value)) {

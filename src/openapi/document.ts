@@ -1,7 +1,7 @@
 import type { Route } from "../handlers/route.ts";
 import type { RouteEntry } from "../handlers/table.ts";
 import type { ModelHooks } from "../handlers/context.ts";
-import { ancestorsOf, type ParentLink } from "../handlers/nested.ts";
+import { ancestorsOf, linkRelation, type ParentLink } from "../handlers/nested.ts";
 import { relationSegment } from "../model/naming.ts";
 import type { HandlerName, Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
@@ -109,6 +109,7 @@ function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, p
   const hooks = (endpoint.force ? FORCE_HOOKS : HOOKS_OF[endpoint.name]).filter((name) => route.hooks[name] !== undefined);
   const nested = route.parent !== undefined;
   const op: OperationInfo = { kind, model: route.model, registry: source.registry, limits: source.limits, nested, hooked: hooks.length > 0 };
+  if (route.parent) op.relation = linkRelation(route.parent);
   const { id, summary } = naming(kind, route);
   const body = requestBody(kind, route);
   const parameters = parametersOf(path, op, ancestorsOf(route.parent));

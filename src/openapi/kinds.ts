@@ -1,4 +1,4 @@
-import type { Model } from "../model/define.ts";
+import type { Model, Relation } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
 
@@ -22,6 +22,8 @@ export interface OperationInfo {
   limits: QueryLimits;
   /** True on nested routes (`/users/{userId}/posts`). */
   nested: boolean;
+  /** On nested routes, the relation they follow: its `limit` and `sort` shape the list's parameters. */
+  relation?: Relation;
   /** True when the model has a hook for this operation's handler, which may throw an `ApiError` of any status. */
   hooked: boolean;
 }

@@ -24,14 +24,26 @@ function ownField(model: OperationInfo["model"]): string {
   return model.visible.find((name) => !SYSTEM_FIELDS.includes(name)) ?? "id";
 }
 
+/** The relations `with` may load: the model's `loadable` ones, or all. */
 function relationNames(op: OperationInfo): string[] {
-  return [...op.model.relations.keys()];
+  return [...op.model.relations.keys()].filter((name) => op.model.loadable === null || op.model.loadable.has(name));
 }
 
 function withExample(op: OperationInfo): string {
-  const [first] = op.model.relations.values();
-  if (!first) return "";
-  return `${first.name}{${ownField(op.registry.get(first.model)!)}}`;
+  const [name] = relationNames(op);
+  if (name === undefined) return "";
+  return `${name}{${ownField(op.registry.get(op.model.relations.get(name)!.model)!)}}`;
+}
+
+/** The largest page of a list: the model's, or a nested list's smaller relation `limit`. */
+function largestPage(op: OperationInfo): number {
+  return Math.min(op.model.maxPerPage, op.relation?.limit ?? Infinity);
+}
+
+/** The order of a list without `sort`: id, or on a nested list the relation's `sort`, then id. */
+function defaultOrder(op: OperationInfo): string {
+  const keys = Object.entries(op.relation?.sort ?? {}).map(([field, direction]) => (direction === -1 ? `-${field}` : field));
+  return keys.length === 0 ? "`id`" : `the relation's, \`${[...keys, "id"].join(",")}\``;
 }
 
 function qExamples(op: OperationInfo): Record<string, { summary: string; value: string }> {
@@ -58,11 +70,11 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
   {
     appliesTo: isList,
-    build: ({ model }) => ({
+    build: (op) => ({
       name: "per_page",
       in: "query",
-      description: `Page size, from 1 to ${model.maxPerPage}; values outside are refused, never clamped.`,
-      schema: { type: "integer", minimum: 1, maximum: model.maxPerPage, default: model.perPage },
+      description: `Page size, from 1 to ${largestPage(op)}; values outside are refused, never clamped.`,
+      schema: { type: "integer", minimum: 1, maximum: largestPage(op), default: Math.min(op.model.perPage, largestPage(op)) },
     }),
   },
   {
@@ -92,10 +104,10 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
   {
     appliesTo: isList,
-    build: ({ model }) => commaList(
+    build: (op) => commaList(
       "sort",
-      { enum: model.visible.flatMap((name) => [name, `-${name}`]) },
-      "Sort keys, `-` for descending, e.g. `-created_at,id`; ties are broken by `id`, so pages are stable. Default: `id`.",
+      { enum: op.model.visible.flatMap((name) => [name, `-${name}`]) },
+      `Sort keys, \`-\` for descending, e.g. \`-created_at,id\`; ties are broken by \`id\`, so pages are stable. Default: ${defaultOrder(op)}.`,
     ),
   },
   {
@@ -103,13 +115,13 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: (op) => ({
       name: "q",
       in: "query",
-      description: `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
+      description: `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`), or \`<relation>.<field>\` of a belongsTo or hasOne relation (matching at most ${op.limits.maxInList} related records). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
       schema: { type: "string" },
       examples: qExamples(op),
     }),
   },
   {
-    appliesTo: (op) => isRead(op) && op.model.relations.size > 0,
+    appliesTo: (op) => isRead(op) && relationNames(op).length > 0,
     build: (op) => ({
       name: "with",
       in: "query",

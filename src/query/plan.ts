@@ -57,6 +57,6 @@ export function planList(params: ParamSource, model: Model, settings: PlanSettin
   const { page, perPage } = parsePage(params, model);
   const count = parseCount(params.get("count"), model);
   const shown = planShow(params, model, settings, scope);
-  shown.filters.push(parseWhere(params.get("q"), model, settings.limits));
+  shown.filters.push(parseWhere(params.get("q"), model, settings.limits, settings.registry));
   return { page, perPage, count, sort: parseSort(params.get("sort"), model), ...shown };
 }

@@ -5,6 +5,8 @@ import { storedName, undefinedColumns } from "./columns.ts";
 import { type QueryLimits, limitExceeded, utf8Length } from "./limits.ts";
 import { OPERATORS, isOperator, leafFilter } from "./operators.ts";
 import { msg } from "../i18n/message.ts";
+import type { ModelRegistry } from "../model/registry.ts";
+import { relatedField, relatedPlaceholder } from "./related-where.ts";
 
 /** How a condition or group joins the one before it in its sequence. */
 type Join = "and" | "or";
@@ -17,6 +19,8 @@ interface Part {
 
 interface Walk {
   model: Model;
+  /** The app's models, for conditions on related records (`user.name`); without it there are none. */
+  registry?: ModelRegistry;
   limits: QueryLimits;
   conditions: number;
   unknown: string[];
@@ -54,6 +58,11 @@ function parseLeaf(key: string, value: unknown, walk: Walk): Part {
     throw apiError("query.objectOperand", { key });
   }
   const kind = walk.model.visibleSet.has(field) ? walk.model.kinds.get(field) : undefined;
+  const related = kind === undefined ? relatedField(walk.model, field, walk.registry) : undefined;
+  if (related?.kind !== undefined) {
+    const filter = leafFilter({ key, path: storedName(related.field), kind: related.kind, operator, value }, walk.limits);
+    return { join, filter: relatedPlaceholder({ relation: related.relation.name, filter }) };
+  }
   if (kind === undefined) {
     // Keep going so the message can name every unknown field at once, like `fields` does.
     walk.unknown.push(field);
@@ -136,10 +145,15 @@ function parseJson(q: string, limits: QueryLimits): unknown {
  * @example parseWhere('{"name.$like":"Ka*"}', User, limits)               // { name: { $regex: "^Ka[\\s\\S]*(?![\\s\\S])" } }
  * @example parseWhere(null, User, limits)                                 // {}
  * @example parseWhere('{"$where":"sleep(1)"}', User, limits)              // throws ApiError 400
+ * @example parseWhere('{"user.name":"Ada"}', Post, limits, registry)     // { $related: { relation: "user", filter: { name: "Ada" } } }
+ *
+ * With `registry`, a field `<relation>.<field>` of a belongsTo or hasOne relation is a condition
+ * on the related records, left as a placeholder (src/query/related-where.ts) that the handler
+ * turns into an `$in` of matching ids before the query runs.
  */
-export function parseWhere(q: string | null, model: Model, limits: QueryLimits): Document {
+export function parseWhere(q: string | null, model: Model, limits: QueryLimits, registry?: ModelRegistry): Document {
   if (q === null || q.trim() === "") return {};
-  const walk: Walk = { model, limits, conditions: 0, unknown: [], refused: [] };
+  const walk: Walk = { model, registry, limits, conditions: 0, unknown: [], refused: [] };
   const { filter } = parseNode(parseJson(q, limits), 0, walk);
   if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
   if (walk.refused.length > 0) {

@@ -11,6 +11,8 @@ export interface WithNode {
   relation: Relation;
   /** The related model (the one the relation points at). */
   model: Model;
+  /** The model that declares the relation. */
+  owner: Model;
   /** Fields to return for the related records; null means every visible field. */
   fields: readonly string[] | null;
   children: readonly WithNode[];
@@ -33,11 +35,14 @@ function relatedModel(owner: Model, relation: Relation, registry: ModelRegistry)
 function resolveRelation(owner: Model, item: WithItem, path: string, depth: number, ctx: Resolve): WithNode {
   const relation = owner.relations.get(item.name);
   if (!relation) throw apiError("query.undefinedRelation", { path });
+  if (owner.loadable !== null && !owner.loadable.has(item.name)) {
+    throw apiError("query.withNotAllowed", { path, model: owner.name, allowed: [...owner.loadable].join(", ") || "(none)" });
+  }
   if (depth > ctx.limits.maxRelationDepth) limitExceeded(msg("limit.relationDepth", { path }), ctx.limits.maxRelationDepth);
   if (++ctx.nodes > ctx.limits.maxRelations) limitExceeded(msg("limit.relations"), ctx.limits.maxRelations);
   const model = relatedModel(owner, relation, ctx.registry);
   const { fields, children } = resolveBraces(model, item.braces ?? [], path, depth, ctx);
-  return { relation, model, fields, children };
+  return { relation, model, owner, fields, children };
 }
 
 /** Inside braces a name is a relation of the related model if it has one, else a field. */

@@ -24,13 +24,13 @@ async function refusedApp(options: unknown, message: RegExp): Promise<void> {
 
 describe("definitions refuse keys they do not know", () => {
   test("an Axe option in defineModel names the key, the model and the allowed keys", () => {
-    refused({ ...base, serialize: () => ({}) }, /^Model Note: unknown key "serialize"; allowed keys: name, fields, hidden, relations, .*descriptions$/);
+    refused({ ...base, limits: [] }, /^Model Note: unknown key "limits"; allowed keys: name, fields, hidden, relations, .*descriptions, loadable, serialize, cache$/);
     refused({ ...base, rateLimit: { max: 10 } }, /^Model Note: unknown key "rateLimit"/);
   });
 
   test("in a relation, in handlers and in an index", () => {
-    const relations = { notes: { type: "hasMany", model: "Note", foreignKey: "note_id", sort: "id" } };
-    refused({ ...base, relations }, /^Model Note, relation notes: unknown key "sort"; allowed keys: type, model, foreignKey, routes$/);
+    const relations = { notes: { type: "hasMany", model: "Note", foreignKey: "note_id", primaryKey: "id" } };
+    refused({ ...base, relations }, /^Model Note, relation notes: unknown key "primaryKey"; allowed keys: type, model, foreignKey, routes, sort, filter, limit$/);
     refused({ ...base, handlers: { all: true } }, /^Model Note, handlers: unknown key "all"; allowed keys: paginate, show, insert, update, patch, delete$/);
     refused({ ...base, indexes: [{ keys: { text: 1 }, sparse: true }] }, /^Model Note, indexes\[0\]: unknown key "sparse"/);
   });
@@ -46,7 +46,15 @@ describe("definitions refuse keys they do not know", () => {
 
   test("createApp refuses unknown options before it connects", async () => {
     const Note = defineModel(base);
-    await refusedApp({ models: [Note], serialize: true }, /^TypeError: createApp options: unknown key "serialize"; allowed keys: models, hooks, /);
+    await refusedApp({ models: [Note], serializers: true }, /^TypeError: createApp options: unknown key "serializers"; allowed keys: models, hooks, .*health, serialize$/);
     await refusedApp({ models: [Note], hooks: { Note: { onBeforeInsert: "yes" } } }, /Hooks of model Note: onBeforeInsert must be a function/);
+  });
+
+  test("a hook name createApp does not know lists every hook, force-delete and relation hooks included", async () => {
+    const Note = defineModel(base);
+    await refusedApp(
+      { models: [Note], hooks: { Note: { onBeforeAll: () => {} } } },
+      /^TypeError: Hooks of model Note: unknown key "onBeforeAll"; allowed keys: onBeforePaginate, .*onAfterDelete, onBeforeForceDelete, onAfterForceDelete, onBeforeRelation$/,
+    );
   });
 });

@@ -131,6 +131,33 @@ test("list parameters carry the model's real limits", () => {
   assert.deepEqual(parameter("/api/v1/authors/{authorId}/books", "get", "authorId").schema, { type: "integer", minimum: 1 });
 });
 
+test("a nested list documents its relation's limit and sort; with names only loadable relations", async () => {
+  const Rack = defineModel({
+    name: "Rack",
+    fields: { label: string() },
+    relations: {
+      newest: { type: "hasMany", model: "Volume", foreignKey: "rack_id", sort: { created_at: -1 }, limit: 3 },
+      volumes: { type: "hasMany", model: "Volume", foreignKey: "rack_id" },
+    },
+    loadable: ["volumes"],
+  });
+  const Volume = defineModel({ name: "Volume", fields: { rack_id: id(), title: string() } });
+  const racks = await createApp({ models: [Rack, Volume] });
+  try {
+    const paths = (await (await call(racks, "GET", "/api/v1/openapi.json")).json()).paths;
+    const param = (path: string, name: string) => paths[path].get.parameters.find((p: any) => p.name === name);
+    assert.deepEqual(param("/api/v1/racks/{rackId}/newest", "per_page").schema, { type: "integer", minimum: 1, maximum: 3, default: 3 });
+    assert.match(param("/api/v1/racks/{rackId}/newest", "sort").description, /Default: the relation's, `-created_at,id`/);
+    assert.deepEqual(param("/api/v1/racks/{rackId}/volumes", "per_page").schema, { type: "integer", minimum: 1, maximum: 100, default: 10 });
+    assert.match(param("/api/v1/racks/{rackId}/volumes", "sort").description, /Default: `id`/);
+    const withs = param("/api/v1/racks", "with");
+    assert.match(withs.description, /`volumes`/);
+    assert.doesNotMatch(withs.description, /newest/);
+  } finally {
+    await racks.close();
+  }
+});
+
 test("request bodies follow the superstruct fields: types, required, email, enums, nullability, defaults", () => {
   const input = doc.components.schemas.AuthorInput;
   assert.deepEqual(input.properties.email, { type: "string", format: "email" });
