@@ -183,6 +183,8 @@ function operatorBounds(op: string, v: unknown, options: unknown): Translated {
     case "$lt":
     case "$lte":
       return rangeOf(op, v);
+    case "$ne":
+      return notEqualBounds(v);
     case "$regex": {
       const source = v instanceof RegExp ? v.source : typeof v === "string" ? v : undefined;
       const flags = (v instanceof RegExp ? v.flags : "") + (typeof options === "string" ? options : "");
@@ -191,6 +193,17 @@ function operatorBounds(op: string, v: unknown, options: unknown): Translated {
     }
   }
   return undefined;
+}
+
+/**
+ * Everything but one value: the two intervals around it. A missing field indexes as null, and
+ * `$ne: null` excludes both, so the index decides it exactly (on a field that is not multikey).
+ */
+function notEqualBounds(v: unknown): Translated {
+  if (Array.isArray(v) || isPlainObject(v) || v instanceof RegExp || bsonTag(v) === "BSONRegExp") return undefined;
+  const at = v === undefined ? null : v;
+  const intervals = [{ lo: FULL.lo, hi: { value: at, inclusive: false } }, { lo: { value: at, inclusive: false }, hi: FULL.hi }];
+  return { intervals, exact: at === null || exactScalar(at) };
 }
 
 function equalityBounds(v: unknown): Translated {
@@ -240,6 +253,12 @@ export function fieldBounds(conditions: unknown[], multikey: boolean): FieldBoun
     }
   }
   return { intervals: intervals ?? [FULL], exact: exact && intervals !== undefined };
+}
+
+/** The values any of the bounds allow (the bounds of an `$or` across its branches). */
+export function unionOf(list: readonly FieldBounds[]): FieldBounds {
+  if (list.some(isFull)) return { intervals: [FULL], exact: false };
+  return { intervals: normalise(list.flatMap((b) => b.intervals)), exact: false };
 }
 
 /** True when the bounds are a single value (an equality). */
