@@ -118,3 +118,70 @@ describe("cursor pages read about one page, through explain of the finds they se
     });
   }
 });
+
+describe("what lies behind a cursor page", () => {
+  async function fresh(): Promise<App> {
+    const other = await createApp({ models: [Member], responseCache: false, clientOptions: { monitorCommands: true } });
+    const at = new Date("2025-01-01T00:00:00Z");
+    await other.db.collection("members").insertMany(["ann", "bob", "cy", "dee", "eve", "fay"].map((name, i) => ({ _id: i + 1, name, group: "a", created_at: at, updated_at: at })));
+    return other;
+  }
+
+  async function page(other: App, path: string): Promise<{ body: Document; finds: number }> {
+    let count = 0;
+    const listener = (event: CommandStartedEvent) => void (event.commandName === "find" && count++);
+    other.client.on("commandStarted", listener);
+    try {
+      const response = await other.fetch(new Request(`http://localhost${path}`));
+      assert.equal(response.status, 200);
+      return { body: await response.json(), finds: count };
+    } finally {
+      other.client.off("commandStarted", listener);
+    }
+  }
+
+  const names = (body: Document) => body.data.map((record: { name: string }) => record.name);
+
+  test("the boundary record still there: one find reads the page and shows a page behind", async () => {
+    const other = await fresh();
+    try {
+      const first = await page(other, "/api/v1/members?sort=name&per_page=2");
+      const second = await page(other, `/api/v1/members?cursor=${encodeURIComponent(first.body.pagination.next)}`);
+      assert.deepEqual(names(second.body), ["cy", "dee"]);
+      assert.notEqual(second.body.pagination.prev, null);
+      assert.equal(second.finds, 1);
+      const back = await page(other, `/api/v1/members?cursor=${encodeURIComponent(second.body.pagination.prev)}`);
+      assert.deepEqual(names(back.body), ["ann", "bob"]);
+      assert.equal(back.body.pagination.prev, null);
+      assert.notEqual(back.body.pagination.next, null);
+      assert.equal(back.finds, 1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("the boundary record deleted: a second find asks what lies behind, forward and backward", async () => {
+    const other = await fresh();
+    try {
+      const first = await page(other, "/api/v1/members?sort=name&per_page=1");
+      await other.db.collection("members").deleteOne({ _id: 1 }); // ann, the boundary of next
+      const second = await page(other, `/api/v1/members?cursor=${encodeURIComponent(first.body.pagination.next)}`);
+      assert.deepEqual(names(second.body), ["bob"]);
+      assert.equal(second.body.pagination.prev, null, "nothing is left before bob");
+      assert.equal(second.finds, 2);
+      const third = await page(other, `/api/v1/members?sort=name&per_page=2&page=2`); // dee, eve (ann is gone)
+      assert.deepEqual(names(third.body), ["dee", "eve"]);
+      await other.db.collection("members").deleteOne({ _id: 4 }); // dee, the boundary of prev
+      const back = await page(other, `/api/v1/members?cursor=${encodeURIComponent(third.body.pagination.prev)}`);
+      assert.deepEqual(names(back.body), ["bob", "cy"]);
+      assert.notEqual(back.body.pagination.next, null, "eve is still after cy");
+      assert.equal(back.finds, 2);
+      await other.db.collection("members").deleteMany({ _id: { $gt: 4 } }); // eve, fay: nothing after dee
+      const none = await page(other, `/api/v1/members?cursor=${encodeURIComponent(third.body.pagination.prev)}`);
+      assert.deepEqual(names(none.body), ["bob", "cy"]);
+      assert.equal(none.body.pagination.next, null, "nothing is left after cy");
+    } finally {
+      await other.close();
+    }
+  });
+});
