@@ -123,7 +123,7 @@ describe("what lies behind a cursor page", () => {
   async function fresh(): Promise<App> {
     const other = await createApp({ models: [Member], responseCache: false, clientOptions: { monitorCommands: true } });
     const at = new Date("2025-01-01T00:00:00Z");
-    await other.db.collection("members").insertMany(["ann", "bob", "cy", "dee", "eve", "fay"].map((name, i) => ({ _id: i + 1, name, group: "a", created_at: at, updated_at: at })));
+    await other.db.collection("members").insertMany(["ann", "bob", "cy", "dee", "eve", "fay"].map((name, i) => ({ _id: i + 1, name, group: "a", created_at: at, updated_at: at })) as never[]);
     return other;
   }
 
@@ -164,19 +164,19 @@ describe("what lies behind a cursor page", () => {
     const other = await fresh();
     try {
       const first = await page(other, "/api/v1/members?sort=name&per_page=1");
-      await other.db.collection("members").deleteOne({ _id: 1 }); // ann, the boundary of next
+      await other.db.collection("members").deleteOne({ _id: 1 as never }); // ann, the boundary of next
       const second = await page(other, `/api/v1/members?cursor=${encodeURIComponent(first.body.pagination.next)}`);
       assert.deepEqual(names(second.body), ["bob"]);
       assert.equal(second.body.pagination.prev, null, "nothing is left before bob");
       assert.equal(second.finds, 2);
       const third = await page(other, `/api/v1/members?sort=name&per_page=2&page=2`); // dee, eve (ann is gone)
       assert.deepEqual(names(third.body), ["dee", "eve"]);
-      await other.db.collection("members").deleteOne({ _id: 4 }); // dee, the boundary of prev
+      await other.db.collection("members").deleteOne({ _id: 4 as never }); // dee, the boundary of prev
       const back = await page(other, `/api/v1/members?cursor=${encodeURIComponent(third.body.pagination.prev)}`);
       assert.deepEqual(names(back.body), ["bob", "cy"]);
       assert.notEqual(back.body.pagination.next, null, "eve is still after cy");
       assert.equal(back.finds, 2);
-      await other.db.collection("members").deleteMany({ _id: { $gt: 4 } }); // eve, fay: nothing after dee
+      await other.db.collection("members").deleteMany({ _id: { $gt: 4 } as never }); // eve, fay: nothing after dee
       const none = await page(other, `/api/v1/members?cursor=${encodeURIComponent(third.body.pagination.prev)}`);
       assert.deepEqual(names(none.body), ["bob", "cy"]);
       assert.equal(none.body.pagination.next, null, "nothing is left after cy");
