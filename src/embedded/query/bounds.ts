@@ -172,7 +172,7 @@ function rangeOf(op: string, v: unknown): Translated {
 }
 
 /** Bounds from one operator of a condition object, if the index can use it. */
-function operatorBounds(op: string, v: unknown, options: unknown): Translated {
+function operatorBounds(op: string, v: unknown, options: unknown, multikey: boolean): Translated {
   switch (op) {
     case "$eq":
       return v instanceof RegExp || bsonTag(v) === "BSONRegExp" ? undefined : equalityBounds(v);
@@ -184,7 +184,8 @@ function operatorBounds(op: string, v: unknown, options: unknown): Translated {
     case "$lte":
       return rangeOf(op, v);
     case "$ne":
-      return notEqualBounds(v);
+      // An empty array indexes as null yet is not null: on a multikey index `$ne: null` bounds nothing.
+      return multikey && (v === null || v === undefined) ? undefined : notEqualBounds(v);
     case "$regex": {
       const source = v instanceof RegExp ? v.source : typeof v === "string" ? v : undefined;
       const flags = (v instanceof RegExp ? v.flags : "") + (typeof options === "string" ? options : "");
@@ -210,7 +211,9 @@ function equalityBounds(v: unknown): Translated {
   if (Array.isArray(v)) return undefined;
   const regex = regexOf(v);
   if (regex || v instanceof RegExp) return regex;
-  return { intervals: [point(v === undefined ? null : v)], exact: exactScalar(v) };
+  // A null entry is a null or missing field (an array of null, or an empty array, makes the
+  // index multikey, where nothing is exact), which is just what `{field: null}` matches.
+  return { intervals: [point(v === undefined ? null : v)], exact: v === null || exactScalar(v) };
 }
 
 /**
@@ -218,7 +221,7 @@ function equalityBounds(v: unknown): Translated {
  * each of which must hold), or undefined when no operator is usable. `exact` when the lists
  * together say all the condition says.
  */
-export function conditionBounds(cond: unknown): { lists: Interval[][]; exact: boolean } | undefined {
+export function conditionBounds(cond: unknown, multikey = false): { lists: Interval[][]; exact: boolean } | undefined {
   const eq = equalityValue(cond);
   if (eq || cond instanceof RegExp) {
     const t = eq ? equalityBounds(eq.value) : regexOf(cond);
@@ -229,7 +232,7 @@ export function conditionBounds(cond: unknown): { lists: Interval[][]; exact: bo
   let exact = true;
   for (const [op, v] of Object.entries(cond)) {
     if (op === "$options") continue;
-    const t = operatorBounds(op, v, cond.$options);
+    const t = operatorBounds(op, v, cond.$options, multikey);
     if (t) lists.push(t.intervals);
     exact &&= t?.exact ?? false;
   }
@@ -245,7 +248,7 @@ export function fieldBounds(conditions: unknown[], multikey: boolean): FieldBoun
   let intervals: Interval[] | undefined;
   let exact = !multikey;
   for (const cond of conditions) {
-    const found = conditionBounds(cond);
+    const found = conditionBounds(cond, multikey);
     exact &&= found?.exact ?? false;
     for (const list of found?.lists ?? []) {
       if (intervals === undefined) intervals = list;
