@@ -141,6 +141,18 @@ describe("embedded engine: keyset pages read one page of index entries", () => {
     assert.deepEqual(merge.inputStages.map((s: Document) => s.indexBounds.score), [["(7.5, -inf]"], ["[null, null]"], ["[7.5, 7.5]"]]);
   });
 
+  test("null bounds: {f: null} is decided by a single-key index; $ne: null keeps an empty array on a multikey one", async () => {
+    const nulls = { name: null };
+    const explained = await indexed.find(nulls, { sort: { name: 1, _id: 1 }, limit: 5 }).explain("executionStats");
+    assert.equal(explained.queryPlanner.winningPlan.inputStage.filter, undefined, "no per-document test");
+    assert.deepEqual(await indexed.find(nulls).toArray(), await plain.find(nulls).toArray());
+    const mixed = conn.db.collection<Row>("mixed");
+    await mixed.createIndex({ a: 1 });
+    await mixed.insertMany([{ _id: 1, a: [] }, { _id: 2, a: null }, { _id: 3 }, { _id: 4, a: 1 }, { _id: 5, a: [null, 2] }]);
+    assert.deepEqual((await mixed.find({ a: { $ne: null } }).toArray()).map((r) => r._id), [1, 4]);
+    assert.equal(await mixed.countDocuments({ a: { $ne: null } }), 2);
+  });
+
   test("_id ranges seek in the _id order: forward, backward, with a sort the _id order gives", async () => {
     for (const [filter, sort] of [[{ _id: { $gt: 3000 } }, { _id: 1 }], [{ _id: { $lt: 1000 } }, { _id: -1 }], [{ _id: { $gte: 10, $lte: 20 } }, { _id: 1 }]] as const) {
       const { plan, stats } = await page(filter, sort, 10, JSON.stringify(filter));
