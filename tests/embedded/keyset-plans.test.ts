@@ -153,6 +153,14 @@ describe("embedded engine: keyset pages read one page of index entries", () => {
     assert.equal(await mixed.countDocuments({ a: { $ne: null } }), 2);
   });
 
+  test("a capped count stops reading at its cap, as count=estimated asks with a filter", async () => {
+    const query = { group: { $in: ["a", "b", "c"] }, created_at: { $type: "date" } }; // every row, not decided by an index
+    const explained = await conn.db.command({ explain: { count: "indexed", query, limit: 100 }, verbosity: "executionStats" });
+    assert.ok(explained.executionStats.totalDocsExamined <= 100, `${explained.executionStats.totalDocsExamined} docs for a cap of 100`);
+    assert.equal(await indexed.countDocuments(query, { limit: 100 }), 100);
+    assert.equal(await indexed.countDocuments(query, { skip: 3990, limit: 100 }), 10);
+  });
+
   test("_id ranges seek in the _id order: forward, backward, with a sort the _id order gives", async () => {
     for (const [filter, sort] of [[{ _id: { $gt: 3000 } }, { _id: 1 }], [{ _id: { $lt: 1000 } }, { _id: -1 }], [{ _id: { $gte: 10, $lte: 20 } }, { _id: 1 }]] as const) {
       const { plan, stats } = await page(filter, sort, 10, JSON.stringify(filter));

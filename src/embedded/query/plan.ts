@@ -143,7 +143,8 @@ export interface PlannedCount {
 /**
  * Counts matches (then applies skip/limit). An empty filter is answered from the collection's
  * size; a filter an index decides alone from the index (by position, without reading entries,
- * when nothing but the scanned ranges restricts it), without fetching documents.
+ * when nothing but the scanned ranges restricts it), without fetching documents. A count with a
+ * limit stops reading once it has skip + limit matches.
  */
 export function planCount(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0): PlannedCount {
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
@@ -158,10 +159,11 @@ export function planCount(coll: Collection | undefined, filter: unknown, skip = 
     } else if (plan.kind === "idrange" && plan.exact) {
       n = plan.estimate;
       stats.keysExamined += n;
-    } else if (plan.kind === "ixscan" && plan.exact) {
-      for (const _ of indexDocs(plan, stats)) n++;
     } else {
-      for (const _ of source(coll, plan, filter, stats, 0).docs) n++;
+      // A capped count (limit) stops reading at the cap.
+      const enough = limit > 0 ? skip + limit : Infinity;
+      const docs = plan.kind === "ixscan" && plan.exact ? indexDocs(plan, stats) : source(coll, plan, filter, stats, 0).docs;
+      for (const _ of docs) if (++n >= enough) break;
     }
   }
   n = Math.max(0, n - skip);
