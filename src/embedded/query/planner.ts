@@ -148,8 +148,12 @@ function orPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[], branch
   const parts: ScanBranch[] = [];
   let exact = terms.others === 0 && terms.ors.length === ors;
   let count = 0;
+  const lead = index.fields[0];
+  const pinned = terms.fields.some(([name]) => name === lead);
   for (const branch of branches) {
     const own = conjunction(branch);
+    // Cheap test first: a branch that says nothing of the index's first field cannot bound it.
+    if (!pinned && !own.fields.some(([name]) => name === lead)) return undefined;
     const fields = [...terms.fields, ...own.fields];
     const { conds, bounds } = boundsOn(index, fields);
     const ranges = isFull(bounds[0]) ? undefined : scanRanges(index, bounds);
