@@ -54,15 +54,16 @@ async function get(app: App, path: string): Promise<any> {
   return await response.json();
 }
 
-/** Median milliseconds of `path` over REPS runs, after two warm-ups; `prepare` runs untimed before each. */
+/** Median milliseconds of CPU time of `path` over REPS runs, after two warm-ups; `prepare` runs untimed before each. */
 async function time(app: App, path: string, prepare: () => Promise<unknown> = async () => {}): Promise<number> {
   for (let i = 0; i < 2; i++) await get(app, path);
   const samples: number[] = [];
   for (let i = 0; i < REPS; i++) {
     await prepare();
-    const start = performance.now();
+    const used = process.cpuUsage();
     await get(app, path);
-    samples.push(performance.now() - start);
+    const { user, system } = process.cpuUsage(used);
+    samples.push((user + system) / 1000);
   }
   return median(samples);
 }
@@ -85,20 +86,46 @@ async function docsExamined(app: App, path: string): Promise<string> {
 
 const SORTS = ["id", "name", "-created_at,name"];
 
+/** mulberry32, seeded: the same shuffles every run. */
+function generator(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /**
- * Median milliseconds of each path, measured in rounds that request every path once in turn
- * (after two warm-up rounds), so that drift on a shared machine hits all paths alike.
+ * Median milliseconds of CPU time (this process: the app and the in-process engine) and of
+ * wall time of each path, measured in rounds that request every path once (after two warm-up
+ * rounds), so that drift on a shared machine hits all paths alike. CPU time is what the
+ * targets are judged on: on a machine shared by many jobs, wall time mostly measures waiting
+ * for a core. Each round takes the paths in a new order: rounds allocate alike, so in a fixed
+ * order a garbage collection would fall on the same path every round.
  */
-async function timeAll(app: App, paths: readonly string[]): Promise<Map<string, number>> {
-  const samples = new Map(paths.map((path) => [path, [] as number[]]));
+async function timeAll(app: App, paths: readonly string[]): Promise<{ cpu: Map<string, number>; wall: Map<string, number> }> {
+  const cpu = new Map(paths.map((path) => [path, [] as number[]]));
+  const wall = new Map(paths.map((path) => [path, [] as number[]]));
+  const random = generator(7);
   for (let round = -2; round < REPS; round++) {
-    for (const path of paths) {
+    const order = [...paths];
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    for (const path of order) {
       const start = performance.now();
+      const used = process.cpuUsage();
       await get(app, path);
-      if (round >= 0) samples.get(path)!.push(performance.now() - start);
+      const { user, system } = process.cpuUsage(used);
+      if (round >= 0) cpu.get(path)!.push((user + system) / 1000), wall.get(path)!.push(performance.now() - start);
     }
   }
-  return new Map([...samples].map(([path, values]) => [path, median(values)]));
+  const medians = (samples: Map<string, number[]>) => new Map([...samples].map(([path, values]) => [path, median(values)]));
+  return { cpu: medians(cpu), wall: medians(wall) };
 }
 
 interface Cell {
@@ -123,9 +150,10 @@ async function scaleRows(app: App): Promise<string[]> {
       cells.push({ sort, label, offset: `/api/v1/users?per_page=${PER_PAGE}&sort=${sort}&page=${page}`, cursor });
     }
   }
-  const ms = await timeAll(app, [base, ...cells.flatMap((c) => (c.cursor ? [c.offset, c.cursor] : [c.offset]))]);
+  const timed = await timeAll(app, [base, ...cells.flatMap((c) => (c.cursor ? [c.offset, c.cursor] : [c.offset]))]);
+  const ms = timed.cpu;
   const baseMs = ms.get(base)!;
-  const shown = (path: string) => `${ms.get(path)!.toFixed(2)} ms (${(ms.get(path)! / baseMs).toFixed(2)}×)`;
+  const shown = (path: string) => `${ms.get(path)!.toFixed(2)} ms (${(ms.get(path)! / baseMs).toFixed(2)}×), wall ${timed.wall.get(path)!.toFixed(1)}`;
   const rows: string[] = [];
   for (const cell of cells) {
     const cursorDocs = cell.cursor ? await docsExamined(app, cell.cursor) : "–";
@@ -140,7 +168,7 @@ async function scaleRows(app: App): Promise<string[]> {
     if (sort === "name") verdicts.push(`- sort=name page 1 (indexed) ${(first / baseMs).toFixed(2)}× id-order page 1 (target ≤ ${INDEXED_SORT_TARGET}×): ${first / baseMs <= INDEXED_SORT_TARGET ? "met" : "NOT met"}`);
   }
   return [
-    `baseline: id order page 1 = ${baseMs.toFixed(2)} ms (every request with the default count=exact)`, "",
+    `baseline: id order page 1 = ${baseMs.toFixed(2)} ms CPU, ${timed.wall.get(base)!.toFixed(2)} ms wall (every request with the default count=exact); cells: median CPU ms per request (ratio to the baseline), median wall ms`, "",
     "| sort | page | offset | cursor | docs examined, offset | docs examined, cursor |", "| --- | --- | ---: | ---: | ---: | ---: |", ...rows, "", ...verdicts,
   ];
 }
@@ -153,11 +181,11 @@ async function countRows(app: App): Promise<string[]> {
   const cells: [string, string, string][] = [["none", unindexed, "unindexed"], ["exact", unindexed, "unindexed"], ["estimated", unindexed, "unindexed"], ["exact", indexed, "indexed (surname)"]];
   const timed: number[] = [];
   for (const [count, q] of cells) timed.push(await time(app, `/api/v1/users?q=${q}&count=${count}`, write));
-  const rows = ["| count | filter | ms | vs count=none |", "| --- | --- | ---: | ---: |"];
+  const rows = ["| count | filter | CPU ms | vs count=none |", "| --- | --- | ---: | ---: |"];
   cells.forEach(([count, , label], i) => rows.push(`| ${count} | ${label} | ${timed[i].toFixed(2)} | ${(timed[i] / timed[0]).toFixed(2)} |`));
   const reused = await time(app, `/api/v1/users?q=${unindexed}&count=exact`);
   const none = await time(app, `/api/v1/users?q=${unindexed}&count=none`);
-  rows.push("", `count reuse, no write between requests: exact ${reused.toFixed(2)} ms vs none ${none.toFixed(2)} ms (${(reused / none).toFixed(2)}×)`);
+  rows.push("", `count reuse, no write between requests: exact ${reused.toFixed(2)} ms CPU vs none ${none.toFixed(2)} ms (${(reused / none).toFixed(2)}×)`);
   return rows;
 }
 
