@@ -56,13 +56,13 @@ export class Catalog {
   applyChange(change: Change): void {
     switch (change.op) {
       case "put":
-        (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).put(change.doc);
+        this.replayed(change.db, change.coll).put(change.doc);
         return;
       case "delete":
         this.get(change.db, change.coll)?.delete(change.id);
         return;
       case "createCollection":
-        if (!this.get(change.db, change.coll)) this.create(change.db, change.coll);
+        this.replayed(change.db, change.coll);
         return;
       case "dropCollection":
         this.drop(change.db, change.coll);
@@ -71,7 +71,7 @@ export class Catalog {
         this.dropDatabase(change.db);
         return;
       case "createIndex": {
-        const coll = this.get(change.db, change.coll) ?? this.create(change.db, change.coll);
+        const coll = this.replayed(change.db, change.coll);
         if (!coll.indexes.has(change.spec.name)) coll.addIndex(change.spec, true);
         return;
       }
@@ -81,7 +81,14 @@ export class Catalog {
     }
   }
 
-  /** Makes the unique indexes exact after a loose replay. */
+  /** The collection a replayed change goes to, created if need be, its indexes deferred (see {@link Collection.deferIndexes}). */
+  private replayed(db: string, name: string): Collection {
+    const coll = this.get(db, name) ?? this.create(db, name);
+    coll.deferIndexes();
+    return coll;
+  }
+
+  /** Builds the indexes, each once, after a loose replay. */
   finishRecovery(): void {
     for (const colls of this.#dbs.values()) for (const coll of colls.values()) coll.rebuildIndexes();
   }
