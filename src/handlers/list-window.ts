@@ -48,20 +48,35 @@ async function offsetWindow(store: RecordStore, request: WindowRequest): Promise
 }
 
 /**
+ * Whether any record lies on the side of the boundary the client came from, when the boundary
+ * record itself is gone: anything beyond it that way (records there may have been deleted
+ * since the cursor was made). Read in that direction from the boundary, so the first entry answers.
+ */
+async function anyBehind(store: RecordStore, request: WindowRequest, position: KeyPosition): Promise<boolean> {
+  const { filter, keys } = request;
+  const forward = position.side === "after";
+  const behind = allOf([filter, keysetFilter(keys, position.key, forward ? "before" : "after")]);
+  const sort = forward ? reversed(keys) : Object.fromEntries(keys);
+  return (await store.find({ filter: behind, sort, skip: 0, limit: 1, projection: { _id: 1 } })).length > 0;
+}
+
+/**
  * A page by key: a range on the sort keys after (or before, read in reverse order) the
- * boundary. Whether anything lies on the side the client came from is asked at the same time:
- * the boundary record itself or anything beyond it that way (records there may have been
- * deleted since the cursor was made).
+ * boundary. The range takes the boundary record in too: when it is still there (the common
+ * case), it comes first and says that something lies on the side the client came from, so
+ * one find serves the page. Only when it was deleted or moved is that side asked separately.
  */
 async function keyWindow(store: RecordStore, request: WindowRequest, position: KeyPosition): Promise<Window> {
   const { filter, keys } = request;
   const forward = position.side === "after";
-  const range = allOf([filter, keysetFilter(keys, position.key, position.side)]);
-  const behind = { $or: [keysetFilter(keys, position.key, forward ? "before" : "after"), { _id: position.key[keys.length - 1] }] };
-  const [{ docs, more }, back] = await Promise.all([
-    readPlusOne(store, request, range, forward ? request.sort : reversed(keys), 0),
-    store.exists(allOf([filter, behind])),
-  ]);
+  const range = allOf([filter, keysetFilter(keys, position.key, position.side, true)]);
+  const sort = forward ? request.sort : reversed(keys);
+  const docs = await store.find({ filter: range, sort, skip: 0, limit: request.perPage + 2, projection: request.projection });
+  const boundary = docs.length > 0 && docs[0]._id === position.key[keys.length - 1];
+  if (boundary) docs.shift();
+  const back = boundary || (await anyBehind(store, request, position));
+  const more = docs.length > request.perPage;
+  docs.length = Math.min(docs.length, request.perPage);
   if (!forward) docs.reverse();
   const first = docs.length > 0 ? keyOf(docs[0], keys) : position.key;
   const last = docs.length > 0 ? keyOf(docs[docs.length - 1], keys) : position.key;

@@ -44,17 +44,26 @@ function isState(value: unknown): value is CursorState {
 }
 
 /**
+ * node:crypto where the runtime has it (Node, Deno, Bun): its HMAC is synchronous and about
+ * twenty times cheaper than a Web Crypto call, which every list page pays up to three times.
+ * Other runtimes (a worker without Node compatibility) use Web Crypto.
+ */
+const nodeCrypto: typeof import("node:crypto") | undefined = await import("node:crypto").catch(() => undefined);
+
+/**
  * Seals list positions into opaque cursors and opens them again. A cursor is its state as JSON
  * (sort values in relaxed Extended JSON, so dates stay dates), base64url-encoded, then a dot and
- * an HMAC-SHA-256 of it (Web Crypto, so it runs on any runtime). Without the secret no one can
- * make or change one, so a cursor's filter and key are exactly what this server issued.
+ * an HMAC-SHA-256 of it (node:crypto or Web Crypto, so it runs on any runtime). Without the
+ * secret no one can make or change one, so a cursor's filter and key are exactly what this
+ * server issued.
  */
 export class CursorSealer {
-  readonly #key: Promise<CryptoKey>;
+  readonly #secret: Uint8Array;
+  #key: Promise<CryptoKey> | undefined;
 
   /** `secret`: any bytes; cursors verify only where the same secret is used. */
   constructor(secret: Uint8Array) {
-    this.#key = crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    this.#secret = Uint8Array.from(secret);
   }
 
   /** A sealer with a fresh random secret: its cursors are valid until the process ends. */
@@ -83,6 +92,8 @@ export class CursorSealer {
   }
 
   private async sign(payload: string): Promise<string> {
+    if (nodeCrypto) return toBase64Url(nodeCrypto.createHmac("sha256", this.#secret).update(payload).digest().subarray(0, SIGNATURE_BYTES));
+    this.#key ??= crypto.subtle.importKey("raw", this.#secret as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     const mac = await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(payload));
     return toBase64Url(new Uint8Array(mac, 0, SIGNATURE_BYTES));
   }

@@ -25,6 +25,15 @@ describe("keysetFilter", () => {
     assert.deepEqual(keysetFilter(sortKeys({ name: -1, _id: 1 }), [null, 4], "after"), { name: null, _id: { $gt: 4 } });
   });
 
+  test("inclusive takes the boundary record in: only the _id key's range changes", () => {
+    assert.deepEqual(keysetFilter(sortKeys({ score: -1, _id: 1 }), [3, 7], "before", true), {
+      score: { $gte: 3 },
+      $or: [{ score: { $gt: 3 } }, { score: 3, _id: { $lte: 7 } }],
+    });
+    assert.deepEqual(keysetFilter(sortKeys({ _id: -1 }), [5], "after", true), { _id: { $lte: 5 } });
+    assert.deepEqual(keysetFilter(sortKeys({ name: -1, _id: 1 }), [null, 4], "after", true), { name: null, _id: { $gte: 4 } });
+  });
+
   test("before is after in the reversed order; id alone is a plain range", () => {
     assert.deepEqual(keysetFilter(sortKeys({ _id: 1 }), [5], "before"), { _id: { $lt: 5 } });
     assert.deepEqual(keysetFilter(sortKeys({ _id: -1 }), [5], "after"), { _id: { $lt: 5 } });

@@ -172,7 +172,7 @@ function rangeOf(op: string, v: unknown): Translated {
 }
 
 /** Bounds from one operator of a condition object, if the index can use it. */
-function operatorBounds(op: string, v: unknown, options: unknown): Translated {
+function operatorBounds(op: string, v: unknown, options: unknown, multikey: boolean): Translated {
   switch (op) {
     case "$eq":
       return v instanceof RegExp || bsonTag(v) === "BSONRegExp" ? undefined : equalityBounds(v);
@@ -183,6 +183,9 @@ function operatorBounds(op: string, v: unknown, options: unknown): Translated {
     case "$lt":
     case "$lte":
       return rangeOf(op, v);
+    case "$ne":
+      // An empty array indexes as null yet is not null: on a multikey index `$ne: null` bounds nothing.
+      return multikey && (v === null || v === undefined) ? undefined : notEqualBounds(v);
     case "$regex": {
       const source = v instanceof RegExp ? v.source : typeof v === "string" ? v : undefined;
       const flags = (v instanceof RegExp ? v.flags : "") + (typeof options === "string" ? options : "");
@@ -193,11 +196,24 @@ function operatorBounds(op: string, v: unknown, options: unknown): Translated {
   return undefined;
 }
 
+/**
+ * Everything but one value: the two intervals around it. A missing field indexes as null, and
+ * `$ne: null` excludes both, so the index decides it exactly (on a field that is not multikey).
+ */
+function notEqualBounds(v: unknown): Translated {
+  if (Array.isArray(v) || isPlainObject(v) || v instanceof RegExp || bsonTag(v) === "BSONRegExp") return undefined;
+  const at = v === undefined ? null : v;
+  const intervals = [{ lo: FULL.lo, hi: { value: at, inclusive: false } }, { lo: { value: at, inclusive: false }, hi: FULL.hi }];
+  return { intervals, exact: at === null || exactScalar(at) };
+}
+
 function equalityBounds(v: unknown): Translated {
   if (Array.isArray(v)) return undefined;
   const regex = regexOf(v);
   if (regex || v instanceof RegExp) return regex;
-  return { intervals: [point(v === undefined ? null : v)], exact: exactScalar(v) };
+  // A null entry is a null or missing field (an array of null, or an empty array, makes the
+  // index multikey, where nothing is exact), which is just what `{field: null}` matches.
+  return { intervals: [point(v === undefined ? null : v)], exact: v === null || exactScalar(v) };
 }
 
 /**
@@ -205,7 +221,7 @@ function equalityBounds(v: unknown): Translated {
  * each of which must hold), or undefined when no operator is usable. `exact` when the lists
  * together say all the condition says.
  */
-export function conditionBounds(cond: unknown): { lists: Interval[][]; exact: boolean } | undefined {
+export function conditionBounds(cond: unknown, multikey = false): { lists: Interval[][]; exact: boolean } | undefined {
   const eq = equalityValue(cond);
   if (eq || cond instanceof RegExp) {
     const t = eq ? equalityBounds(eq.value) : regexOf(cond);
@@ -216,7 +232,7 @@ export function conditionBounds(cond: unknown): { lists: Interval[][]; exact: bo
   let exact = true;
   for (const [op, v] of Object.entries(cond)) {
     if (op === "$options") continue;
-    const t = operatorBounds(op, v, cond.$options);
+    const t = operatorBounds(op, v, cond.$options, multikey);
     if (t) lists.push(t.intervals);
     exact &&= t?.exact ?? false;
   }
@@ -232,7 +248,7 @@ export function fieldBounds(conditions: unknown[], multikey: boolean): FieldBoun
   let intervals: Interval[] | undefined;
   let exact = !multikey;
   for (const cond of conditions) {
-    const found = conditionBounds(cond);
+    const found = conditionBounds(cond, multikey);
     exact &&= found?.exact ?? false;
     for (const list of found?.lists ?? []) {
       if (intervals === undefined) intervals = list;
@@ -240,6 +256,12 @@ export function fieldBounds(conditions: unknown[], multikey: boolean): FieldBoun
     }
   }
   return { intervals: intervals ?? [FULL], exact: exact && intervals !== undefined };
+}
+
+/** The values any of the bounds allow (the bounds of an `$or` across its branches). */
+export function unionOf(list: readonly FieldBounds[]): FieldBounds {
+  if (list.some(isFull)) return { intervals: [FULL], exact: false };
+  return { intervals: normalise(list.flatMap((b) => b.intervals)), exact: false };
 }
 
 /** True when the bounds are a single value (an equality). */

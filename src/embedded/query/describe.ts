@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import { isEmptyFilter } from "./filter.ts";
 import { RankEdge, type Endpoint, type FieldBounds } from "./bounds.ts";
-import type { ScanStats } from "./index-scan.ts";
+import type { ScanSpec, ScanStats } from "./index-scan.ts";
 import type { Plan, SortKey } from "./planner.ts";
 
 /** The smallest and largest values of the types a range can be bracketed to, as MongoDB prints them. */
@@ -30,9 +30,9 @@ function showBounds(bounds: FieldBounds, dir: 1 | -1, reverse: boolean): string[
   return descending ? shown.reverse() : shown;
 }
 
-/** The IXSCAN (or, for counts read from index positions, COUNT_SCAN) stage of an index plan. */
-function indexStage(plan: Extract<Plan, { kind: "ixscan" }>, stage = "IXSCAN"): Document {
-  const { index, bounds, reverse } = plan.scan;
+/** The IXSCAN (or, for counts read from index positions, COUNT_SCAN) stage of an index scan. */
+function indexStage(scan: ScanSpec, stage = "IXSCAN"): Document {
+  const { index, bounds, reverse } = scan;
   const indexBounds: Document = {};
   index.fields.forEach((f, i) => (indexBounds[f] = showBounds(bounds[i], index.entries.dirs[i], reverse)));
   return {
@@ -40,6 +40,18 @@ function indexStage(plan: Extract<Plan, { kind: "ixscan" }>, stage = "IXSCAN"): 
     isUnique: index.spec.unique === true, direction: reverse ? "backward" : "forward", indexBounds,
   };
 }
+
+/**
+ * What an index plan reads: one IXSCAN, or for an `$or` one IXSCAN per branch under SORT_MERGE
+ * (merged in the index's order) or OR (in no particular order), as MongoDB shows them.
+ */
+function indexInput(plan: Extract<Plan, { kind: "ixscan" }>): Document {
+  if (!plan.branches) return indexStage(plan.scan);
+  const inputStages = plan.branches.map((branch) => indexStage({ ...plan.scan, bounds: branch.bounds }));
+  return plan.ordered ? { stage: "SORT_MERGE", inputStages } : { stage: "OR", inputStages };
+}
+
+const ID_SCAN = { stage: "IXSCAN", keyPattern: { _id: 1 }, indexName: "_id_", isMultiKey: false, isUnique: true };
 
 function withFilter(stage: Document, exact: boolean, filter: unknown): Document {
   return exact || isEmptyFilter(filter) ? stage : { ...stage, filter };
@@ -51,11 +63,15 @@ export function accessStages(plan: Plan, filter: unknown): Document {
     case "collscan":
       return withFilter({ stage: "COLLSCAN", direction: plan.reverse ? "backward" : "forward" }, plan.exact, filter);
     case "id": {
-      const ixscan = { stage: "IXSCAN", keyPattern: { _id: 1 }, indexName: "_id_", isMultiKey: false, isUnique: true, direction: "forward", indexBounds: { _id: plan.values.map((v) => `[${showValue(v)}, ${showValue(v)}]`) } };
+      const ixscan = { ...ID_SCAN, direction: "forward", indexBounds: { _id: plan.values.map((v) => `[${showValue(v)}, ${showValue(v)}]`) } };
+      return withFilter({ stage: "FETCH", inputStage: ixscan }, plan.exact, filter);
+    }
+    case "idrange": {
+      const ixscan = { ...ID_SCAN, direction: plan.reverse ? "backward" : "forward", indexBounds: { _id: showBounds(plan.bounds, 1, plan.reverse) } };
       return withFilter({ stage: "FETCH", inputStage: ixscan }, plan.exact, filter);
     }
     case "ixscan":
-      return withFilter({ stage: "FETCH", inputStage: indexStage(plan) }, plan.exact, filter);
+      return withFilter({ stage: "FETCH", inputStage: indexInput(plan) }, plan.exact, filter);
   }
 }
 
@@ -74,7 +90,7 @@ export function findStages(plan: Plan, keys: SortKey[], filter: unknown, skip: n
 /** The winning plan of a count: COUNT over the fast count, a COUNT_SCAN, or the access stages. */
 export function countStages(plan: Plan | undefined, filter: unknown): Document {
   if (!plan) return { stage: "RECORD_STORE_FAST_COUNT" };
-  if (plan.kind === "ixscan" && plan.exact) return { stage: "COUNT", inputStage: indexStage(plan, plan.countable ? "COUNT_SCAN" : "IXSCAN") };
+  if (plan.kind === "ixscan" && plan.exact) return { stage: "COUNT", inputStage: plan.branches ? indexInput(plan) : indexStage(plan.scan, plan.countable ? "COUNT_SCAN" : "IXSCAN") };
   return { stage: "COUNT", inputStage: accessStages(plan, filter) };
 }
 

@@ -13,8 +13,27 @@ export interface ScanStats {
   docsExamined: number;
 }
 
+/**
+ * The fields a scan bounds: the index's own, then `_id`, which orders the entries of equal keys
+ * (unless the index names `_id` itself). So `{name: "Bo", _id: {$gt: 7}}` seeks straight to
+ * the first "Bo" after 7 instead of reading every "Bo" before it.
+ */
+export function scanFields(index: OrderedIndex): readonly string[] {
+  return index.fields.includes("_id") ? index.fields : [...index.fields, "_id"];
+}
+
+/** The direction of each scan field (see {@link scanFields}): `_id` ascends within equal keys. */
+function scanDirs(entries: SortedBlocks): readonly (1 | -1)[] {
+  return [...entries.dirs, 1];
+}
+
+/** Scan field `f` of an entry: its key value, or past the key, the document's `_id`. */
+function fieldOf(at: (f: number) => unknown, doc: Document, width: number, f: number): unknown {
+  return f < width ? at(f) : doc._id;
+}
+
 /** A stretch of the index: equal to `prefix` on the first fields, then within `interval`, if any. */
-interface Range {
+export interface Range {
   prefix: unknown[];
   interval?: Interval;
 }
@@ -32,7 +51,7 @@ export interface ScanSpec {
  * combinations exceed {@link MAX_RANGES}.
  */
 export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] | undefined {
-  const dirs = index.entries.dirs;
+  const dirs = scanDirs(index.entries);
   let p = 0;
   while (p < bounds.length && allPoints(bounds[p])) p++;
   let prefixes: unknown[][] = [[]];
@@ -48,34 +67,40 @@ export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] 
   return prefixes.flatMap((prefix) => intervals.map((interval) => ({ prefix, interval })));
 }
 
-function comparePrefix(at: (f: number) => unknown, prefix: unknown[], dirs: readonly (1 | -1)[]): number {
+function comparePrefix(key: (f: number) => unknown, doc: Document, width: number, prefix: unknown[], dirs: readonly (1 | -1)[]): number {
   for (let f = 0; f < prefix.length; f++) {
-    const c = compareValues(at(f), prefix[f]) * dirs[f];
+    const c = compareValues(fieldOf(key, doc, width, f), prefix[f]) * dirs[f];
     if (c !== 0) return c;
   }
   return 0;
 }
 
+// The probes run on every comparison of a seek: they create no closure of their own.
+
 /** Negative while an entry lies before the start of `range`. */
-function startProbe(range: Range, dirs: readonly (1 | -1)[]): Probe {
-  return (at) => {
-    const c = comparePrefix(at, range.prefix, dirs);
+function startProbe(range: Range, entries: SortedBlocks): Probe {
+  const dirs = scanDirs(entries);
+  const width = entries.width;
+  return (key, doc) => {
+    const c = comparePrefix(key, doc, width, range.prefix, dirs);
     if (c !== 0 || !range.interval) return c;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.lo : range.interval.hi;
-    return compareToEndpoint(at(p), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
+    return compareToEndpoint(fieldOf(key, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
   };
 }
 
 /** Negative while an entry lies at or before the end of `range`. */
-function endProbe(range: Range, dirs: readonly (1 | -1)[]): Probe {
-  return (at) => {
-    const c = comparePrefix(at, range.prefix, dirs);
+function endProbe(range: Range, entries: SortedBlocks): Probe {
+  const dirs = scanDirs(entries);
+  const width = entries.width;
+  return (key, doc) => {
+    const c = comparePrefix(key, doc, width, range.prefix, dirs);
     if (c !== 0) return c;
     if (!range.interval) return -1;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.hi : range.interval.lo;
-    return compareToEndpoint(at(p), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
+    return compareToEndpoint(fieldOf(key, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
   };
 }
 
@@ -87,7 +112,7 @@ function distance(entries: SortedBlocks, a: Position, b: Position): number {
 /** How many entries the ranges hold, in O(log n) per range (an estimate when later fields filter). */
 export function countInRanges(entries: SortedBlocks, ranges: Range[]): number {
   let n = 0;
-  for (const range of ranges) n += distance(entries, entries.seek(startProbe(range, entries.dirs)), entries.seek(endProbe(range, entries.dirs)));
+  for (const range of ranges) n += distance(entries, entries.seek(startProbe(range, entries)), entries.seek(endProbe(range, entries)));
   return n;
 }
 
@@ -115,6 +140,12 @@ function probeAt(entries: SortedBlocks, probe: Probe, pos: Position): number {
   return probe((f) => entries.keyAt(pos, f), entries.docAt(pos));
 }
 
+/** One index entry as a scan yields it: the document and its key values. */
+interface Entry {
+  doc: Document;
+  key: unknown[];
+}
+
 /**
  * Reads the documents of the entries within the bounds, in index order (or reverse), each
  * document once. Lazy, and safe across writes between steps: after entries moved it finds
@@ -123,15 +154,21 @@ function probeAt(entries: SortedBlocks, probe: Probe, pos: Position): number {
  * restricts the entries, by position, without reading them.
  */
 export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, skip = 0): Generator<Document> {
-  const { entries } = spec.index;
-  const dirs = entries.dirs;
   const seen: Set<ValueKey> | undefined = spec.index.multikey ? new Set() : undefined;
-  const p = ranges[0]?.interval ? ranges[0].prefix.length : entries.width;
+  for (const entry of scanEntries(spec, ranges, stats, seen, skip)) yield entry.doc;
+}
+
+/** {@link scanIndex}, yielding entries; documents already in `seen` are passed over (and added to it). */
+function* scanEntries(spec: ScanSpec, ranges: Range[], stats: ScanStats, seen: Set<ValueKey> | undefined, skip = 0): Generator<Entry> {
+  const { entries } = spec.index;
+  const width = entries.width;
+  const p = ranges[0]?.interval ? ranges[0].prefix.length : spec.bounds.length;
   const filters = spec.bounds.map((b, f) => (f > p && !isFull(b) ? b.intervals : undefined));
+  const fieldAt = (pos: Position, f: number) => (f < width ? entries.keyAt(pos, f) : entries.docAt(pos)._id);
   const ordered = spec.reverse ? [...ranges].reverse() : ranges;
   for (const range of ordered) {
-    const start = startProbe(range, dirs);
-    const end = endProbe(range, dirs);
+    const start = startProbe(range, entries);
+    const end = endProbe(range, entries);
     let pos = spec.reverse ? entries.prev(entries.seek(end)) : entries.seek(start);
     if (skip > 0 && seen === undefined && filters.every((f) => f === undefined)) {
       // Every entry of the range matches: pass over skipped ones by position, without reading them.
@@ -145,15 +182,15 @@ export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, sk
     for (; entries.valid(pos); pos = spec.reverse ? entries.prev(pos) : entries.next(pos)) {
       if (spec.reverse ? probeAt(entries, start, pos) < 0 : probeAt(entries, end, pos) >= 0) break;
       stats.keysExamined++;
-      if (!filters.every((iv, f) => iv === undefined || inBounds(entries.keyAt(pos, f), iv))) continue;
+      if (!filters.every((iv, f) => iv === undefined || inBounds(fieldAt(pos, f), iv))) continue;
       const doc = entries.docAt(pos);
       if (seen) {
         if (seen.has(keyOf(doc._id))) continue;
         seen.add(keyOf(doc._id));
       }
       if (skip > 0 && skip--) continue;
-      const key = Array.from({ length: entries.width }, (_, f) => entries.keyAt(pos, f));
-      yield doc;
+      const key = Array.from({ length: width }, (_, f) => entries.keyAt(pos, f));
+      yield { doc, key };
       if (entries.epoch !== epoch) {
         // Writes moved entries while the reader held the document: continue after it.
         const again = reseek(entries, key, doc._id, spec.reverse);
@@ -161,5 +198,41 @@ export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, sk
         epoch = entries.epoch;
       }
     }
+  }
+}
+
+/** One branch of an `$or` read from an index: its bounds and the stretches they select. */
+export interface ScanBranch {
+  bounds: FieldBounds[];
+  ranges: Range[];
+}
+
+/**
+ * Reads the branches of an `$or` from one index and merges them in index order (or reverse),
+ * each document once: MongoDB's SORT_MERGE of one index scan per branch. Every branch starts
+ * at its own first entry, so a page reads about its own size however deep it lies.
+ */
+export function* mergeScans(index: OrderedIndex, branches: ScanBranch[], reverse: boolean, stats: ScanStats): Generator<Document> {
+  const seen = new Set<ValueKey>();
+  const scans = branches.map((b) => scanEntries({ index, bounds: b.bounds, reverse }, b.ranges, stats, seen));
+  const heads = scans.map((scan) => scan.next());
+  const dirs = index.entries.dirs;
+  const before = (a: Entry, b: Entry): boolean => {
+    for (let f = 0; f < dirs.length; f++) {
+      const c = compareValues(a.key[f], b.key[f]) * dirs[f];
+      if (c !== 0) return reverse ? c > 0 : c < 0;
+    }
+    const c = compareValues(a.doc._id, b.doc._id);
+    return reverse ? c > 0 : c < 0;
+  };
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i];
+      if (!head.done && (best < 0 || before(head.value, (heads[best] as IteratorYieldResult<Entry>).value))) best = i;
+    }
+    if (best < 0) return;
+    yield (heads[best] as IteratorYieldResult<Entry>).value.doc;
+    heads[best] = scans[best].next();
   }
 }

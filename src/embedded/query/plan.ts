@@ -3,7 +3,8 @@ import type { Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import { compareValues } from "../store/values.ts";
 import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
-import { countInRanges, scanIndex, type ScanStats } from "./index-scan.ts";
+import { scanIdRanges } from "./id-scan.ts";
+import { countInRanges, mergeScans, scanIndex, type ScanStats } from "./index-scan.ts";
 import { choosePlan, sortKeys, type Plan, type SortKey } from "./planner.ts";
 import { sortDocuments } from "./sort.ts";
 
@@ -81,11 +82,19 @@ function source(coll: Collection, plan: Plan, filter: unknown, stats: ScanStats,
     }
     case "id":
       return { docs: filtered(counted(idDocs(coll, plan.values), stats), predicate), skipped: 0 };
+    case "idrange":
+      return { docs: filtered(counted(scanIdRanges(coll.docs, plan.bounds.intervals, plan.reverse, stats), stats), predicate), skipped: 0 };
     case "ixscan": {
-      const fast = plan.exact && plan.ordered && !plan.scan.index.multikey ? skip : 0;
-      return { docs: filtered(counted(scanIndex(plan.scan, plan.ranges, stats, fast), stats), predicate), skipped: fast };
+      const fast = plan.exact && plan.ordered && !plan.scan.index.multikey && !plan.branches ? skip : 0;
+      return { docs: filtered(counted(indexDocs(plan, stats, fast), stats), predicate), skipped: fast };
     }
   }
+}
+
+/** The documents of an index plan: one scan, or the merged scans of an `$or`'s branches. */
+function indexDocs(plan: Extract<Plan, { kind: "ixscan" }>, stats: ScanStats, skip = 0): Iterable<Document> {
+  if (plan.branches) return mergeScans(plan.scan.index, plan.branches, plan.scan.reverse, stats);
+  return scanIndex(plan.scan, plan.ranges, stats, skip);
 }
 
 function* sortedCount(source: Iterable<Document>): Generator<Document> {
@@ -137,7 +146,8 @@ export interface PlannedCount {
 /**
  * Counts matches (then applies skip/limit). An empty filter is answered from the collection's
  * size; a filter an index decides alone from the index (by position, without reading entries,
- * when nothing but the scanned ranges restricts it), without fetching documents.
+ * when nothing but the scanned ranges restricts it), without fetching documents. A count with a
+ * limit stops reading once it has skip + limit matches.
  */
 export function planCount(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0, collation?: Collation): PlannedCount {
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
@@ -149,10 +159,14 @@ export function planCount(coll: Collection | undefined, filter: unknown, skip = 
     if (plan.kind === "ixscan" && plan.countable) {
       n = countInRanges(plan.scan.index.entries, plan.ranges);
       stats.keysExamined += n;
-    } else if (plan.kind === "ixscan" && plan.exact) {
-      for (const _ of scanIndex(plan.scan, plan.ranges, stats)) n++;
+    } else if (plan.kind === "idrange" && plan.exact) {
+      n = plan.estimate;
+      stats.keysExamined += n;
     } else {
-      for (const _ of source(coll, plan, filter, stats, 0, collation).docs) n++;
+      // A capped count (limit) stops reading at the cap.
+      const enough = limit > 0 ? skip + limit : Infinity;
+      const docs = plan.kind === "ixscan" && plan.exact ? indexDocs(plan, stats) : source(coll, plan, filter, stats, 0, collation).docs;
+      for (const _ of docs) if (++n >= enough) break;
     }
   }
   n = Math.max(0, n - skip);

@@ -4,9 +4,10 @@ import { CommandError } from "../errors.ts";
 import { sameCollation, type Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
-import { fieldBounds, isFull, isPoint, type FieldBounds } from "./bounds.ts";
+import { fieldBounds, isFull, isPoint, unionOf, type FieldBounds } from "./bounds.ts";
 import { equalityValue } from "./filter.ts";
-import { countInRanges, rangesAreExact, scanRanges, type ScanSpec } from "./index-scan.ts";
+import { countIdRanges } from "./id-scan.ts";
+import { countInRanges, MAX_RANGES, rangesAreExact, scanFields, scanRanges, type ScanBranch, type ScanSpec } from "./index-scan.ts";
 
 /** One sort key: a field and its direction. */
 export type SortKey = [field: string, dir: 1 | -1];
@@ -19,23 +20,32 @@ export type SortKey = [field: string, dir: 1 | -1];
 export type Plan =
   | { kind: "collscan"; exact: boolean; ordered: boolean; reverse: boolean }
   | { kind: "id"; values: readonly unknown[]; exact: boolean; ordered: boolean }
-  | { kind: "ixscan"; scan: ScanSpec; ranges: NonNullable<ReturnType<typeof scanRanges>>; exact: boolean; ordered: boolean; countable: boolean; estimate: number };
+  | { kind: "idrange"; bounds: FieldBounds; reverse: boolean; exact: boolean; ordered: boolean; estimate: number }
+  | {
+    kind: "ixscan"; scan: ScanSpec; ranges: NonNullable<ReturnType<typeof scanRanges>>; exact: boolean; ordered: boolean; countable: boolean; estimate: number;
+    /** The branches of an `$or`, each scanned on its own and merged in index order; `scan.bounds` is then their union. */
+    branches?: ScanBranch[];
+  };
 
 /**
  * A filter read as a conjunction: its field conditions, from the top level and from top-level
- * `$and` members (each member must hold, so any of them can bound the result), and how many
- * other terms ($or, $expr...) it has, which an index cannot decide.
+ * `$and` members (each member must hold, so any of them can bound the result), its `$or`s
+ * (each must hold; the branches of one can bound a read together), and how many other terms
+ * ($nor, $expr...) it has, which an index cannot decide.
  */
 interface Conjunction {
   fields: [string, unknown][];
+  ors: Document[][];
   others: number;
 }
 
-function conjunction(filter: Document, into: Conjunction = { fields: [], others: 0 }): Conjunction {
+function conjunction(filter: Document, into: Conjunction = { fields: [], ors: [], others: 0 }): Conjunction {
   for (const key in filter) {
     const value = filter[key];
     if (key === "$and" && Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
       for (const member of value) conjunction(member, into);
+    } else if (key === "$or" && Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
+      into.ors.push(value);
     } else if (key.startsWith("$")) {
       into.others++;
     } else {
@@ -64,10 +74,11 @@ function idValues(terms: Conjunction): { values: readonly unknown[]; exact: bool
   for (const [name, cond] of terms.fields) {
     if (name !== "_id") continue;
     const eq = equalityValue(cond);
-    if (eq) return { values: [eq.value], exact: eq.value !== null && terms.fields.length === 1 && terms.others === 0 };
+    const alone = terms.fields.length === 1 && terms.others === 0 && terms.ors.length === 0;
+    if (eq) return { values: [eq.value], exact: eq.value !== null && alone };
     if (isPlainObject(cond) && Object.keys(cond).length === 1 && Array.isArray(cond.$in)) {
       if (cond.$in.some((v) => v instanceof RegExp || Array.isArray(v))) continue;
-      return { values: cond.$in, exact: !cond.$in.includes(null) && terms.fields.length === 1 && terms.others === 0 };
+      return { values: cond.$in, exact: !cond.$in.includes(null) && alone };
     }
   }
   return undefined;
@@ -102,28 +113,110 @@ function sortDirection(index: OrderedIndex, bounds: FieldBounds[], keys: SortKey
   return s === keys.length ? (sign === 0 ? 1 : sign) : 0;
 }
 
+/** The conditions of `fields` on each scan field of the index, and the bounds they give. */
+function boundsOn(index: OrderedIndex, fields: [string, unknown][]): { conds: unknown[][]; bounds: FieldBounds[] } {
+  const conds = scanFields(index).map((field) => fields.filter(([name]) => name === field).map(([, c]) => c));
+  const bounds = conds.map((list, f) => fieldBounds(list, index.multikey && f < index.fields.length));
+  return { conds, bounds };
+}
+
+/** True when the index bounds decide every field condition (none is on another field, none inexact). */
+function decides(index: OrderedIndex, fields: [string, unknown][], conds: unknown[][], bounds: FieldBounds[]): boolean {
+  const onIndex = conds.reduce((n, list) => n + list.length, 0);
+  return !index.multikey && onIndex === fields.length && bounds.every((b, f) => conds[f].length === 0 || b.exact);
+}
+
 function indexPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[]): Plan | undefined {
-  const conds = index.fields.map((field) => terms.fields.filter(([name]) => name === field).map(([, c]) => c));
-  const bounds = conds.map((list) => fieldBounds(list, index.multikey));
+  const { conds, bounds } = boundsOn(index, terms.fields);
   const dir = keys.length ? sortDirection(index, bounds, keys) : 0;
   if (isFull(bounds[0]) && dir === 0) return undefined;
   const ranges = scanRanges(index, bounds);
   if (!ranges) return undefined;
-  const onIndex = conds.reduce((n, list) => n + list.length, 0);
-  const decided = bounds.every((b, f) => conds[f].length === 0 || b.exact);
-  const exact = !index.multikey && decided && terms.others === 0 && onIndex === terms.fields.length;
+  const exact = decides(index, terms.fields, conds, bounds) && terms.others === 0 && terms.ors.length === 0;
   const scan: ScanSpec = { index, bounds, reverse: dir === -1 };
   const estimate = countInRanges(index.entries, ranges);
   return { kind: "ixscan", scan, ranges, exact, ordered: dir !== 0, countable: exact && rangesAreExact(bounds), estimate };
 }
 
+/**
+ * An index read of one `$or`: each branch, with the conditions that hold beside the `$or`,
+ * bounds its own scan, and the scans merge in index order, so the read gives the index's sort
+ * when every branch does (MongoDB's SORT_MERGE). Undefined unless every branch bounds the
+ * index's first field: a branch that does not would read the whole index. `ors`: how many of
+ * the filter's `$or`s the branches stand for (see {@link everyCombination}).
+ */
+function orPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[], branches: Document[], ors = 1): Plan | undefined {
+  const parts: ScanBranch[] = [];
+  let exact = terms.others === 0 && terms.ors.length === ors;
+  let count = 0;
+  const lead = index.fields[0];
+  const pinned = terms.fields.some(([name]) => name === lead);
+  for (const branch of branches) {
+    const own = conjunction(branch);
+    // Cheap test first: a branch that says nothing of the index's first field cannot bound it.
+    if (!pinned && !own.fields.some(([name]) => name === lead)) return undefined;
+    const fields = [...terms.fields, ...own.fields];
+    const { conds, bounds } = boundsOn(index, fields);
+    const ranges = isFull(bounds[0]) ? undefined : scanRanges(index, bounds);
+    if (!ranges || (count += ranges.length) > MAX_RANGES) return undefined;
+    parts.push({ bounds, ranges });
+    exact &&= own.others === 0 && own.ors.length === 0 && decides(index, fields, conds, bounds);
+  }
+  const union = parts[0].bounds.map((_, f) => unionOf(parts.map((part) => part.bounds[f])));
+  const dir = keys.length && !index.multikey ? sortDirection(index, union, keys) : 0;
+  const estimate = parts.reduce((n, part) => n + countInRanges(index.entries, part.ranges), 0);
+  const scan: ScanSpec = { index, bounds: union, reverse: dir === -1 };
+  return { kind: "ixscan", scan, ranges: [], branches: parts, exact, ordered: dir !== 0, countable: false, estimate };
+}
+
+/** Most branches {@link everyCombination} expands several `$or`s to. */
+const MAX_COMBINATIONS = 64;
+
+/**
+ * Several `$or`s that must all hold, as one: a branch per combination of their branches (a
+ * cursor's range ANDed with a client's `$or` on the same index: `{$or: [{g: "a"}, {g: "b"}]}`
+ * and the range each bound the other's scans). Undefined beyond {@link MAX_COMBINATIONS}.
+ */
+function everyCombination(ors: Document[][]): Document[] | undefined {
+  let combos: Document[][] = [[]];
+  for (const branches of ors) {
+    if (combos.length * branches.length > MAX_COMBINATIONS) return undefined;
+    combos = combos.flatMap((combo) => branches.map((branch) => [...combo, branch]));
+  }
+  return combos.map((combo) => ({ $and: combo }));
+}
+
+/**
+ * A read of the `_id` order restricted to the `_id` ranges the filter allows: its own `_id`
+ * conditions, or the union over the branches of an `$or` that each bound `_id`. Undefined when
+ * nothing bounds `_id`.
+ */
+function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Plan | undefined {
+  const idConditions = (fields: [string, unknown][]) => fields.filter(([name]) => name === "_id").map(([, c]) => c);
+  const own = idConditions(terms.fields);
+  let bounds = fieldBounds(own, false);
+  let exact = bounds.exact && own.length === terms.fields.length && terms.others === 0 && terms.ors.length === 0;
+  for (const branches of isFull(bounds) ? terms.ors : []) {
+    const each = branches.map((branch) => fieldBounds([...own, ...idConditions(conjunction(branch).fields)], false));
+    if (each.some(isFull)) continue;
+    [bounds, exact] = [unionOf(each), false];
+    break;
+  }
+  if (isFull(bounds)) return undefined;
+  const natural = keys.length === 1 && keys[0][0] === "_id";
+  const reverse = natural && keys[0][1] === -1;
+  return { kind: "idrange", bounds, reverse, exact, ordered: natural, estimate: countIdRanges(coll.docs, bounds.intervals) };
+}
+
 /** What the planner weighs: entries it expects to read, plus a sort when the plan is unordered. */
 function cost(plan: Plan, size: number, window: number, anyOrder: boolean): number {
-  const read = plan.kind === "ixscan" ? plan.estimate : plan.kind === "id" ? plan.values.length : size;
-  if (anyOrder) return plan.kind === "ixscan" && plan.countable ? 0 : read;
+  const read = plan.kind === "ixscan" || plan.kind === "idrange" ? plan.estimate : plan.kind === "id" ? plan.values.length : size;
+  if (anyOrder) return (plan.kind === "ixscan" && plan.countable) || (plan.kind === "idrange" && plan.exact) ? 0 : read;
   if (!plan.ordered) return read * 1.5;
   if (plan.exact) return Math.min(read, window);
-  return Number.isFinite(window) ? read / 2 : read;
+  // Tested documents may fail, so expect to read past the window, up to half the entries; never
+  // less than the window, so an exact plan over as many entries costs no more than this one.
+  return Number.isFinite(window) ? Math.min(read, Math.max(window, read / 2)) : read;
 }
 
 /**
@@ -135,20 +228,27 @@ function cost(plan: Plan, size: number, window: number, anyOrder: boolean): numb
  * the bounds are computed in binary string order, and `_id` lookups hash strings exactly.
  */
 export function choosePlan(coll: Collection, filter: unknown, keys: SortKey[], window = Infinity, collation?: Collation): Plan {
-  const terms = isPlainObject(filter) ? conjunction(filter) : { fields: [], others: isEmptyObject(filter) ? 0 : 1 };
+  const terms: Conjunction = isPlainObject(filter) ? conjunction(filter) : { fields: [], ors: [], others: isEmptyObject(filter) ? 0 : 1 };
   const natural = keys.length === 0 || (keys.length === 1 && keys[0][0] === "_id");
-  const noFilter = terms.fields.length === 0 && terms.others === 0;
+  const noFilter = terms.fields.length === 0 && terms.others === 0 && terms.ors.length === 0;
   const id = collation ? undefined : idValues(terms);
   if (id) return { kind: "id", values: id.values, exact: id.exact, ordered: id.values.length <= 1 };
   let best: Plan = { kind: "collscan", exact: noFilter, ordered: natural, reverse: natural && keys[0]?.[1] === -1 };
   let bestCost = cost(best, coll.docs.size, window, keys.length === 0);
-  const usable = collation ? { fields: [], others: terms.fields.length + terms.others } : terms;
-  for (const index of coll.orderedIndexes()) {
-    if (!sameCollation(index.collation, collation)) continue;
-    const plan = indexPlan(index, usable, keys);
-    if (!plan) continue;
+  const consider = (plan: Plan | undefined) => {
+    if (!plan) return;
     const c = cost(plan, coll.docs.size, window, keys.length === 0);
     if (c < bestCost || (c === bestCost && plan.exact && !best.exact)) [best, bestCost] = [plan, c];
+  };
+  // Under a collation bounds (binary string order) cannot be used, only a same-collation index's order.
+  const usable: Conjunction = collation ? { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others } : terms;
+  if (!collation) consider(idRangePlan(coll, terms, keys));
+  for (const index of coll.orderedIndexes()) {
+    if (!sameCollation(index.collation, collation)) continue;
+    consider(indexPlan(index, usable, keys));
+    for (const branches of usable.ors) consider(orPlan(index, usable, keys, branches));
+    const combined = usable.ors.length > 1 ? everyCombination(usable.ors) : undefined;
+    if (combined) consider(orPlan(index, usable, keys, combined, usable.ors.length));
   }
   return best;
 }

@@ -26,6 +26,9 @@ function distinctValues(doc: Document, path: string): unknown[] {
   return [...seen.values()].sort(compareValues);
 }
 
+/** Index builds since the process started: tests assert recovery builds each index once. */
+export const indexStats = { builds: 0 };
+
 /**
  * A secondary index (single-field or compound, each field ascending or descending, unique or
  * not), kept ordered in {@link SortedBlocks}. Each document contributes one entry per key
@@ -89,6 +92,7 @@ export class OrderedIndex {
 
   /** Rebuilds the entries from the documents with one sort. */
   build(docs: Iterable<Document>): void {
+    indexStats.builds++;
     this.multikey = false;
     const keys: unknown[] = [];
     const owners: Document[] = [];

@@ -98,6 +98,22 @@ export class OrderedDocs {
     return lo;
   }
 
+  /**
+   * Position of the first document for which `probe(_id)` is not negative (it must be negative
+   * for a prefix of the `_id` order, e.g. "before the start of a range"). Binary search, O(log n).
+   */
+  seekWith(probe: (id: unknown) => number): number {
+    const list = this.#list;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (probe(list[mid]._id) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   #positionOf(id: unknown): number {
     return this.seekAfter(id, true);
   }
