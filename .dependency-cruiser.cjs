@@ -37,7 +37,9 @@ const LAYERS = [
 
 const upward = LAYERS.slice(1).map(([name, from], index) => ({
   name: `layers-${name}-imports-no-upper-layer`,
-  comment: `${name} may import only the layers below it (${LAYERS.slice(index + 2).map(([n]) => n).join(", ") || "none"}), never ${LAYERS.slice(0, index + 1).map(([n]) => n).join(", ")}; see docs/architecture.md`,
+  comment: `${name} may import only the layers below it (${
+    LAYERS.slice(index + 2).map(([n]) => n).join(", ") || "none"
+  }), never ${LAYERS.slice(0, index + 1).map(([n]) => n).join(", ")}; see docs/architecture.md`,
   severity: "error",
   from: { path: from },
   to: { path: LAYERS.slice(0, index + 1).map(([, path]) => `(${path})`).join("|") },

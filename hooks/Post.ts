@@ -1,4 +1,4 @@
-import { ApiError, defineHooks, type UpdateContext, type DeleteContext } from "../src/mod.ts";
+import { ApiError, defineHooks, type DeleteContext, type UpdateContext } from "../src/mod.ts";
 
 /** The caller's user id. A real app would read it from a verified session or token. */
 function caller(request: Request): string | null {

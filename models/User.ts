@@ -11,7 +11,7 @@ export default defineModel({
     password: optional(string()),
   },
   hidden: ["password"],
-  unique: ["email"],                    // also serves q={"email":…}
+  unique: ["email"], // also serves q={"email":…}
   // Serve the lists clients ask for most: sort=name, sort=-created_at,name, and
   // q={"surname":…} (equality on surname, then sorted by name). See "Choosing indexes" in the README.
   indexes: [

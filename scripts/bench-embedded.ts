@@ -11,7 +11,7 @@
  * measurement runs for a bounded time, so the whole run stays well under a minute.
  */
 import process from "node:process";
-import { MongoClient, type Document } from "mongodb";
+import { type Document, MongoClient } from "mongodb";
 import { aggregate, find } from "mingo";
 import { startEmbeddedEngine } from "../src/embedded/mod.ts";
 
@@ -92,7 +92,7 @@ async function measure(client: MongoClient, size: number): Promise<Row[]> {
       size,
       metric: `paginate ${label}, skip ${skip.toLocaleString("en-US")} (pages/s)`,
       engine: await concurrentRate(() =>
-        Promise.all([coll.find({}, { sort: { _id: 1 }, skip, limit: PAGE }).toArray(), coll.countDocuments({})]),
+        Promise.all([coll.find({}, { sort: { _id: 1 }, skip, limit: PAGE }).toArray(), coll.countDocuments({})])
       ),
       baseline: await rate(() => [
         find(array, {}).sort({ _id: 1 }).skip(skip).limit(PAGE).all(),
@@ -118,7 +118,11 @@ function table(rows: Row[]): string {
     "|---:|---|---:|---:|---:|",
   ];
   for (const r of rows) {
-    lines.push(`| ${r.size.toLocaleString("en-US")} | ${r.metric} | ${fmt(r.engine)} | ${fmt(r.baseline)} | ${ratio(r.engine / r.baseline)} |`);
+    lines.push(
+      `| ${r.size.toLocaleString("en-US")} | ${r.metric} | ${fmt(r.engine)} | ${fmt(r.baseline)} | ${
+        ratio(r.engine / r.baseline)
+      } |`,
+    );
   }
   return lines.join("\n");
 }
@@ -129,7 +133,9 @@ async function warmUp(client: MongoClient): Promise<void> {
   for (let i = 0; i < 8; i++) await client.db("warmup").collection(`w${i}`).insertMany(makeDocs(2000));
   await coll.insertMany(makeDocs(2000));
   await concurrentRate((i) => coll.findOne({ _id: (i % 2000) + 1 } as Document));
-  await concurrentRate(() => Promise.all([coll.find({}, { skip: 100, limit: PAGE }).toArray(), coll.countDocuments({})]));
+  await concurrentRate(() =>
+    Promise.all([coll.find({}, { skip: 100, limit: PAGE }).toArray(), coll.countDocuments({})])
+  );
   await client.db("warmup").dropDatabase();
 }
 
@@ -142,7 +148,11 @@ try {
   const rows: Row[] = [];
   for (const size of SIZES) rows.push(...(await measure(client, size)));
   console.log(table(rows));
-  console.log(`\n(${process.version}, ${((performance.now() - started) / 1000).toFixed(1)} s; ratios are throughput ratios: above 1 the engine is faster)`);
+  console.log(
+    `\n(${process.version}, ${
+      ((performance.now() - started) / 1000).toFixed(1)
+    } s; ratios are throughput ratios: above 1 the engine is faster)`,
+  );
 } finally {
   await client.close();
   await engine.close();

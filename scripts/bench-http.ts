@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { createResponse } from "../src/http/fast-response.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { startLoadClient } from "./lib/load.ts";
-import { listenNode, runServerProcess, serverRole, startServerProcess, type Running } from "./lib/processes.ts";
+import { listenNode, type Running, runServerProcess, serverRole, startServerProcess } from "./lib/processes.ts";
 import { flag, summaryTable } from "./lib/report.ts";
 import { runRounds } from "./lib/rounds.ts";
 
@@ -65,7 +65,10 @@ function startAdapter(): Promise<Running> {
 
 /** The adapter given a real `new Response()`: what createResponse saves (`--all`). */
 function startAdapterRealResponse(): Promise<Running> {
-  return serveNode(handler((body) => new Response(body, { status: 200, headers: { ...JSON_HEADERS } })), { port: 0, host: "127.0.0.1" });
+  return serveNode(handler((body) => new Response(body, { status: 200, headers: { ...JSON_HEADERS } })), {
+    port: 0,
+    host: "127.0.0.1",
+  });
 }
 
 /** The naive conversion: a full Request in, a full Response read back as a stream (`--all`). */
@@ -93,7 +96,12 @@ const CONTENDERS: Record<string, () => Promise<Running>> = {
 };
 
 async function runBenchmark(): Promise<void> {
-  const setup = { path: "/", seconds: flag("seconds", 1.5), rounds: flag("rounds", 8), connections: flag("connections", 32) };
+  const setup = {
+    path: "/",
+    seconds: flag("seconds", 1.5),
+    rounds: flag("rounds", 8),
+    connections: flag("connections", 32),
+  };
   const names = Object.keys(CONTENDERS).slice(0, process.argv.includes("--all") ? undefined : 2);
   const script = fileURLToPath(import.meta.url);
   const servers = await Promise.all(names.map((name) => startServerProcess(script, name)));
@@ -104,7 +112,9 @@ async function runBenchmark(): Promise<void> {
     client.kill();
     for (const server of servers) server.process.kill();
   }
-  console.log(`\nNode ${process.version}, 1 KB JSON, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`);
+  console.log(
+    `\nNode ${process.version}, 1 KB JSON, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`,
+  );
   for (const line of summaryTable(servers, { "serveNode + createResponse": TARGET_RATIO })) console.log(line);
 }
 

@@ -11,7 +11,7 @@
  */
 import process from "node:process";
 import { performance } from "node:perf_hooks";
-import { MongoClient, type Collection } from "mongodb";
+import { type Collection, MongoClient } from "mongodb";
 
 /** The rows this benchmark stores. */
 type Person = { _id: number; name: string; plain: string; email: string; age: number };
@@ -72,13 +72,17 @@ async function pageRow(c: Collection<Person>, n: number, label: string, skip: nu
     const e = await c.find({}, { sort: { [field]: 1 }, skip, limit: PER_PAGE }).explain("executionStats");
     return `${e.executionStats.totalKeysExamined}/${e.executionStats.totalDocsExamined}`;
   };
-  return `| ${n.toLocaleString("en")} | ${label} | ${indexed.toFixed(2)} ms | ${plain.toFixed(1)} ms | ${(plain / indexed).toFixed(0)}x | ${await work("name")} | ${await work("plain")} |`;
+  return `| ${n.toLocaleString("en")} | ${label} | ${indexed.toFixed(2)} ms | ${plain.toFixed(1)} ms | ${
+    (plain / indexed).toFixed(0)
+  }x | ${await work("name")} | ${await work("plain")} |`;
 }
 
 const engine = await startEmbeddedEngine({});
 const client = await new MongoClient(engine.uri).connect();
 const db = client.db("bench_indexes");
-console.log("| docs | page | sort=name (indexed) | sort=plain (no index) | ratio | keys/docs examined, indexed | keys/docs examined, no index |");
+console.log(
+  "| docs | page | sort=name (indexed) | sort=plain (no index) | ratio | keys/docs examined, indexed | keys/docs examined, no index |",
+);
 console.log("|---:|---|---:|---:|---:|---:|---:|");
 let memoryLine = "";
 for (const n of sizes) {
@@ -89,7 +93,9 @@ for (const n of sizes) {
   await c.createIndex({ name: 1 });
   const indexed = memory();
   const last = Math.floor((n - 1) / PER_PAGE) * PER_PAGE;
-  for (const [label, skip] of [["page 1", 0], ["middle", Math.floor(n / 2 / PER_PAGE) * PER_PAGE], ["last", last]] as const) {
+  for (
+    const [label, skip] of [["page 1", 0], ["middle", Math.floor(n / 2 / PER_PAGE) * PER_PAGE], ["last", last]] as const
+  ) {
     console.log(await pageRow(c, n, label, skip));
   }
   if (n === Math.max(...sizes)) {
@@ -97,7 +103,9 @@ for (const n of sizes) {
     const index = { rss: indexed.rss - loaded.rss, heap: indexed.heap - loaded.heap };
     memoryLine = `${n.toLocaleString("en")} docs: data +${mib(data.heap)} MiB heap / +${mib(data.rss)} MiB RSS; ` +
       `one index +${mib(index.heap)} MiB heap (${((100 * index.heap) / data.heap).toFixed(0)}% of the data's) / ` +
-      `+${mib(index.rss)} MiB RSS (${((100 * index.rss) / data.rss).toFixed(0)}%)${gc ? "" : " (run with --expose-gc for exact heap figures)"}`;
+      `+${mib(index.rss)} MiB RSS (${((100 * index.rss) / data.rss).toFixed(0)}%)${
+        gc ? "" : " (run with --expose-gc for exact heap figures)"
+      }`;
   }
   await c.drop();
 }

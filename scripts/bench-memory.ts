@@ -40,8 +40,34 @@ const DATA = join(ROOT, `data-${DOCS}`);
 const JSON_FILE = join(ROOT, `users-${DOCS}.json`);
 const EMPTY = join(ROOT, "empty");
 const BATCH = 10_000;
-const NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Ken", "Dennis", "Linus", "Margaret", "Niklaus", "John"];
-const SURNAMES = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Thompson", "Ritchie", "Torvalds", "Hamilton", "Wirth", "Backus"];
+const NAMES = [
+  "Ada",
+  "Grace",
+  "Alan",
+  "Edsger",
+  "Barbara",
+  "Donald",
+  "Ken",
+  "Dennis",
+  "Linus",
+  "Margaret",
+  "Niklaus",
+  "John",
+];
+const SURNAMES = [
+  "Lovelace",
+  "Hopper",
+  "Turing",
+  "Dijkstra",
+  "Liskov",
+  "Knuth",
+  "Thompson",
+  "Ritchie",
+  "Torvalds",
+  "Hamilton",
+  "Wirth",
+  "Backus",
+];
 const QUERIES = [
   "/api/v1/users?sort=name&page=5000",
   "/api/v1/users?sort=-created_at,name&page=5000",
@@ -56,7 +82,16 @@ function user(id: number): Record<string, unknown> {
   const surname = SURNAMES[(id * 13) % SURNAMES.length];
   const at = new Date(Date.UTC(2025, 0, 1) + id * 1000);
   const password = `pw-${(id * 2654435761 >>> 0).toString(36)}-${(id * 40503 >>> 0).toString(36)}`;
-  return { _id: id, email: `${name}.${surname}.${id}@example.com`.toLowerCase(), name, surname, password, created_at: at, updated_at: at, _rev: 1 };
+  return {
+    _id: id,
+    email: `${name}.${surname}.${id}@example.com`.toLowerCase(),
+    name,
+    surname,
+    password,
+    created_at: at,
+    updated_at: at,
+    _rev: 1,
+  };
 }
 
 async function build(): Promise<void> {
@@ -93,7 +128,8 @@ async function compactFolder(dir: string): Promise<void> {
 /** Kernel figures of a process: current and peak resident set, in bytes. */
 function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(/(\d+) kB/.exec(status.split("\n").find((l) => l.startsWith(field)) ?? "")?.[1] ?? NaN) * 1024;
+  const kb = (field: string) =>
+    Number(/(\d+) kB/.exec(status.split("\n").find((l) => l.startsWith(field)) ?? "")?.[1] ?? NaN) * 1024;
   return { rss: kb("VmRSS:"), peak: kb("VmHWM:") };
 }
 
@@ -137,7 +173,8 @@ async function runApp(dataDir: string, queries: string[]): Promise<AppRun> {
 
 /** A plain node process that reads the JSON file and parses it: the baseline's time and RSS. */
 async function runJsonBaseline(): Promise<{ ms: number; rss: number }> {
-  const code = `const t=performance.now();const d=JSON.parse(require("fs").readFileSync(${JSON.stringify(JSON_FILE)},"utf8"));` +
+  const code =
+    `const t=performance.now();const d=JSON.parse(require("fs").readFileSync(${JSON.stringify(JSON_FILE)},"utf8"));` +
     `const ms=performance.now()-t;globalThis.gc?.();console.log(JSON.stringify({ms,rss:process.memoryUsage().rss,n:d.length}))`;
   const child = spawn(process.execPath, ["--expose-gc", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
@@ -177,14 +214,38 @@ const json = await runJsonBaseline();
 const full = await runApp(DATA, QUERIES);
 const dataRss = full.rss - empty.rss;
 
-console.log(`\n${DOCS.toLocaleString("en")} users: BSON ${MiB(bson)} (${(bson / DOCS).toFixed(0)} B/doc); DATA_DIR snapshot ${MiB(files.snapshot)} + journal ${MiB(files.journal)}`);
+console.log(
+  `\n${DOCS.toLocaleString("en")} users: BSON ${MiB(bson)} (${(bson / DOCS).toFixed(0)} B/doc); DATA_DIR snapshot ${
+    MiB(files.snapshot)
+  } + journal ${MiB(files.journal)}`,
+);
 console.log(`\n| measure | app on the data | baseline | ratio |\n|---|---:|---:|---:|`);
-console.log(`| start to "Listening" vs empty DATA_DIR | ${sec(full.startMs)} | ${sec(empty.startMs)} | ${(full.startMs / empty.startMs).toFixed(2)}x |`);
-console.log(`| start vs JSON.parse of the same users | ${sec(full.startMs)} | ${sec(json.ms)} | ${(full.startMs / json.ms).toFixed(2)}x |`);
+console.log(
+  `| start to "Listening" vs empty DATA_DIR | ${sec(full.startMs)} | ${sec(empty.startMs)} | ${
+    (full.startMs / empty.startMs).toFixed(2)
+  }x |`,
+);
+console.log(
+  `| start vs JSON.parse of the same users | ${sec(full.startMs)} | ${sec(json.ms)} | ${
+    (full.startMs / json.ms).toFixed(2)
+  }x |`,
+);
 console.log(`| RSS after start vs BSON size | ${MiB(full.rss)} | ${MiB(bson)} | ${(full.rss / bson).toFixed(2)}x |`);
-console.log(`| RSS after start minus empty app (${MiB(empty.rss)}) vs BSON size | ${MiB(dataRss)} | ${MiB(bson)} | ${(dataRss / bson).toFixed(2)}x |`);
-console.log(`| RSS after start vs JSON.parse process RSS | ${MiB(full.rss)} | ${MiB(json.rss)} | ${(full.rss / json.rss).toFixed(2)}x |`);
-console.log(`| peak RSS after the queries vs BSON size | ${MiB(full.peak)} | ${MiB(bson)} | ${(full.peak / bson).toFixed(2)}x |`);
+console.log(
+  `| RSS after start minus empty app (${MiB(empty.rss)}) vs BSON size | ${MiB(dataRss)} | ${MiB(bson)} | ${
+    (dataRss / bson).toFixed(2)
+  }x |`,
+);
+console.log(
+  `| RSS after start vs JSON.parse process RSS | ${MiB(full.rss)} | ${MiB(json.rss)} | ${
+    (full.rss / json.rss).toFixed(2)
+  }x |`,
+);
+console.log(
+  `| peak RSS after the queries vs BSON size | ${MiB(full.peak)} | ${MiB(bson)} | ${(full.peak / bson).toFixed(2)}x |`,
+);
 console.log(`\n| query | status | time |\n|---|---:|---:|`);
-for (const q of full.queries) console.log(`| \`${decodeURIComponent(q.path)}\` | ${q.status} | ${q.ms.toFixed(0)} ms |`);
+for (const q of full.queries) {
+  console.log(`| \`${decodeURIComponent(q.path)}\` | ${q.status} | ${q.ms.toFixed(0)} ms |`);
+}
 console.log(`\n(${process.version}, ${process.platform}/${process.arch})`);

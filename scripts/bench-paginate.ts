@@ -24,14 +24,21 @@ import { openSync, writeSync } from "node:fs";
 import { cpus } from "node:os";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { configureLogging, createApp, defaultErrorHandler, type App, type AppOptions } from "../src/mod.ts";
+import { type App, type AppOptions, configureLogging, createApp, defaultErrorHandler } from "../src/mod.ts";
 import { createResponse } from "../src/http/fast-response.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { syncCounter } from "../src/store/ids.ts";
-import { fetchRaw, sameResponse, type RawResponse } from "./lib/capture.ts";
+import { fetchRaw, type RawResponse, sameResponse } from "./lib/capture.ts";
 import { startLoadClient } from "./lib/load.ts";
-import { listenNode, runServerProcess, serverRole, startServerProcess, type Contender, type Running } from "./lib/processes.ts";
+import {
+  type Contender,
+  listenNode,
+  type Running,
+  runServerProcess,
+  serverRole,
+  startServerProcess,
+} from "./lib/processes.ts";
 import { flag, loadAverage, median, roundRatios, summaryTable } from "./lib/report.ts";
 import { runRounds } from "./lib/rounds.ts";
 
@@ -62,7 +69,16 @@ function users(from: number, to: number): Record<string, unknown>[] {
   const docs = [];
   for (let id = from; id <= to; id++) {
     const at = new Date(Date.UTC(2026, 0, 1) + id * 1000);
-    docs.push({ _id: id, email: `user${id}@example.com`, name: `Name${id}`, surname: `Surname${id}`, password: "secret", created_at: at, updated_at: at, _rev: 1 });
+    docs.push({
+      _id: id,
+      email: `user${id}@example.com`,
+      name: `Name${id}`,
+      surname: `Surname${id}`,
+      password: "secret",
+      created_at: at,
+      updated_at: at,
+      _rev: 1,
+    });
   }
   return docs;
 }
@@ -71,7 +87,13 @@ function users(from: number, to: number): Record<string, unknown>[] {
 async function seededApp(count: number, responseCache = true, service: Partial<AppOptions> = {}): Promise<App> {
   const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
   // One cursor secret for every server process, so their cursor links (and ETags) agree.
-  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")), responseCache, cursorSecret: "bench-paginate-cursor-secret", ...service });
+  const app = await createApp({
+    models: await loadModels(dir("models")),
+    hooks: await loadHooks(dir("hooks")),
+    responseCache,
+    cursorSecret: "bench-paginate-cursor-secret",
+    ...service,
+  });
   app.onError(defaultErrorHandler);
   const collection = app.db.collection("users");
   for (let from = 1; from <= count; from += 1000) await collection.insertMany(users(from, Math.min(count, from + 999)));
@@ -95,7 +117,10 @@ async function startServiceApp({ users }: ServerSetup): Promise<Running> {
   const devNull = openSync("/dev/null", "w");
   // As main.ts logs in production (JSON lines, batched), but to /dev/null instead of stdout.
   await configureLogging({ level: "info", json: true, write: (lines) => void writeSync(devNull, lines) });
-  const app = await seededApp(users, true, { cors: { origin: [ORIGIN] }, rateLimit: { windowMs: 60_000, max: 1_000_000_000 } });
+  const app = await seededApp(users, true, {
+    cors: { origin: [ORIGIN] },
+    rateLimit: { windowMs: 60_000, max: 1_000_000_000 },
+  });
   return await serve(app, app.fetch);
 }
 
@@ -108,7 +133,9 @@ async function startApp({ users }: ServerSetup): Promise<Running> {
 /** The captured response as the framework hands it to serveNode (which adds the length). */
 function capturedResponse(captured: RawResponse): () => Response {
   const body = Buffer.from(captured.body, "base64").toString("utf8");
-  const headers = Object.fromEntries(Object.entries(captured.headers).filter(([name]) => name.toLowerCase() !== "content-length"));
+  const headers = Object.fromEntries(
+    Object.entries(captured.headers).filter(([name]) => name.toLowerCase() !== "content-length"),
+  );
   return () => createResponse(body, captured.status, headers); // serveNode copies it
 }
 
@@ -147,7 +174,13 @@ function startBare({ captured }: ServerSetup): Promise<Running> {
 // ---- orchestration ------------------------------------------------------------------------
 
 function setupFromFlags() {
-  return { path: PATH, seconds: flag("seconds", 1.5), rounds: flag("rounds", 8), connections: flag("connections", 16), users: flag("users", 10_000) };
+  return {
+    path: PATH,
+    seconds: flag("seconds", 1.5),
+    rounds: flag("rounds", 8),
+    connections: flag("connections", 16),
+    users: flag("users", 10_000),
+  };
 }
 
 /** Kills everything if a run outlives its budget (a hung server must not hang the caller). */
@@ -169,7 +202,9 @@ async function startServers(script: string, users: number, servers: Contender[])
   const app = await startServerProcess(script, APP, { users } satisfies ServerSetup);
   servers.push(app);
   const captured = await fetchRaw(app.url + PATH);
-  if (captured.status !== 200) throw new Error(`app answered ${captured.status}: ${Buffer.from(captured.body, "base64")}`);
+  if (captured.status !== 200) {
+    throw new Error(`app answered ${captured.status}: ${Buffer.from(captured.body, "base64")}`);
+  }
   // The uncached app is always measured too: the cache's figure alone would hide the database path.
   const others = process.argv.includes("--floor") ? [BARE, APP_UNCACHED, FIND, PING, PING_ONE] : [BARE, APP_UNCACHED];
   for (const name of others) {
@@ -183,7 +218,10 @@ async function startServers(script: string, users: number, servers: Contender[])
   servers.splice(2, 0, service);
   const served = await fetchRaw(service.url + PATH, ORIGIN);
   const names = Object.keys(served.headers).map((name) => name.toLowerCase());
-  if (served.body !== captured.body || !names.includes("access-control-allow-origin") || !names.includes("ratelimit-remaining")) {
+  if (
+    served.body !== captured.body || !names.includes("access-control-allow-origin") ||
+    !names.includes("ratelimit-remaining")
+  ) {
     throw new Error(`${APP_SERVICE} does not answer as configured: headers ${names.join(", ")}`);
   }
   return captured;
@@ -198,7 +236,11 @@ async function runBenchmark(): Promise<void> {
   let captured: RawResponse;
   try {
     captured = await startServers(fileURLToPath(import.meta.url), setup.users, servers);
-    console.log(`GET ${PATH}: ${Buffer.from(captured.body, "base64").length}-byte body, headers ${Object.keys(captured.headers).join(", ")}; bare answers the same bytes`);
+    console.log(
+      `GET ${PATH}: ${Buffer.from(captured.body, "base64").length}-byte body, headers ${
+        Object.keys(captured.headers).join(", ")
+      }; bare answers the same bytes`,
+    );
     await runRounds(client, servers, { ...setup, origin: ORIGIN });
   } finally {
     client.kill();
@@ -208,17 +250,36 @@ async function runBenchmark(): Promise<void> {
   report(servers, setup, captured, loadBefore);
 }
 
-function report(servers: Contender[], setup: ReturnType<typeof setupFromFlags>, captured: RawResponse, loadBefore: string): void {
+function report(
+  servers: Contender[],
+  setup: ReturnType<typeof setupFromFlags>,
+  captured: RawResponse,
+  loadBefore: string,
+): void {
   const bytes = Buffer.from(captured.body, "base64").length;
-  console.log(`\nNode ${process.version}, GET ${PATH} (page 2 of ${setup.users.toLocaleString("en-US")} users, ${bytes}-byte body), embedded engine in memory, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`);
+  console.log(
+    `\nNode ${process.version}, GET ${PATH} (page 2 of ${
+      setup.users.toLocaleString("en-US")
+    } users, ${bytes}-byte body), embedded engine in memory, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`,
+  );
   for (const line of summaryTable(servers, { [APP]: TARGET_RATIO })) console.log(line);
   const ratio = median(roundRatios(servers[1]!.rates, servers[0]!.rates));
-  console.log(`\napp/bare ${ratio.toFixed(2)} per round (median): target ≥ ${TARGET_RATIO.toFixed(2)} ${ratio >= TARGET_RATIO ? "met" : "NOT met"}.`);
+  console.log(
+    `\napp/bare ${ratio.toFixed(2)} per round (median): target ≥ ${TARGET_RATIO.toFixed(2)} ${
+      ratio >= TARGET_RATIO ? "met" : "NOT met"
+    }.`,
+  );
   const service = servers.find((server) => server.name === APP_SERVICE)!;
   const serviceRatio = median(roundRatios(service.rates, servers[0]!.rates));
   const share = serviceRatio / ratio;
-  console.log(`service/bare ${serviceRatio.toFixed(2)} per round (median), ${share.toFixed(2)} of app/bare: target ≥ ${SERVICE_TARGET.toFixed(2)} ${share >= SERVICE_TARGET ? "met" : "NOT met"}.`);
-  console.log(`Load average ${loadBefore} before, ${loadAverage()} after, on ${cpus().length} cores shared with other jobs: req/s swing with it; the per-round ratio and CPU/req are what to compare.`);
+  console.log(
+    `service/bare ${serviceRatio.toFixed(2)} per round (median), ${share.toFixed(2)} of app/bare: target ≥ ${
+      SERVICE_TARGET.toFixed(2)
+    } ${share >= SERVICE_TARGET ? "met" : "NOT met"}.`,
+  );
+  console.log(
+    `Load average ${loadBefore} before, ${loadAverage()} after, on ${cpus().length} cores shared with other jobs: req/s swing with it; the per-round ratio and CPU/req are what to compare.`,
+  );
 }
 
 /** Servers by name, each started in its own process with `--server NAME`. */

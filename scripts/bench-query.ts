@@ -11,7 +11,7 @@
  */
 import type { CommandStartedEvent, Document } from "mongodb";
 import { integer, string } from "superstruct";
-import { createApp, defineModel, type App } from "../src/mod.ts";
+import { type App, createApp, defineModel } from "../src/mod.ts";
 
 const USERS = 1_000;
 const POSTS_PER_USER = 10;
@@ -62,7 +62,13 @@ async function seed(app: App): Promise<void> {
       posts.push({ _id: postId, user_id: u, title: `post ${postId}`, created_at: at, updated_at: at });
       for (let c = 0; c < COMMENTS_PER_POST; c++) {
         const commentId = (postId - 1) * COMMENTS_PER_POST + c + 1;
-        comments.push({ _id: commentId, post_id: postId, content: `comment ${commentId}`, created_at: at, updated_at: at });
+        comments.push({
+          _id: commentId,
+          post_id: postId,
+          content: `comment ${commentId}`,
+          created_at: at,
+          updated_at: at,
+        });
       }
     }
   }
@@ -84,7 +90,9 @@ function check(body: Document): void {
   for (const user of users) {
     if (user.posts.length !== POSTS_PER_USER) throw new Error(`user ${user.id}: ${user.posts.length} posts`);
     for (const post of user.posts) {
-      if (post.comments.length !== COMMENTS_PER_POST) throw new Error(`post ${post.id}: ${post.comments.length} comments`);
+      if (post.comments.length !== COMMENTS_PER_POST) {
+        throw new Error(`post ${post.id}: ${post.comments.length} comments`);
+      }
     }
   }
 }
@@ -96,13 +104,23 @@ async function main(): Promise<void> {
   const rounds = flag("rounds", 50);
   const dbName = uri ? `bench_query_${Date.now()}` : undefined;
   // responseCache off: the figures are about the database path (repeats of one URL would be cache hits).
-  const app = await createApp({ models: [User, Post, Comment], uri, dbName, clientOptions: { monitorCommands: true }, responseCache: false });
+  const app = await createApp({
+    models: [User, Post, Comment],
+    uri,
+    dbName,
+    clientOptions: { monitorCommands: true },
+    responseCache: false,
+  });
   let commands = 0;
   app.client.on("commandStarted", (_: CommandStartedEvent) => commands++);
   try {
     const seeding = performance.now();
     await seed(app);
-    console.log(`seeded ${USERS} users, ${USERS * POSTS_PER_USER} posts, ${USERS * POSTS_PER_USER * COMMENTS_PER_POST} comments in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${USERS} users, ${USERS * POSTS_PER_USER} posts, ${
+        USERS * POSTS_PER_USER * COMMENTS_PER_POST
+      } comments in ${((performance.now() - seeding) / 1000).toFixed(1)} s`,
+    );
     check(await request(app, 1, true));
     const pages = Array.from({ length: rounds }, (_, i) => (i * 37) % (USERS / PER_PAGE) + 1);
     for (const page of pages.slice(0, 5)) await request(app, page, false), await request(app, page, true); // warm-up
@@ -118,11 +136,19 @@ async function main(): Promise<void> {
       }
     }
     const row = (kind: "base" | "with") =>
-      `${(counts[kind] / rounds).toFixed(2)} commands, median ${median(times[kind]).toFixed(2)} ms, mean ${mean(times[kind]).toFixed(2)} ms`;
-    console.log(`page of ${PER_PAGE} users, ${rounds} requests each, ${uri ? "MongoDB at MONGODB_URI" : "embedded engine"}`);
+      `${(counts[kind] / rounds).toFixed(2)} commands, median ${median(times[kind]).toFixed(2)} ms, mean ${
+        mean(times[kind]).toFixed(2)
+      } ms`;
+    console.log(
+      `page of ${PER_PAGE} users, ${rounds} requests each, ${uri ? "MongoDB at MONGODB_URI" : "embedded engine"}`,
+    );
     console.log(`  baseline (no with):        ${row("base")}`);
     console.log(`  with=${WITH}:      ${row("with")}`);
-    console.log(`  ratio with / baseline:     median ${(median(times.with) / median(times.base)).toFixed(2)}x, mean ${(mean(times.with) / mean(times.base)).toFixed(2)}x`);
+    console.log(
+      `  ratio with / baseline:     median ${(median(times.with) / median(times.base)).toFixed(2)}x, mean ${
+        (mean(times.with) / mean(times.base)).toFixed(2)
+      }x`,
+    );
   } finally {
     if (uri) await app.db.dropDatabase();
     await app.close();

@@ -14,7 +14,7 @@
  * are the result: they compare work done on the same machine at the same moment.
  */
 import { fileURLToPath } from "node:url";
-import { createApp, type App } from "../src/mod.ts";
+import { type App, createApp } from "../src/mod.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
 import { syncCounter } from "../src/store/ids.ts";
 import type { CommandStartedEvent, Document } from "mongodb";
@@ -30,7 +30,12 @@ let finds: Document[] = [];
 
 async function seededApp(count: number): Promise<App> {
   const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
-  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")), responseCache: false, clientOptions: { monitorCommands: true } });
+  const app = await createApp({
+    models: await loadModels(dir("models")),
+    hooks: await loadHooks(dir("hooks")),
+    responseCache: false,
+    clientOptions: { monitorCommands: true },
+  });
   app.client.on("commandStarted", (event: CommandStartedEvent) => {
     if (event.commandName === "find" && event.command.find === "users") finds.push(structuredClone(event.command));
   });
@@ -40,7 +45,15 @@ async function seededApp(count: number): Promise<App> {
     for (let id = from; id <= Math.min(count, from + 999); id++) {
       // Few distinct creation times and names, so sorts have ties to break.
       const at = new Date(Date.UTC(2026, 0, 1) + (id % 1000) * 60_000);
-      docs.push({ _id: id, email: `user${id}@example.com`, name: `Name${(id * 7919) % count}`, surname: `Surname${id % 500}`, created_at: at, updated_at: at, _rev: 1 });
+      docs.push({
+        _id: id,
+        email: `user${id}@example.com`,
+        name: `Name${(id * 7919) % count}`,
+        surname: `Surname${id % 500}`,
+        created_at: at,
+        updated_at: at,
+        _rev: 1,
+      });
     }
     await users.insertMany(docs as never[]);
   }
@@ -76,7 +89,10 @@ async function docsExamined(app: App, path: string): Promise<string> {
   let total = 0;
   try {
     for (const { find, filter, sort, skip, limit, projection } of finds) {
-      const explained = await app.db.command({ explain: { find, filter, sort, skip, limit, projection }, verbosity: "executionStats" });
+      const explained = await app.db.command({
+        explain: { find, filter, sort, skip, limit, projection },
+        verbosity: "executionStats",
+      });
       total += explained.executionStats.totalDocsExamined;
     }
   } catch {
@@ -107,7 +123,10 @@ function generator(seed: number): () => number {
  * for a core. Each round takes the paths in a new order: rounds allocate alike, so in a fixed
  * order a garbage collection would fall on the same path every round.
  */
-async function timeAll(app: App, paths: readonly string[]): Promise<{ cpu: Map<string, number>; wall: Map<string, number> }> {
+async function timeAll(
+  app: App,
+  paths: readonly string[],
+): Promise<{ cpu: Map<string, number>; wall: Map<string, number> }> {
   const cpu = new Map(paths.map((path) => [path, [] as number[]]));
   const wall = new Map(paths.map((path) => [path, [] as number[]]));
   const random = generator(7);
@@ -125,7 +144,8 @@ async function timeAll(app: App, paths: readonly string[]): Promise<{ cpu: Map<s
       if (round >= 0) cpu.get(path)!.push((user + system) / 1000), wall.get(path)!.push(performance.now() - start);
     }
   }
-  const medians = (samples: Map<string, number[]>) => new Map([...samples].map(([path, values]) => [path, median(values)]));
+  const medians = (samples: Map<string, number[]>) =>
+    new Map([...samples].map(([path, values]) => [path, median(values)]));
   return { cpu: medians(cpu), wall: medians(wall) };
 }
 
@@ -154,23 +174,49 @@ async function scaleRows(app: App): Promise<string[]> {
   const timed = await timeAll(app, [base, ...cells.flatMap((c) => (c.cursor ? [c.offset, c.cursor] : [c.offset]))]);
   const ms = timed.cpu;
   const baseMs = ms.get(base)!;
-  const shown = (path: string) => `${ms.get(path)!.toFixed(2)} ms (${(ms.get(path)! / baseMs).toFixed(2)}×), wall ${timed.wall.get(path)!.toFixed(1)}`;
+  const shown = (path: string) =>
+    `${ms.get(path)!.toFixed(2)} ms (${(ms.get(path)! / baseMs).toFixed(2)}×), wall ${
+      timed.wall.get(path)!.toFixed(1)
+    }`;
   const rows: string[] = [];
   for (const cell of cells) {
     const cursorDocs = cell.cursor ? await docsExamined(app, cell.cursor) : "–";
-    rows.push(`| ${cell.sort} | ${cell.label} | ${shown(cell.offset)} | ${cell.cursor ? shown(cell.cursor) : "–"} | ${await docsExamined(app, cell.offset)} | ${cursorDocs} |`);
+    rows.push(
+      `| ${cell.sort} | ${cell.label} | ${shown(cell.offset)} | ${
+        cell.cursor ? shown(cell.cursor) : "–"
+      } | ${await docsExamined(app, cell.offset)} | ${cursorDocs} |`,
+    );
   }
   const verdicts: string[] = [];
   for (const sort of SORTS) {
     const mine = cells.filter((c) => c.sort === sort);
     const first = ms.get(mine[0].offset)!;
     const worst = Math.max(...mine.filter((c) => c.cursor).map((c) => ms.get(c.cursor!)!));
-    verdicts.push(`- sort=${sort}: slowest cursor page ${(worst / first).toFixed(2)}× its page 1, ${(worst / baseMs).toFixed(2)}× id-order page 1 (target ≤ ${CURSOR_TARGET}× page 1): ${worst / first <= CURSOR_TARGET ? "met" : "NOT met"}`);
-    if (sort === "name") verdicts.push(`- sort=name page 1 (indexed) ${(first / baseMs).toFixed(2)}× id-order page 1 (target ≤ ${INDEXED_SORT_TARGET}×): ${first / baseMs <= INDEXED_SORT_TARGET ? "met" : "NOT met"}`);
+    verdicts.push(
+      `- sort=${sort}: slowest cursor page ${(worst / first).toFixed(2)}× its page 1, ${
+        (worst / baseMs).toFixed(2)
+      }× id-order page 1 (target ≤ ${CURSOR_TARGET}× page 1): ${worst / first <= CURSOR_TARGET ? "met" : "NOT met"}`,
+    );
+    if (sort === "name") {
+      verdicts.push(
+        `- sort=name page 1 (indexed) ${
+          (first / baseMs).toFixed(2)
+        }× id-order page 1 (target ≤ ${INDEXED_SORT_TARGET}×): ${
+          first / baseMs <= INDEXED_SORT_TARGET ? "met" : "NOT met"
+        }`,
+      );
+    }
   }
   return [
-    `baseline: id order page 1 = ${baseMs.toFixed(2)} ms CPU, ${timed.wall.get(base)!.toFixed(2)} ms wall (every request with the default count=exact); cells: median CPU ms per request (ratio to the baseline), median wall ms`, "",
-    "| sort | page | offset | cursor | docs examined, offset | docs examined, cursor |", "| --- | --- | ---: | ---: | ---: | ---: |", ...rows, "", ...verdicts,
+    `baseline: id order page 1 = ${baseMs.toFixed(2)} ms CPU, ${
+      timed.wall.get(base)!.toFixed(2)
+    } ms wall (every request with the default count=exact); cells: median CPU ms per request (ratio to the baseline), median wall ms`,
+    "",
+    "| sort | page | offset | cursor | docs examined, offset | docs examined, cursor |",
+    "| --- | --- | ---: | ---: | ---: | ---: |",
+    ...rows,
+    "",
+    ...verdicts,
   ];
 }
 
@@ -179,14 +225,25 @@ async function countRows(app: App): Promise<string[]> {
   const indexed = encodeURIComponent(JSON.stringify({ surname: "Surname7" }));
   // A write to users (matching nothing) before each request, so no count is reused from the last one.
   const write = () => app.db.collection("users").updateOne({ _id: -1 as never }, { $set: { touched: true } });
-  const cells: [string, string, string][] = [["none", unindexed, "unindexed"], ["exact", unindexed, "unindexed"], ["estimated", unindexed, "unindexed"], ["exact", indexed, "indexed (surname)"]];
+  const cells: [string, string, string][] = [["none", unindexed, "unindexed"], ["exact", unindexed, "unindexed"], [
+    "estimated",
+    unindexed,
+    "unindexed",
+  ], ["exact", indexed, "indexed (surname)"]];
   const timed: number[] = [];
   for (const [count, q] of cells) timed.push(await time(app, `/api/v1/users?q=${q}&count=${count}`, write));
   const rows = ["| count | filter | CPU ms | vs count=none |", "| --- | --- | ---: | ---: |"];
-  cells.forEach(([count, , label], i) => rows.push(`| ${count} | ${label} | ${timed[i].toFixed(2)} | ${(timed[i] / timed[0]).toFixed(2)} |`));
+  cells.forEach(([count, , label], i) =>
+    rows.push(`| ${count} | ${label} | ${timed[i].toFixed(2)} | ${(timed[i] / timed[0]).toFixed(2)} |`)
+  );
   const reused = await time(app, `/api/v1/users?q=${unindexed}&count=exact`);
   const none = await time(app, `/api/v1/users?q=${unindexed}&count=none`);
-  rows.push("", `count reuse, no write between requests: exact ${reused.toFixed(2)} ms CPU vs none ${none.toFixed(2)} ms (${(reused / none).toFixed(2)}×)`);
+  rows.push(
+    "",
+    `count reuse, no write between requests: exact ${reused.toFixed(2)} ms CPU vs none ${none.toFixed(2)} ms (${
+      (reused / none).toFixed(2)
+    }×)`,
+  );
   return rows;
 }
 

@@ -15,7 +15,7 @@
  *    users, then after adding each of the User model's indexes in turn, as a share of the
  *    first figure (the target is at most +25% per index). It leaves the indexes as it found them.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -32,7 +32,10 @@ const USERS = Number(argument("users") ?? 1_000_000);
 const DIR = argument("dir") ?? `.bench/data-${USERS >= 1e6 ? `${USERS / 1e6}m` : `${USERS / 1e3}k`}`;
 const MIB = 1024 * 1024;
 /** The User model's indexes, in the order they are added (unique email first, as the model lists it). */
-const USER_INDEXES: [Record<string, 1 | -1>, boolean][] = [[{ email: 1 }, true], [{ name: 1 }, false], [{ created_at: -1, name: 1 }, false], [{ surname: 1, name: 1 }, false]];
+const USER_INDEXES: [Record<string, 1 | -1>, boolean][] = [[{ email: 1 }, true], [{ name: 1 }, false], [{
+  created_at: -1,
+  name: 1,
+}, false], [{ surname: 1, name: 1 }, false]];
 
 async function buildFolder(): Promise<void> {
   if (existsSync(DIR) && readdirSync(DIR).length > 0) return console.log(`data folder ${DIR} exists: kept`);
@@ -44,14 +47,25 @@ async function buildFolder(): Promise<void> {
     const docs = [];
     for (let id = from; id <= Math.min(USERS, from + 9_999); id++) {
       const at = new Date(Date.UTC(2026, 0, 1) + (id % 1000) * 60_000);
-      docs.push({ _id: id, email: `user${id}@example.com`, name: `Name${(id * 7919) % USERS}`, surname: `Surname${id % 500}`, password: "secret", created_at: at, updated_at: at, _rev: 1 });
+      docs.push({
+        _id: id,
+        email: `user${id}@example.com`,
+        name: `Name${(id * 7919) % USERS}`,
+        surname: `Surname${id % 500}`,
+        password: "secret",
+        created_at: at,
+        updated_at: at,
+        _rev: 1,
+      });
     }
     await db.collection("users").insertMany(docs as never[]);
   }
   await syncCounter(db, "users");
   await client.close();
   await engine.close();
-  console.log(`built ${DIR}: ${USERS.toLocaleString("en-US")} users in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `built ${DIR}: ${USERS.toLocaleString("en-US")} users in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 function freePort(): Promise<number> {
@@ -105,7 +119,11 @@ async function answered(url: string): Promise<boolean> {
 async function npmStart(): Promise<{ seconds: number; cpu: number; rss: number; total: number }> {
   const port = await freePort();
   const started = performance.now();
-  const child: ChildProcess = spawn("npm", ["start"], { env: { ...process.env, DATA_DIR: DIR, PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"], detached: true });
+  const child: ChildProcess = spawn("npm", ["start"], {
+    env: { ...process.env, DATA_DIR: DIR, PORT: String(port) },
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("Listening on") && resolve());
@@ -129,7 +147,16 @@ async function npmStart(): Promise<{ seconds: number; cpu: number; rss: number; 
 /** Runs this script's `--indexes` role in a process of its own (so its RSS is the engine's alone). */
 function indexRole(...flags: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--indexes", ...flags, "--dir", DIR], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [
+      "--expose-gc",
+      "--import",
+      "tsx",
+      fileURLToPath(import.meta.url),
+      "--indexes",
+      ...flags,
+      "--dir",
+      DIR,
+    ], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk));
     child.once("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`index role exited ${code}`))));
@@ -163,12 +190,20 @@ async function indexesRun(existing: { key: Record<string, 1 | -1>; name: string;
   const client = await new MongoClient(engine.uri).connect();
   const users = client.db("app").collection("users");
   const base = settledRss();
-  const rows = ["| users indexes | RSS MiB | vs no index | this index adds |", "| --- | ---: | ---: | ---: |", `| none (\`_id\` only) | ${base.toFixed(0)} | 1.00 | – |`];
+  const rows = [
+    "| users indexes | RSS MiB | vs no index | this index adds |",
+    "| --- | ---: | ---: | ---: |",
+    `| none (\`_id\` only) | ${base.toFixed(0)} | 1.00 | – |`,
+  ];
   let previous = base;
   for (const [key, unique] of USER_INDEXES) {
     await users.createIndex(key, { unique });
     const rss = settledRss();
-    rows.push(`| + ${JSON.stringify(key)}${unique ? " unique" : ""} | ${rss.toFixed(0)} | ${(rss / base).toFixed(2)} | +${(((rss - previous) / base) * 100).toFixed(1)}% |`);
+    rows.push(
+      `| + ${JSON.stringify(key)}${unique ? " unique" : ""} | ${rss.toFixed(0)} | ${(rss / base).toFixed(2)} | +${
+        (((rss - previous) / base) * 100).toFixed(1)
+      }% |`,
+    );
     previous = rss;
   }
   // Leave the folder with the indexes it had (the app creates the same ones at start anyway).
@@ -186,9 +221,19 @@ else {
   await buildFolder();
   const first = await npmStart();
   const second = await npmStart();
-  console.log("\n| npm start | to first answered list (wall) | CPU used by then (npm, sh, tsx, node) | server RSS MiB | whole tree RSS MiB |\n| --- | ---: | ---: | ---: | ---: |");
-  console.log(`| first start | ${first.seconds.toFixed(1)} s | ${first.cpu.toFixed(1)} s | ${first.rss.toFixed(0)} | ${first.total.toFixed(0)} |`);
-  console.log(`| second start | ${second.seconds.toFixed(1)} s | ${second.cpu.toFixed(1)} s | ${second.rss.toFixed(0)} | ${second.total.toFixed(0)} |`);
+  console.log(
+    "\n| npm start | to first answered list (wall) | CPU used by then (npm, sh, tsx, node) | server RSS MiB | whole tree RSS MiB |\n| --- | ---: | ---: | ---: | ---: |",
+  );
+  console.log(
+    `| first start | ${first.seconds.toFixed(1)} s | ${first.cpu.toFixed(1)} s | ${first.rss.toFixed(0)} | ${
+      first.total.toFixed(0)
+    } |`,
+  );
+  console.log(
+    `| second start | ${second.seconds.toFixed(1)} s | ${second.cpu.toFixed(1)} s | ${second.rss.toFixed(0)} | ${
+      second.total.toFixed(0)
+    } |`,
+  );
   const existing = (await indexRole("--drop")).trim();
   console.log(`\n${await indexRole("--existing", existing)}`);
   console.log(`load ${loadAverage()} after`);

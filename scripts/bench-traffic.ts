@@ -22,9 +22,17 @@ import { loadHooks, loadModels } from "../src/loader.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { syncCounter } from "../src/store/ids.ts";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
-import { cpuOf, listenNode, runServerProcess, serverRole, startServerProcess, type Contender, type Running } from "./lib/processes.ts";
+import {
+  type Contender,
+  cpuOf,
+  listenNode,
+  type Running,
+  runServerProcess,
+  serverRole,
+  startServerProcess,
+} from "./lib/processes.ts";
 import { flag, loadAverage, median, roundRatios, summaryTable } from "./lib/report.ts";
-import { measureVaried, startVariedClient, type ListMix, type VariedOrder } from "./lib/varied-load.ts";
+import { type ListMix, measureVaried, startVariedClient, type VariedOrder } from "./lib/varied-load.ts";
 
 const TARGET_RATIO = 0.04;
 const BARE = "bare node:http";
@@ -48,7 +56,16 @@ async function startApp({ users }: ServerSetup): Promise<Running> {
     for (let id = from; id <= Math.min(users, from + 999); id++) {
       // Few distinct creation times and names, so sorts have ties to break.
       const at = new Date(Date.UTC(2026, 0, 1) + (id % 1000) * 60_000);
-      docs.push({ _id: id, email: `user${id}@example.com`, name: `Name${(id * 7919) % users}`, surname: `Surname${id % 500}`, password: "secret", created_at: at, updated_at: at, _rev: 1 });
+      docs.push({
+        _id: id,
+        email: `user${id}@example.com`,
+        name: `Name${(id * 7919) % users}`,
+        surname: `Surname${id % 500}`,
+        password: "secret",
+        created_at: at,
+        updated_at: at,
+        _rev: 1,
+      });
     }
     await collection.insertMany(docs as never[]);
   }
@@ -67,7 +84,13 @@ function startBare({ captured }: ServerSetup): Promise<Running> {
 }
 
 function orderFor(server: Contender, users: number, seconds: number, connections: number): VariedOrder {
-  const mix: ListMix = { list: "/api/v1/users", records: users, sorts: ["id", "-id", "name", "-created_at,name"], minPerPage: 5, maxPerPage: 50 };
+  const mix: ListMix = {
+    list: "/api/v1/users",
+    records: users,
+    sorts: ["id", "-id", "name", "-created_at,name"],
+    minPerPage: 5,
+    maxPerPage: 50,
+  };
   const base = { url: server.url, writePath: "/api/v1/users", seconds, connections };
   if (server.name === BARE) return { ...base, path: SAMPLE, writeEvery: 0 };
   return { ...base, mix, writeEvery: server.name === WRITES ? 10 : 0 };
@@ -80,7 +103,13 @@ async function measureOne(client: ChildProcess, server: Contender, order: Varied
   if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} failed responses`);
   server.rates.push(result.responses / result.seconds);
   server.costs.push((after - before) / result.responses);
-  if (round > 0) console.log(`round ${round}  ${server.name.padEnd(26)} ${Math.round(result.responses / result.seconds).toLocaleString("en-US").padStart(7)} req/s  ${((after - before) / result.responses).toFixed(1)} µs CPU/req`);
+  if (round > 0) {
+    console.log(
+      `round ${round}  ${server.name.padEnd(26)} ${
+        Math.round(result.responses / result.seconds).toLocaleString("en-US").padStart(7)
+      } req/s  ${((after - before) / result.responses).toFixed(1)} µs CPU/req`,
+    );
+  }
 }
 
 async function runBenchmark(): Promise<void> {
@@ -100,21 +129,39 @@ async function runBenchmark(): Promise<void> {
     servers.push(await startServerProcess(script, WRITES, { users } satisfies ServerSetup));
     // Round 0 warms each server up; it is not counted.
     for (let round = 0; round <= rounds; round++) {
-      for (const server of servers) await measureOne(client, server, orderFor(server, users, round === 0 ? 1 : seconds, connections), round);
-      if (round === 0) for (const server of servers) (server.rates.length = 0), (server.costs.length = 0);
+      for (const server of servers) {
+        await measureOne(client, server, orderFor(server, users, round === 0 ? 1 : seconds, connections), round);
+      }
+      if (round === 0) { for (const server of servers) (server.rates.length = 0), (server.costs.length = 0); }
     }
-    console.log(`\nNode ${process.version}, ${users.toLocaleString("en-US")} users, embedded engine in memory, ${connections} keep-alive connections, ${rounds} rounds × ${seconds} s per server; bare answers the ${Buffer.from(captured.body, "base64").length}-byte body of GET ${SAMPLE}. Medians:\n`);
+    console.log(
+      `\nNode ${process.version}, ${
+        users.toLocaleString("en-US")
+      } users, embedded engine in memory, ${connections} keep-alive connections, ${rounds} rounds × ${seconds} s per server; bare answers the ${
+        Buffer.from(captured.body, "base64").length
+      }-byte body of GET ${SAMPLE}. Medians:\n`,
+    );
     for (const line of summaryTable(servers, { [READS]: TARGET_RATIO })) console.log(line);
     const ratio = median(roundRatios(reads.rates, servers[0]!.rates));
-    console.log(`\nvaried reads/bare ${ratio.toFixed(3)} per round (median): target ≥ ${TARGET_RATIO} ${ratio >= TARGET_RATIO ? "met" : "NOT met"}.`);
-    console.log(`Load average ${loadBefore} before, ${loadAverage()} after, on ${cpus().length} cores shared with other jobs.`);
+    console.log(
+      `\nvaried reads/bare ${ratio.toFixed(3)} per round (median): target ≥ ${TARGET_RATIO} ${
+        ratio >= TARGET_RATIO ? "met" : "NOT met"
+      }.`,
+    );
+    console.log(
+      `Load average ${loadBefore} before, ${loadAverage()} after, on ${cpus().length} cores shared with other jobs.`,
+    );
   } finally {
     client.kill();
     for (const server of servers) server.process.kill();
   }
 }
 
-const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = { [BARE]: startBare, [READS]: startApp, [WRITES]: startApp };
+const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
+  [BARE]: startBare,
+  [READS]: startApp,
+  [WRITES]: startApp,
+};
 
 const serverName = serverRole();
 if (serverName !== undefined) runServerProcess(CONTENDERS[serverName]!);

@@ -2,7 +2,7 @@
  * Fills the example app (users, their posts, comments on the posts) with made-up but valid
  * records, in bulk: ids are reserved in blocks and each batch is one insertMany.
  */
-import { Faker, en } from "@faker-js/faker";
+import { en, Faker } from "@faker-js/faker";
 import type { App } from "../src/mod.ts";
 import type { Model } from "../src/model/define.ts";
 import { validateBody } from "../src/model/validate.ts";
@@ -28,7 +28,13 @@ export interface SeedOptions {
 type Fields = Record<string, unknown>;
 
 /** Stores `count` records of a model, made by `make(id, index)`, validated as the API would. */
-async function fill(app: App, model: Model, count: number, make: (id: number, index: number) => Fields, options: SeedOptions): Promise<number> {
+async function fill(
+  app: App,
+  model: Model,
+  count: number,
+  make: (id: number, index: number) => Fields,
+  options: SeedOptions,
+): Promise<number> {
   if (count === 0) return 0;
   const first = await reserveIds(app.db, model.collection, count);
   const batchSize = options.batchSize ?? 1000;
@@ -55,14 +61,23 @@ function modelOf(app: App, name: string): Model {
  * each post. Emails carry the user's id, so they stay unique however often the seeder runs.
  * @returns the first id of each model's new block
  */
-export async function seedExampleApp(app: App, counts: SeedCounts, options: SeedOptions = {}): Promise<Record<string, number>> {
+export async function seedExampleApp(
+  app: App,
+  counts: SeedCounts,
+  options: SeedOptions = {},
+): Promise<Record<string, number>> {
   const faker = new Faker({ locale: [en] });
   faker.seed(options.seed ?? 1);
   const [User, Post, Comment] = ["User", "Post", "Comment"].map((name) => modelOf(app, name));
   const firstUser = await fill(app, User, counts.users, (id) => {
     const name = faker.person.firstName();
     const surname = faker.person.lastName();
-    return { email: `${name}.${surname}.${id}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, ""), name, surname, password: faker.internet.password() };
+    return {
+      email: `${name}.${surname}.${id}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, ""),
+      name,
+      surname,
+      password: faker.internet.password(),
+    };
   }, options);
   const posts = counts.users * counts.postsPerUser;
   const firstPost = await fill(app, Post, posts, (_id, index) => ({

@@ -6,10 +6,10 @@
  */
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { SingleBar, Presets } from "cli-progress";
+import { Presets, SingleBar } from "cli-progress";
 import { createApp } from "../src/mod.ts";
 import { loadModels } from "../src/loader.ts";
-import { seedExampleApp, type SeedCounts } from "./seed-data.ts";
+import { type SeedCounts, seedExampleApp } from "./seed-data.ts";
 
 function count(raw: string, name: string): number {
   const value = Number(raw);
@@ -40,13 +40,21 @@ const app = await createApp({
   uri: process.env.MONGODB_URI || undefined,
   dataDir: process.env.DATA_DIR || "./data",
 });
-const bar = new SingleBar({ format: "seeding [{bar}] {percentage}% | {value}/{total} records | ETA {eta}s" }, Presets.shades_classic);
+const bar = new SingleBar(
+  { format: "seeding [{bar}] {percentage}% | {value}/{total} records | ETA {eta}s" },
+  Presets.shades_classic,
+);
 bar.start(total, 0);
 try {
-  const first = await seedExampleApp(app, counts, { seed: count(values.seed, "seed"), onProgress: (n) => bar.increment(n) });
+  const first = await seedExampleApp(app, counts, {
+    seed: count(values.seed, "seed"),
+    onProgress: (n) => bar.increment(n),
+  });
   bar.stop();
   const posts = counts.users * counts.postsPerUser;
-  console.log(`Added ${counts.users} users (from id ${first.User}), ${posts} posts, ${posts * counts.commentsPerPost} comments.`);
+  console.log(
+    `Added ${counts.users} users (from id ${first.User}), ${posts} posts, ${posts * counts.commentsPerPost} comments.`,
+  );
 } finally {
   bar.stop();
   await app.close();

@@ -1,5 +1,5 @@
 import type { Db, MongoClient } from "mongodb";
-import { docsRoutes, type DocsRoutes } from "./docs-page/routes.ts";
+import { type DocsRoutes, docsRoutes } from "./docs-page/routes.ts";
 import { ApiError } from "./errors.ts";
 import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
 import { checkNesting, nestedRoutes } from "./handlers/nested-routes.ts";
@@ -7,24 +7,24 @@ import type { AppState, Route } from "./handlers/route.ts";
 import { Languages, type MessageOverrides } from "./i18n/languages.ts";
 import { msg, type Translator } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
-import { errorToResponse, type ErrorContext, type ErrorHandler } from "./http/errors.ts";
+import { type ErrorContext, type ErrorHandler, errorToResponse } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
 import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
-import { routeTable, type BoundHandler } from "./handlers/table.ts";
+import { type BoundHandler, routeTable } from "./handlers/table.ts";
 import type { Model, Serializer } from "./model/define.ts";
 import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { CursorSealer } from "./query/cursor.ts";
 import { checkKeys, isPlainObject } from "./model/strict.ts";
-import { resolveLimits, type QueryLimits } from "./query/limits.ts";
-import { openDatabase, type Database, type DatabaseOptions } from "./store/connect.ts";
+import { type QueryLimits, resolveLimits } from "./query/limits.ts";
+import { type Database, type DatabaseOptions, openDatabase } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
 import type { ConnectionInfo } from "./service/client.ts";
-import { Service, type RequestContext, type ServiceOptions } from "./service/service.ts";
+import { type RequestContext, Service, type ServiceOptions } from "./service/service.ts";
 
 /** Everything `createApp` accepts. Only `models` is required. */
 export interface AppOptions extends DatabaseOptions, ServiceOptions {
@@ -82,16 +82,37 @@ export interface App {
 }
 
 // A record over AppOptions' keys, so an option added to the interface but not here fails to compile.
-const APP_OPTION_KEYS = Object.keys({
-  models: 1, hooks: 1, bodyLimit: 1, language: 1, limits: 1, basePath: 1, responseCache: 1,
-  uri: 1, dataDir: 1, dbName: 1, clientOptions: 1, clock: 1, cursorSecret: 1, openapi: 1, docs: 1,
-  messages: 1, rateLimit: 1, cors: 1, trustProxy: 1, health: 1,
-  serialize: 1,
-} satisfies Record<keyof AppOptions, 1>);
+const APP_OPTION_KEYS = Object.keys(
+  {
+    models: 1,
+    hooks: 1,
+    bodyLimit: 1,
+    language: 1,
+    limits: 1,
+    basePath: 1,
+    responseCache: 1,
+    uri: 1,
+    dataDir: 1,
+    dbName: 1,
+    clientOptions: 1,
+    clock: 1,
+    cursorSecret: 1,
+    openapi: 1,
+    docs: 1,
+    messages: 1,
+    rateLimit: 1,
+    cors: 1,
+    trustProxy: 1,
+    health: 1,
+    serialize: 1,
+  } satisfies Record<keyof AppOptions, 1>,
+);
 
 function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>): void {
   for (const [name, modelHooks] of Object.entries(hooks)) {
-    if (!registry.has(name)) throw new TypeError(`Hooks given for unknown model ${name}; models are ${[...registry.keys()].join(", ")}`);
+    if (!registry.has(name)) {
+      throw new TypeError(`Hooks given for unknown model ${name}; models are ${[...registry.keys()].join(", ")}`);
+    }
     if (!isPlainObject(modelHooks)) throw new TypeError(`Hooks of model ${name} must be an object of functions`);
     checkKeys(`Hooks of model ${name}`, modelHooks, HOOK_NAMES);
     for (const [hook, fn] of Object.entries(modelHooks)) {
@@ -102,7 +123,12 @@ function checkHooks(registry: ModelRegistry, hooks: Record<string, ModelHooks>):
 
 /** One route per model, plus the nested routes of hasMany relations (`/users/:userId/posts`), at every level. */
 function buildRoutes(state: AppState, models: readonly Model[], hooks: Record<string, ModelHooks>): Route[] {
-  const routeOf = (model: Model): Route => ({ app: state, model, store: state.stores.get(model.name)!, hooks: hooks[model.name] ?? {} });
+  const routeOf = (model: Model): Route => ({
+    app: state,
+    model,
+    store: state.stores.get(model.name)!,
+    hooks: hooks[model.name] ?? {},
+  });
   return [...models.map(routeOf), ...nestedRoutes({ registry: state.registry, stores: state.stores, routeOf }, models)];
 }
 
@@ -123,7 +149,9 @@ function responseCacheOf(database: Database, options: AppOptions): ResponseCache
 /** The cursor signer: keyed by `cursorSecret`, or randomly for this process. */
 function cursorSealerOf(secret: string | undefined): CursorSealer {
   if (secret === undefined) return CursorSealer.random();
-  if (typeof secret !== "string" || secret.length < 16) throw new TypeError("cursorSecret must be a string of at least 16 characters");
+  if (typeof secret !== "string" || secret.length < 16) {
+    throw new TypeError("cursorSecret must be a string of at least 16 characters");
+  }
   return new CursorSealer(new TextEncoder().encode(secret));
 }
 
@@ -141,10 +169,14 @@ async function dispatch(
   if (page) return await page;
   const method = request.method;
   const allowed = router.allowedFor(method, pathname);
-  if (allowed === null) return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
+  if (allowed === null) {
+    return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
+  }
   const allow = allowed.join(", ");
   if (method === "OPTIONS") return empty(204, language, { allow });
-  return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, { allow });
+  return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, {
+    allow,
+  });
 }
 
 /**
@@ -158,7 +190,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   checkHooks(registry, hooks);
   checkNesting(options.models);
   const limits = resolveLimits(options.limits);
-  if (options.serialize !== undefined && typeof options.serialize !== "function") throw new TypeError("serialize must be a function");
+  if (options.serialize !== undefined && typeof options.serialize !== "function") {
+    throw new TypeError("serialize must be a function");
+  }
   const languages = new Languages(options.language, options.messages);
   const database = await openDatabase(options);
   try {
@@ -171,7 +205,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const changeCount = database.collectionChangeCount;
   const stores = new Map(options.models.map((model) => {
     const count = changeCount && (() => changeCount(model.collection));
-    return [model.name, new RecordStore(database.db, model.collection, { bounds: model, clock: options.clock, changeCount: count })];
+    return [
+      model.name,
+      new RecordStore(database.db, model.collection, { bounds: model, clock: options.clock, changeCount: count }),
+    ];
   }));
   const state: AppState = {
     db: database.db,
@@ -201,7 +238,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       return await dispatch(router, docs, request, context.language, languages);
     } catch (error) {
       // Logged here with the request id, once: the handler is told, so the default one does not log it again.
-      const handler = errorHandler && ((e: unknown, r: Request, c: ErrorContext) => errorHandler!(e, r, { ...c, logged: service.logUnexpected(e, r, context) }));
+      const handler = errorHandler &&
+        ((e: unknown, r: Request, c: ErrorContext) =>
+          errorHandler!(e, r, { ...c, logged: service.logUnexpected(e, r, context) }));
       return await errorToResponse(error, request, context.language, handler, languages);
     }
   };

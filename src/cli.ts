@@ -6,7 +6,7 @@
 import process from "node:process";
 import { join } from "node:path";
 import { listen, type RunningServer } from "./adapters/serve.ts";
-import { createApp, type App } from "./app.ts";
+import { type App, createApp } from "./app.ts";
 import { defaultErrorHandler } from "./http/errors.ts";
 import { loadHooks, loadModels } from "./loader.ts";
 import { handleShutdownSignals } from "./http/shutdown.ts";
@@ -79,7 +79,11 @@ export async function runProject(options: ProjectOptions = {}): Promise<void> {
   const uri = (options.env ?? process.env).MONGODB_URI;
   console.log(`Listening on ${project.server.url} (${uri ? "MongoDB" : "embedded engine"})`);
   handleShutdownSignals(
-    { on: (signal, handler) => process.on(signal, handler), exit: (code) => process.exit(code), log: (line) => console.log(line) },
+    {
+      on: (signal, handler) => process.on(signal, handler),
+      exit: (code) => process.exit(code),
+      log: (line) => console.log(line),
+    },
     project.stop,
   );
 }

@@ -54,7 +54,11 @@ const DUPLICATE_KEY = 11000;
  * index refused the write (`_id` for an id clash), or null for any other error.
  */
 export function duplicateKeyField(error: unknown): string | null {
-  const candidate = error as { code?: unknown; keyValue?: Record<string, unknown>; keyPattern?: Record<string, unknown> } | null;
+  const candidate = error as {
+    code?: unknown;
+    keyValue?: Record<string, unknown>;
+    keyPattern?: Record<string, unknown>;
+  } | null;
   if (candidate?.code !== DUPLICATE_KEY) return null;
   return Object.keys(candidate.keyValue ?? candidate.keyPattern ?? {})[0] ?? "";
 }
@@ -102,4 +106,3 @@ export class CatalogValidationError extends ValidationError {
     this.details = details;
   }
 }
-

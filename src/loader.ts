@@ -15,11 +15,15 @@ async function sourceFiles(dir: string, required: boolean): Promise<string[]> {
     names = await readdir(dir);
   } catch (error) {
     if ((error as { code?: string }).code !== "ENOENT") throw error;
-    if (required) throw new TypeError(`${dir}/: no such folder; put one model file per resource there (models/User.js)`);
+    if (required) {
+      throw new TypeError(`${dir}/: no such folder; put one model file per resource there (models/User.js)`);
+    }
     return [];
   }
   const files = names.filter((name) => SOURCE.test(name) && !name.endsWith(".d.ts")).sort();
-  if (required && files.length === 0) throw new TypeError(`${dir}/ has no model files (.js, .mjs or .ts); add one per resource`);
+  if (required && files.length === 0) {
+    throw new TypeError(`${dir}/ has no model files (.js, .mjs or .ts); add one per resource`);
+  }
   return files;
 }
 
@@ -43,7 +47,9 @@ export async function loadModels(dir: string): Promise<Model[]> {
   for (const name of await sourceFiles(dir, true)) {
     const file = join(dir, name);
     const model = await defaultExport(file);
-    if (!isModel(model)) throw new TypeError(`${file}: the default export is not a model; export default defineModel({ ... })`);
+    if (!isModel(model)) {
+      throw new TypeError(`${file}: the default export is not a model; export default defineModel({ ... })`);
+    }
     models.push(model);
   }
   return models;
@@ -59,10 +65,16 @@ export async function loadHooks(dir: string, models?: readonly Model[]): Promise
     const file = join(dir, name);
     const model = name.replace(/\.[^.]+$/, "");
     if (models && !models.some((m) => m.name === model)) {
-      throw new TypeError(`${file}: no model named ${model}; hooks files are named after a model (${models.map((m) => m.name).join(", ")})`);
+      throw new TypeError(
+        `${file}: no model named ${model}; hooks files are named after a model (${
+          models.map((m) => m.name).join(", ")
+        })`,
+      );
     }
     const value = await defaultExport(file);
-    if (!isPlainObject(value)) throw new TypeError(`${file}: the default export is not a hooks object; export default defineHooks({ ... })`);
+    if (!isPlainObject(value)) {
+      throw new TypeError(`${file}: the default export is not a hooks object; export default defineHooks({ ... })`);
+    }
     hooks[model] = value as ModelHooks;
   }
   return hooks;

@@ -16,7 +16,9 @@ const PER_CONNECTION = new Set(["date", "connection", "keep-alive"]);
 
 /** One GET, with the response's raw headers (minus the per-connection ones) and body bytes. */
 export function fetchRaw(url: string, origin?: string): Promise<RawResponse> {
-  const headers: Record<string, string> = origin === undefined ? { accept: "application/json" } : { accept: "application/json", origin };
+  const headers: Record<string, string> = origin === undefined
+    ? { accept: "application/json" }
+    : { accept: "application/json", origin };
   return new Promise((resolve, reject) => {
     get(url, { headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];

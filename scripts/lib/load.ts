@@ -3,7 +3,7 @@
  * flight on each, as wrk and autocannon do by default. It runs in a process of its own
  * (see {@link startLoadClient}) so that it never competes with a server for one event loop.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -53,7 +53,9 @@ function responseLength(head: string, pending: Buffer, end: number): number {
 export function load({ url, path, seconds, connections, origin }: LoadOrder): Promise<LoadResult> {
   const { hostname, port } = new URL(url);
   const originLine = origin === undefined ? "" : `Origin: ${origin}\r\n`;
-  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: application/json\r\n${originLine}\r\n`);
+  const request = Buffer.from(
+    `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: application/json\r\n${originLine}\r\n`,
+  );
   let responses = 0;
   let errors = 0;
   let running = true;

@@ -4,7 +4,7 @@
  * whichever runs second): the benchmark script forks itself with `--server NAME`, sends the
  * server its setup, and can then ask it for its CPU time around each measurement.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 

@@ -28,13 +28,20 @@ export function roundRatios(server: readonly number[], base: readonly number[]):
  */
 export function summaryTable(servers: readonly Contender[], targets: Record<string, number> = {}): string[] {
   const base = servers[0]!;
-  const lines = ["| server | req/s | server CPU µs/req | req/s vs bare (per round) | CPU vs bare |", "| --- | ---: | ---: | ---: | ---: |"];
+  const lines = [
+    "| server | req/s | server CPU µs/req | req/s vs bare (per round) | CPU vs bare |",
+    "| --- | ---: | ---: | ---: | ---: |",
+  ];
   for (const server of servers) {
     const rate = Math.round(median(server.rates)).toLocaleString("en-US");
     const rateRatio = median(roundRatios(server.rates, base.rates));
     const costRatio = median(roundRatios(server.costs, base.costs));
     const target = targets[server.name] === undefined ? "" : ` (target ≥ ${targets[server.name]!.toFixed(2)})`;
-    lines.push(`| ${server.name} | ${rate} | ${median(server.costs).toFixed(1)} | ${rateRatio.toFixed(2)}${target} | ${costRatio.toFixed(2)} |`);
+    lines.push(
+      `| ${server.name} | ${rate} | ${median(server.costs).toFixed(1)} | ${rateRatio.toFixed(2)}${target} | ${
+        costRatio.toFixed(2)
+      } |`,
+    );
   }
   return lines;
 }

@@ -4,7 +4,7 @@
  * client has not asked that server for before (random page, page size and sort), and a share
  * of the requests can be writes (POST with a fresh body each).
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { LoadResult } from "./load.ts";
@@ -41,7 +41,12 @@ let written = 0;
 /** A user no other write of this process has made (the email is unique). */
 function writeBody(): string {
   written++;
-  return JSON.stringify({ email: `load${process.pid}x${written}@example.com`, name: `Load${written}`, surname: "Writer", password: "secret" });
+  return JSON.stringify({
+    email: `load${process.pid}x${written}@example.com`,
+    name: `Load${written}`,
+    surname: "Writer",
+    password: "secret",
+  });
 }
 
 /** mulberry32, seeded so that runs request the same pages. */
@@ -74,7 +79,11 @@ function distinctPage(url: string, mix: ListMix): string {
 function request(host: string, order: VariedOrder, n: number): Buffer {
   if (order.writeEvery > 0 && n % order.writeEvery === order.writeEvery - 1) {
     const body = writeBody();
-    return Buffer.from(`POST ${order.writePath} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    return Buffer.from(
+      `POST ${order.writePath} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${
+        Buffer.byteLength(body)
+      }\r\n\r\n${body}`,
+    );
   }
   const path = order.mix ? distinctPage(order.url, order.mix) : order.path!;
   return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\n\r\n`);

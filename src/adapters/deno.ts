@@ -1,4 +1,4 @@
-import { cutMessage, withinDeadline, type ShutdownLog } from "../http/shutdown.ts";
+import { cutMessage, type ShutdownLog, withinDeadline } from "../http/shutdown.ts";
 import { resolveTimeouts } from "../http/timeouts.ts";
 import { englishOnly, msg, type Translator } from "../i18n/message.ts";
 
@@ -42,7 +42,12 @@ export function cutResponse(request: Request, languages: Translator): Response {
   const language = languages.negotiate(request.headers.get("accept-language"));
   return new Response(JSON.stringify({ error: languages.text(language, msg("server.shuttingDown")) }), {
     status: 503,
-    headers: { "content-type": "application/json; charset=utf-8", "content-language": language, "retry-after": "1", connection: "close" },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "content-language": language,
+      "retry-after": "1",
+      connection: "close",
+    },
   });
 }
 

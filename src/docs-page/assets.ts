@@ -35,7 +35,10 @@ const loaded = new Map<string, Promise<Asset>>();
 export function swaggerAsset(name: string): Promise<Asset> {
   let asset = loaded.get(name);
   if (!asset) {
-    asset = readFile(join(swaggerFolder(), name)).then((bytes) => ({ body: new Uint8Array(bytes), contentType: SWAGGER_FILES[name] }));
+    asset = readFile(join(swaggerFolder(), name)).then((bytes) => ({
+      body: new Uint8Array(bytes),
+      contentType: SWAGGER_FILES[name],
+    }));
     // A failed read (package missing) is retried next time rather than remembered.
     asset.catch(() => loaded.delete(name));
     loaded.set(name, asset);

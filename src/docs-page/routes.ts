@@ -24,13 +24,22 @@ type Page = (request: Request) => Response | Promise<Response>;
 const ALLOW = "GET, HEAD, OPTIONS";
 
 function text(body: string, contentType: string, language: string): Page {
-  return () => createResponse(body, 200, { "content-type": contentType, "content-language": language, "cache-control": "no-cache" });
+  return () =>
+    createResponse(body, 200, {
+      "content-type": contentType,
+      "content-language": language,
+      "cache-control": "no-cache",
+    });
 }
 
 function asset(name: string, language: string): Page {
   return async () => {
     const { body, contentType } = await swaggerAsset(name);
-    return createResponse(body, 200, { "content-type": contentType, "content-language": language, "cache-control": "public, max-age=3600" });
+    return createResponse(body, 200, {
+      "content-type": contentType,
+      "content-language": language,
+      "cache-control": "public, max-age=3600",
+    });
   };
 }
 

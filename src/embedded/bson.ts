@@ -1,4 +1,4 @@
-import { BSON, Long, type Document } from "bson";
+import { BSON, type Document, Long } from "bson";
 
 /**
  * How the engine turns wire bytes into values. Longs stay `Long` and binaries stay `Binary`

@@ -1,5 +1,5 @@
 import { clearInterval, setInterval } from "node:timers";
-import { Long, type Document } from "bson";
+import { type Document, Long } from "bson";
 import { writeDocument } from "./bson.ts";
 import { EncodedDocs } from "./encoded.ts";
 import type { Projector } from "./query/project.ts";
@@ -85,7 +85,14 @@ export class CursorRegistry {
    * `cached`: the source yields stored documents and `project` depends on them alone, so their
    * serialised form may be reused (page reads; see {@link EncodedDocs}).
    */
-  first(ns: string, source: Iterator<Document>, project: Projector, batchSize: number | undefined, single: boolean, cached = false): Batch {
+  first(
+    ns: string,
+    source: Iterator<Document>,
+    project: Projector,
+    batchSize: number | undefined,
+    single: boolean,
+    cached = false,
+  ): Batch {
     const cursor: OpenCursor = {
       id: Long.ZERO,
       ns,

@@ -2,12 +2,12 @@
  * The embedded engine: a MongoDB-wire-compatible server running in this process, so the
  * framework can use the official driver without a MongoDB installation.
  */
-import { memorySink, type ChangeSink } from "./changes.ts";
+import { type ChangeSink, memorySink } from "./changes.ts";
 import type { EngineState } from "./commands/context.ts";
 import { CursorRegistry } from "./cursors.ts";
 import { Catalog } from "./store/catalog.ts";
 import { Ledger } from "./store/ledger.ts";
-import { resolveConnectionLimits, type ConnectionLimits } from "./wire/limits.ts";
+import { type ConnectionLimits, resolveConnectionLimits } from "./wire/limits.ts";
 import { listen } from "./wire/server.ts";
 import { WriteCounter } from "./write-counter.ts";
 

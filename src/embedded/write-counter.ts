@@ -23,7 +23,7 @@ export class WriteCounter {
       return;
     }
     let colls = this.#byCollection.get(db);
-    if (!colls) this.#byCollection.set(db, (colls = new Map()));
+    if (!colls) this.#byCollection.set(db, colls = new Map());
     colls.set(collection, (colls.get(collection) ?? 0) + 1);
   }
 

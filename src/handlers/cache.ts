@@ -1,6 +1,6 @@
 import { etagOf } from "../http/etag.ts";
 import type { HeaderRecord } from "../http/fast-response.ts";
-import { cachedJson, cacheableJson } from "../http/responses.ts";
+import { cacheableJson, cachedJson } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import type { WithNode } from "../query/with.ts";
 import { ancestorsOf } from "./nested.ts";
@@ -84,18 +84,32 @@ function bypassReason(route: Route, hooked: boolean): string | undefined {
  * or `fwd=stale` when a write outdated the kept body, plus `stored` when this one was kept) or
  * not handled by the cache (`fwd=bypass`, with the reason as `detail`).
  */
-export async function cachedGet(request: Request, route: Route, hooked: boolean, run: () => Promise<ReadResult>): Promise<Response> {
+export async function cachedGet(
+  request: Request,
+  route: Route,
+  hooked: boolean,
+  run: () => Promise<ReadResult>,
+): Promise<Response> {
   const language = route.app.language;
   const cache = route.app.cache;
   const bypass = cache === undefined ? undefined : bypassReason(route, hooked);
   if (cache === undefined || bypass !== undefined) {
     const { body, headers, status } = await run();
     // A hook's own Cache-Status, like its other headers, replaces the framework's.
-    return cacheableJson(request, body, language, undefined, bypass === undefined ? headers : { "cache-status": bypass, ...headers }, status);
+    return cacheableJson(
+      request,
+      body,
+      language,
+      undefined,
+      bypass === undefined ? headers : { "cache-status": bypass, ...headers },
+      status,
+    );
   }
   const key = request.url;
   const { body: hit, stale } = cache.lookup(key);
-  if (hit !== undefined) return cachedJson(request, hit.text, hit.etag, language, { ...hit.headers, "cache-status": `${CACHE_NAME}; hit` });
+  if (hit !== undefined) {
+    return cachedJson(request, hit.text, hit.etag, language, { ...hit.headers, "cache-status": `${CACHE_NAME}; hit` });
+  }
   const version = cache.version();
   const { body, collections, headers } = await run();
   const text = JSON.stringify(body);

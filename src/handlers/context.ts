@@ -119,9 +119,21 @@ export interface ModelHooks {
 
 /** Every hook name, for checking hook files at start-up. */
 export const HOOK_NAMES: readonly (keyof ModelHooks)[] = [
-  "onBeforePaginate", "onAfterPaginate", "onBeforeShow", "onAfterShow", "onBeforeInsert", "onAfterInsert",
-  "onBeforeUpdate", "onAfterUpdate", "onBeforePatch", "onAfterPatch", "onBeforeDelete", "onAfterDelete",
-  "onBeforeForceDelete", "onAfterForceDelete", "onBeforeRelation",
+  "onBeforePaginate",
+  "onAfterPaginate",
+  "onBeforeShow",
+  "onAfterShow",
+  "onBeforeInsert",
+  "onAfterInsert",
+  "onBeforeUpdate",
+  "onAfterUpdate",
+  "onBeforePatch",
+  "onAfterPatch",
+  "onBeforeDelete",
+  "onAfterDelete",
+  "onBeforeForceDelete",
+  "onAfterForceDelete",
+  "onBeforeRelation",
 ];
 
 /** Identity function that gives a hooks file its types: `export default defineHooks({ ... })`. */

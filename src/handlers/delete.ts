@@ -1,10 +1,10 @@
 import type { Document } from "mongodb";
 import { empty } from "../http/responses.ts";
-import { toStoredRecord, type DeleteContext, type ModelHooks } from "./context.ts";
+import { type DeleteContext, type ModelHooks, toStoredRecord } from "./context.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
-import { allOf, findOr404, hookContext, recordId, type Handler, type Route } from "./route.ts";
+import { allOf, findOr404, type Handler, hookContext, recordId, type Route } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
 async function softDelete(route: Route, guard: Document): Promise<boolean> {

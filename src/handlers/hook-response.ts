@@ -13,7 +13,9 @@ const FRAMEWORK_ONLY = new Set(["content-length", "transfer-encoding"]);
 export function hookHeaders(ctx: HookContext): HeaderRecord | undefined {
   let record: HeaderRecord | undefined;
   for (const [name, value] of ctx.headers) {
-    if (FRAMEWORK_ONLY.has(name)) throw new TypeError(`Hook of model ${ctx.model.name} set ${name}, which only the framework sets`);
+    if (FRAMEWORK_ONLY.has(name)) {
+      throw new TypeError(`Hook of model ${ctx.model.name} set ${name}, which only the framework sets`);
+    }
     (record ??= {})[name] = value;
   }
   if (record?.["set-cookie"] !== undefined && ctx.headers.getSetCookie().length > 1) {
@@ -31,7 +33,9 @@ export function hookStatus(ctx: HookContext, fallback: number): number {
   const status = ctx.status;
   if (status === undefined) return fallback;
   if (!Number.isInteger(status) || status < 200 || status > 299) {
-    throw new TypeError(`Hook of model ${ctx.model.name} set status ${status}; a successful response needs a 2xx (throw ApiError for an error)`);
+    throw new TypeError(
+      `Hook of model ${ctx.model.name} set status ${status}; a successful response needs a 2xx (throw ApiError for an error)`,
+    );
   }
   return status;
 }

@@ -2,14 +2,14 @@ import { readJsonBody } from "../http/body.ts";
 import { writtenJson } from "../http/responses.ts";
 import { toRecord } from "../model/serialize.ts";
 import { validateBody } from "../model/validate.ts";
-import { toStoredRecord, type InsertContext } from "./context.ts";
+import { type InsertContext, toStoredRecord } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
 import { liveParentFilter, parentIdsOf } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { serializeRecord } from "./serialize-output.ts";
-import { hookContext, type Handler } from "./route.ts";
+import { type Handler, hookContext } from "./route.ts";
 
 /**
  * INSERT: `POST /api/v1/<plural>` (or a nested `POST /api/v1/users/:userId/posts`, where the
@@ -21,7 +21,10 @@ export const insert: Handler = async (request, route, params) => {
   const parentIds = parent ? parentIdsOf(params, parent) : undefined;
   const body = await readJsonBody(request, app.bodyLimit);
   Object.assign(body, await liveParentFilter(parent, parentIds));
-  const ctx: InsertContext = { ...hookContext(request, route, params), body: bodyForHook(model, body, hooks.onBeforeInsert) };
+  const ctx: InsertContext = {
+    ...hookContext(request, route, params),
+    body: bodyForHook(model, body, hooks.onBeforeInsert),
+  };
   await hooks.onBeforeInsert?.(ctx);
   const data = validateBody(model, ctx.body);
   await checkReferences(route, data);

@@ -14,7 +14,11 @@ export async function checkReferences(route: Route, set: Document): Promise<void
     .filter((rel) => rel.type === "belongsTo" && set[rel.foreignKey] !== undefined && set[rel.foreignKey] !== null)
     .map(async (rel) => {
       const target = route.app.stores.get(rel.model)!;
-      if (!(await target.findById(set[rel.foreignKey] as number, writeScope(route.app.registry.get(rel.model)!), { _id: 1 }))) {
+      if (
+        !(await target.findById(set[rel.foreignKey] as number, writeScope(route.app.registry.get(rel.model)!), {
+          _id: 1,
+        }))
+      ) {
         errors[rel.foreignKey] = [msg("validation.foreignKey", { field: rel.foreignKey, model: rel.model })];
       }
     });

@@ -1,5 +1,5 @@
 import { EJSON } from "bson";
-import { apiError, type ApiError } from "../errors.ts";
+import { type ApiError, apiError } from "../errors.ts";
 import type { QueryParams } from "../http/params.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
@@ -43,7 +43,13 @@ export async function openCursor(params: QueryParams, url: string, route: Route)
   }
   return {
     state,
-    params: { get: (name) => ((PINNED as readonly string[]).includes(name) ? pinnedValue(state, name as (typeof PINNED)[number]) : params.get(name)) },
+    params: {
+      get: (
+        name,
+      ) => ((PINNED as readonly string[]).includes(name)
+        ? pinnedValue(state, name as (typeof PINNED)[number])
+        : params.get(name)),
+    },
   };
 }
 
@@ -67,7 +73,11 @@ export function checkPinned(
   const sort = params.get("sort");
   if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(query.sort)) throw differs("sort");
   const q = params.get("q");
-  if (q !== null && EJSON.stringify(parseWhere(q, model, limits, registry)) !== EJSON.stringify(parseWhere(state.q, model, limits, registry))) {
+  if (
+    q !== null &&
+    EJSON.stringify(parseWhere(q, model, limits, registry)) !==
+      EJSON.stringify(parseWhere(state.q, model, limits, registry))
+  ) {
     throw differs("q");
   }
   const perPage = params.get("per_page");

@@ -71,7 +71,13 @@ async function keyWindow(store: RecordStore, request: WindowRequest, position: K
   const forward = position.side === "after";
   const range = allOf([filter, keysetFilter(keys, position.key, position.side, true)]);
   const sort = forward ? request.sort : reversed(keys);
-  const docs = await store.find({ filter: range, sort, skip: 0, limit: request.perPage + 2, projection: request.projection });
+  const docs = await store.find({
+    filter: range,
+    sort,
+    skip: 0,
+    limit: request.perPage + 2,
+    projection: request.projection,
+  });
   const boundary = docs.length > 0 && docs[0]._id === position.key[keys.length - 1];
   if (boundary) docs.shift();
   const back = boundary || (await anyBehind(store, request, position));

@@ -2,7 +2,7 @@ import type { Model, Relation } from "../model/define.ts";
 import { relationSegment } from "../model/naming.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { RecordStore } from "../store/records.ts";
-import { parentParam, type ParentLink } from "./nested.ts";
+import { type ParentLink, parentParam } from "./nested.ts";
 import type { Route } from "./route.ts";
 
 /** What building the nested routes needs from the app. */
@@ -37,10 +37,16 @@ function checkSegments(model: Model): void {
     const segment = relationSegment(rel.name);
     const other = seen.get(segment);
     if (other !== undefined) {
-      throw new TypeError(`Model ${model.name}: relations "${other}" and "${rel.name}" both give the nested route /${model.route}/:${parentParam(model)}/${segment}; rename one or set routes: false on one`);
+      throw new TypeError(
+        `Model ${model.name}: relations "${other}" and "${rel.name}" both give the nested route /${model.route}/:${
+          parentParam(model)
+        }/${segment}; rename one or set routes: false on one`,
+      );
     }
     if (segment === "force" && model.softDelete) {
-      throw new TypeError(`Model ${model.name}: relation "${rel.name}" gives /${model.route}/:id/force, the force delete; rename it or set routes: false`);
+      throw new TypeError(
+        `Model ${model.name}: relation "${rel.name}" gives /${model.route}/:id/force, the force delete; rename it or set routes: false`,
+      );
     }
     seen.set(segment, rel.name);
   }
@@ -58,10 +64,23 @@ function legacyFor(model: Model, rel: Relation, child: Model): boolean {
   return sameTarget.length === 1 && !taken;
 }
 
-function linkOf(source: NestingSource, model: Model, rel: Relation, up: ParentLink | undefined, legacy: boolean): ParentLink {
+function linkOf(
+  source: NestingSource,
+  model: Model,
+  rel: Relation,
+  up: ParentLink | undefined,
+  legacy: boolean,
+): ParentLink {
   const child = source.registry.get(rel.model)!;
   const segment = legacy ? child.route : relationSegment(rel.name);
-  const link: ParentLink = { model, store: source.stores.get(model.name)!, relation: rel.name, segment, foreignKey: rel.foreignKey, param: parentParam(model) };
+  const link: ParentLink = {
+    model,
+    store: source.stores.get(model.name)!,
+    relation: rel.name,
+    segment,
+    foreignKey: rel.foreignKey,
+    param: parentParam(model),
+  };
   if (up) link.up = up;
   if (legacy) link.legacy = true;
   return link;
@@ -78,7 +97,9 @@ function below(source: NestingSource, model: Model, up: ParentLink | undefined, 
     const child = source.registry.get(rel.model)!;
     const link = linkOf(source, model, rel, up, false);
     routes.push({ ...source.routeOf(child), parent: link });
-    if (!up && legacyFor(model, rel, child)) routes.push({ ...source.routeOf(child), parent: linkOf(source, model, rel, up, true) });
+    if (!up && legacyFor(model, rel, child)) {
+      routes.push({ ...source.routeOf(child), parent: linkOf(source, model, rel, up, true) });
+    }
     if (!onPath.has(child.name)) routes.push(...below(source, child, link, new Set([...onPath, child.name])));
   }
   return routes;

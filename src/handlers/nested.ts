@@ -85,7 +85,11 @@ export function parentIdsOf(params: Record<string, string>, link: ParentLink): P
  * outermost missing one is the 404. Returns the child filter, which is also the value the
  * child's foreign key is set to (the route's own relation `filter` is {@link reachable}'s).
  */
-export async function parentFilter(link: ParentLink, ids: ParentIds, scopeOf: (model: Model) => Document): Promise<Document> {
+export async function parentFilter(
+  link: ParentLink,
+  ids: ParentIds,
+  scopeOf: (model: Model) => Document,
+): Promise<Document> {
   const chain = ancestorsOf(link);
   const found = await Promise.all(chain.map((step) => {
     const under = step.up ? and({ [step.up.foreignKey]: ids[step.up.param] }, reachable(step.up)) : {};

@@ -15,7 +15,7 @@ function strip(model: Model, record: unknown): void {
 export function finish<T>(route: Route, result: T, afterHook: unknown): T {
   if (!afterHook || route.model.hidden.size === 0) return result;
   const data = (result as { data?: unknown }).data;
-  if (Array.isArray(data)) for (const record of data) strip(route.model, record);
+  if (Array.isArray(data)) { for (const record of data) strip(route.model, record); }
   else strip(route.model, result);
   return result;
 }

@@ -3,7 +3,7 @@ import { linkHeader } from "../http/link.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
-import { sortKeys, type SortKey } from "../query/keyset.ts";
+import { type SortKey, sortKeys } from "../query/keyset.ts";
 import { pagination } from "../query/page.ts";
 import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
@@ -17,7 +17,7 @@ import { finish } from "./output.ts";
 import { relationNarrower } from "./relation-hooks.ts";
 import { hasSerializer, serializeRecords } from "./serialize-output.ts";
 import { parseListRequest } from "./request.ts";
-import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
+import { allOf, type Handler, hookContext, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
 /**
@@ -38,7 +38,11 @@ function readProjection(model: Model, query: ListQuery, keys: readonly SortKey[]
 
 async function listPage(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const { query, trashed, parentIds, cursor, source, relatedCollections } = await parseListRequest(request, route, params);
+  const { query, trashed, parentIds, cursor, source, relatedCollections } = await parseListRequest(
+    request,
+    route,
+    params,
+  );
   if (route.parent && parentIds !== undefined) {
     // Listing may include a trashed parent's children (trashed=true); creating under one may not.
     const parent = await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed));
@@ -51,7 +55,11 @@ async function listPage(request: Request, route: Route, params: PathParams): Pro
   const filter = allOf(query.filters);
   const [window, counted] = await Promise.all([
     readWindow(route.store, {
-      filter, sort: query.sort, keys, perPage: query.perPage, skip: (query.page - 1) * query.perPage,
+      filter,
+      sort: query.sort,
+      keys,
+      perPage: query.perPage,
+      skip: (query.page - 1) * query.perPage,
       position: cursor && { side: cursor.state.side, key: cursor.state.key },
       projection: readProjection(model, query, keys),
     }),
@@ -63,7 +71,10 @@ async function listPage(request: Request, route: Route, params: PathParams): Pro
     await loadRelations(app.db, window.docs, data, query.with, app.limits, (m) => readScope(m, trashed), narrow);
   }
   const cursors = await sealNeighbours(request.url, route, source, query.perPage, window);
-  ctx.result = { data, pagination: pagination({ page: cursor ? null : query.page, perPage: query.perPage }, counted, cursors) };
+  ctx.result = {
+    data,
+    pagination: pagination({ page: cursor ? null : query.page, perPage: query.perPage }, counted, cursors),
+  };
   if (hooks.onAfterPaginate) await hooks.onAfterPaginate(ctx);
   const link = linkHeader(request.url, ctx.result.pagination.next, ctx.result.pagination.prev);
   const fromHooks = hookHeaders(ctx);
@@ -80,7 +91,13 @@ async function listPage(request: Request, route: Route, params: PathParams): Pro
 }
 
 /** Cursors of the pages after and before this one, pinning the parameters the page was read with. */
-async function sealNeighbours(url: string, route: Route, params: { get(name: string): string | null }, perPage: number, window: Window) {
+async function sealNeighbours(
+  url: string,
+  route: Route,
+  params: { get(name: string): string | null },
+  perPage: number,
+  window: Window,
+) {
   const base = {
     list: pathnameOf(url),
     q: params.get("q"),

@@ -1,5 +1,5 @@
 import type { Document } from "mongodb";
-import { apiError, type ApiError, notFound } from "../errors.ts";
+import { type ApiError, apiError, notFound } from "../errors.ts";
 import { etagOf, ifMatch } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
@@ -26,7 +26,12 @@ async function currentEtag(request: Request, route: Route, current: StoredDocume
  * must use. With If-Match the guard pins the record's revision, so of many concurrent writers
  * that all read the same version, exactly one succeeds and the rest get 412.
  */
-export async function writeGuard(request: Request, route: Route, current: StoredDocument, scope: Document): Promise<Document> {
+export async function writeGuard(
+  request: Request,
+  route: Route,
+  current: StoredDocument,
+  scope: Document,
+): Promise<Document> {
   const header = request.headers.get("if-match");
   const guard: Document = { ...scope, _id: current._id };
   if (header === null) return guard;

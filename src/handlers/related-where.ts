@@ -33,7 +33,13 @@ function collect(filter: Document, replace: (filter: Document) => void, into: Fo
  * records read: a condition matching more than `max` is a 400 (`max` is `maxInList`, the
  * limit of an `$in` a client may send).
  */
-async function idsFilter(route: Route, owner: Model, condition: RelatedCondition, trashed: boolean, registry: ModelRegistry): Promise<Document> {
+async function idsFilter(
+  route: Route,
+  owner: Model,
+  condition: RelatedCondition,
+  trashed: boolean,
+  registry: ModelRegistry,
+): Promise<Document> {
   const relation = owner.relations.get(condition.relation)!;
   const related = registry.get(relation.model)!;
   const max = route.app.limits.maxInList;
@@ -59,7 +65,13 @@ export async function resolveRelatedConditions(route: Route, query: ListQuery, t
   query.filters.forEach((filter, i) => collect(filter, (next) => (query.filters[i] = next), found));
   if (found.length === 0) return [];
   const { registry } = route.app;
-  const filters = await Promise.all(found.map(({ condition }) => idsFilter(route, route.model, condition, trashed, registry)));
+  const filters = await Promise.all(
+    found.map(({ condition }) => idsFilter(route, route.model, condition, trashed, registry)),
+  );
   found.forEach(({ replace }, i) => replace(filters[i]));
-  return [...new Set(found.map(({ condition }) => registry.get(route.model.relations.get(condition.relation)!.model)!.collection))];
+  return [
+    ...new Set(
+      found.map(({ condition }) => registry.get(route.model.relations.get(condition.relation)!.model)!.collection),
+    ),
+  ];
 }

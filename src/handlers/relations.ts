@@ -3,7 +3,7 @@ import type { Model } from "../model/define.ts";
 import { type ApiRecord, toRecord } from "../model/serialize.ts";
 import { storedName } from "../query/columns.ts";
 import type { QueryLimits } from "../query/limits.ts";
-import { type WithNode, childKeys } from "../query/with.ts";
+import { childKeys, type WithNode } from "../query/with.ts";
 
 /** Children of one level, grouped by the value they share with their parent. */
 type Groups = Map<unknown, Document[]>;
@@ -87,7 +87,13 @@ function groupBy(docs: readonly Document[], fk: string): Groups {
  * response. Children stay separate documents (a `$group`/`$push` would build one document
  * per parent, which can outgrow the 16 MB BSON limit). Needs MongoDB 5.0 or later.
  */
-async function fetchChildren(db: Db, node: WithNode, values: unknown[], cap: number, scope: Narrowing): Promise<Groups> {
+async function fetchChildren(
+  db: Db,
+  node: WithNode,
+  values: unknown[],
+  cap: number,
+  scope: Narrowing,
+): Promise<Groups> {
   const fk = node.relation.foreignKey;
   const order = childOrder(node);
   const pipeline = [
@@ -114,14 +120,24 @@ function fetchLevel(db: Db, node: WithNode, values: unknown[], limits: QueryLimi
     case "hasOne":
       return fetchChildren(db, node, values, 1, scope);
     default:
-      return fetchChildren(db, node, values, Math.min(node.relation.limit ?? Infinity, limits.maxChildrenPerParent), scope);
+      return fetchChildren(
+        db,
+        node,
+        values,
+        Math.min(node.relation.limit ?? Infinity, limits.maxChildrenPerParent),
+        scope,
+      );
   }
 }
 
 /** Adds filters from the request to one relation level (`onBeforeRelation` hooks). */
 export type RelationNarrower = (node: WithNode) => Promise<Document[]>;
 
-async function narrowing(node: WithNode, scope: (model: Model) => Document, narrow?: RelationNarrower): Promise<Narrowing> {
+async function narrowing(
+  node: WithNode,
+  scope: (model: Model) => Document,
+  narrow?: RelationNarrower,
+): Promise<Narrowing> {
   const fixed = [scope(node.model), node.relation.filter ?? {}];
   return narrow ? [...fixed, ...(await narrow(node))] : fixed;
 }
@@ -146,7 +162,9 @@ async function loadNode(
 ): Promise<unknown[]> {
   const parentPath = node.relation.type === "belongsTo" ? node.relation.foreignKey : "_id";
   const values = parentValues(docs, parentPath);
-  const groups = values.length === 0 ? new Map() : await fetchLevel(db, node, values, limits, await narrowing(node, scope, narrow));
+  const groups = values.length === 0
+    ? new Map()
+    : await fetchLevel(db, node, values, limits, await narrowing(node, scope, narrow));
   const children = serialise(node.model, groups, node.fields);
   await loadRelations(db, [...children.keys()], [...children.values()], node.children, limits, scope, narrow);
   return docs.map((doc) => {

@@ -1,11 +1,11 @@
 import { apiError } from "../errors.ts";
 import { QueryParams } from "../http/params.ts";
 import { storedName } from "../query/columns.ts";
-import { planList, planShow, type ListQuery, type ParamSource, type ShowQuery } from "../query/plan.ts";
+import { type ListQuery, type ParamSource, planList, planShow, type ShowQuery } from "../query/plan.ts";
 import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
-import { linkRelation, parentIdsOf, reachable, type ParentIds, type ParentLink } from "./nested.ts";
+import { linkRelation, type ParentIds, parentIdsOf, type ParentLink, reachable } from "./nested.ts";
 import { resolveRelatedConditions } from "./related-where.ts";
-import { recordId, type PathParams, type Route } from "./route.ts";
+import { type PathParams, recordId, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
 /**
@@ -72,7 +72,9 @@ function applyRelationOptions(query: ListQuery, link: ParentLink, source: ParamS
   }
   if (relation.limit === undefined || query.perPage <= relation.limit) return;
   const asked = source.get("per_page");
-  if (asked !== null) throw apiError("param.integerRange", { name: "per_page", min: 1, max: relation.limit, value: asked });
+  if (asked !== null) {
+    throw apiError("param.integerRange", { name: "per_page", min: 1, max: relation.limit, value: asked });
+  }
   query.perPage = relation.limit;
 }
 

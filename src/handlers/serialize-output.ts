@@ -36,12 +36,19 @@ function serializeOne(run: Run, model: Model, record: ApiRecord, nodes: readonly
 }
 
 /** Children first, so a parent's serializer sees its relations already in their final shape. */
-async function serializeTree(run: Run, model: Model, record: ApiRecord, nodes: readonly WithNode[]): Promise<ApiRecord> {
+async function serializeTree(
+  run: Run,
+  model: Model,
+  record: ApiRecord,
+  nodes: readonly WithNode[],
+): Promise<ApiRecord> {
   for (const node of nodes) {
     const name = node.relation.name;
     const value = record[name];
     if (Array.isArray(value)) {
-      record[name] = await Promise.all(value.map((child) => (isRecord(child) ? serializeOne(run, node.model, child, node.children) : child)));
+      record[name] = await Promise.all(
+        value.map((child) => (isRecord(child) ? serializeOne(run, node.model, child, node.children) : child)),
+      );
     } else if (isRecord(value)) {
       record[name] = await serializeOne(run, node.model, value, node.children);
     }
@@ -67,11 +74,19 @@ export async function serializeRecords(
   nodes: readonly WithNode[],
 ): Promise<unknown[]> {
   const run: Run = { request, app, done: new Map() };
-  return await Promise.all(records.map((record) => (isRecord(record) ? serializeOne(run, model, record, nodes) : record)));
+  return await Promise.all(
+    records.map((record) => (isRecord(record) ? serializeOne(run, model, record, nodes) : record)),
+  );
 }
 
 /** {@link serializeRecords} for a single record (SHOW, INSERT, UPDATE, PATCH); anything else is returned as it is. */
-export async function serializeRecord(request: Request, app: AppState, model: Model, record: unknown, nodes: readonly WithNode[]): Promise<unknown> {
+export async function serializeRecord(
+  request: Request,
+  app: AppState,
+  model: Model,
+  record: unknown,
+  nodes: readonly WithNode[],
+): Promise<unknown> {
   if (!isRecord(record) || !hasSerializer(app, model, nodes)) return record;
   return (await serializeRecords(request, app, model, [record], nodes))[0];
 }

@@ -4,14 +4,14 @@ import { projection } from "../query/projection.ts";
 import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
-import { toStoredRecord, type ShowContext } from "./context.ts";
+import { type ShowContext, toStoredRecord } from "./context.ts";
 import { parentFilter, reachable } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { relationNarrower } from "./relation-hooks.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { parseShowRequest } from "./request.ts";
-import { allOf, hookContext, type Handler, type PathParams, type Route } from "./route.ts";
+import { allOf, type Handler, hookContext, type PathParams, type Route } from "./route.ts";
 import { readScope } from "./scope.ts";
 
 /** SHOW: `GET /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): one record, with `fields` and `with` applied. */
@@ -25,12 +25,19 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   const { id, query, trashed, parentIds } = parseShowRequest(request, route, params);
   if (route.parent && parentIds !== undefined) {
     // A nested item route reads only a child of these ancestors that its relation reaches: any other record is a 404.
-    query.filters[0] = { ...query.filters[0], ...(await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed))) };
+    query.filters[0] = {
+      ...query.filters[0],
+      ...(await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed))),
+    };
     query.filters.push(reachable(route.parent));
   }
   const ctx: ShowContext = { ...hookContext(request, route, params), id, query };
   await hooks.onBeforeShow?.(ctx);
-  const doc = await route.store.findById(id, allOf(query.filters), projection(model, query.fields, parentKeys(query.with)));
+  const doc = await route.store.findById(
+    id,
+    allOf(query.filters),
+    projection(model, query.fields, parentKeys(query.with)),
+  );
   if (!doc) throw notFound(model.name);
   const record = toRecord(model, doc, query.fields);
   const narrow = relationNarrower(request, route, params, query.with);
@@ -39,5 +46,10 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   ctx.result = record;
   await hooks.onAfterShow?.(ctx);
   const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), query.with);
-  return { body, collections: collectionsRead(route, query.with), headers: hookHeaders(ctx), status: hookStatus(ctx, 200) };
+  return {
+    body,
+    collections: collectionsRead(route, query.with),
+    headers: hookHeaders(ctx),
+    status: hookStatus(ctx, 200),
+  };
 }

@@ -4,7 +4,7 @@ import { writtenJson } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
 import { validateBody } from "../model/validate.ts";
-import { toStoredRecord, type ModelHooks, type StoredRecord, type UpdateContext } from "./context.ts";
+import { type ModelHooks, type StoredRecord, toStoredRecord, type UpdateContext } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
 import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
@@ -12,7 +12,7 @@ import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
-import { allOf, findOr404, hookContext, recordId, type Handler } from "./route.ts";
+import { allOf, findOr404, type Handler, hookContext, recordId } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
 interface WriteChange {
@@ -54,7 +54,12 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     const stored = await findOr404(route, id, [scope]);
     const guard = await writeGuard(request, route, stored, scope);
     const checked = bodyForHook(model, body, hooks.onBeforeUpdate);
-    const ctx: UpdateContext = { ...hookContext(request, route, params), id, body: checked, item: toStoredRecord(stored) };
+    const ctx: UpdateContext = {
+      ...hookContext(request, route, params),
+      id,
+      body: checked,
+      item: toStoredRecord(stored),
+    };
     await hooks.onBeforeUpdate?.(ctx);
     const { set, unset } = plan(model, ctx.body, ctx.item);
     await checkReferences(route, set);
@@ -71,4 +76,7 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
 export const update: Handler = writeHandler(replacement, (h) => h);
 
 /** PATCH: `PATCH /api/v1/<plural>/<id>`: changes only the fields sent; 200 with the stored record. */
-export const patch: Handler = writeHandler(merge, (h) => ({ onBeforeUpdate: h.onBeforePatch, onAfterUpdate: h.onAfterPatch }));
+export const patch: Handler = writeHandler(
+  merge,
+  (h) => ({ onBeforeUpdate: h.onBeforePatch, onAfterUpdate: h.onAfterPatch }),
+);

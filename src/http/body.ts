@@ -1,4 +1,4 @@
-import { apiError, type ApiError } from "../errors.ts";
+import { type ApiError, apiError } from "../errors.ts";
 import { BodyLimitError, declaredLength } from "./messages.ts";
 
 function tooLarge(limit: number): ApiError {
@@ -9,7 +9,9 @@ function tooLarge(limit: number): ApiError {
  * A read that failed is the client's doing: it stopped sending (disconnect, aborted upload), or
  * an adapter cut the body off at its own limit. Neither is an unexpected server error.
  */
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
+async function readChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
   try {
     return await reader.read();
   } catch (error) {

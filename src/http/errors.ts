@@ -1,6 +1,13 @@
-import { ApiError, CatalogError, CatalogValidationError, duplicateKeyField, ValidationError, type FieldErrors } from "../errors.ts";
+import {
+  ApiError,
+  CatalogError,
+  CatalogValidationError,
+  duplicateKeyField,
+  type FieldErrors,
+  ValidationError,
+} from "../errors.ts";
 import type { Languages } from "../i18n/languages.ts";
-import { english, msg, type Message } from "../i18n/message.ts";
+import { english, type Message, msg } from "../i18n/message.ts";
 import { INTERNAL_ERROR_BODY } from "./messages.ts";
 import { errorResponse, json } from "./responses.ts";
 
@@ -39,13 +46,19 @@ export type ErrorHandler = (error: unknown, request: Request, context: ErrorCont
  * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
 /** The text of a framework message in `language`, or its English text when that is what is wanted. */
 function say(message: Message, language: string, languages: Languages | undefined): string {
-  return languages === undefined || languages.isPlainEnglish(language) ? english(message) : languages.text(language, message);
+  return languages === undefined || languages.isPlainEnglish(language)
+    ? english(message)
+    : languages.text(language, message);
 }
 
 function fieldErrors(error: ValidationError, language: string, languages: Languages | undefined): FieldErrors {
-  if (!(error instanceof CatalogValidationError) || languages === undefined || languages.isPlainEnglish(language)) return error.errors;
+  if (!(error instanceof CatalogValidationError) || languages === undefined || languages.isPlainEnglish(language)) {
+    return error.errors;
+  }
   const errors: FieldErrors = Object.create(null);
-  for (const [field, messages] of Object.entries(error.details)) errors[field] = messages.map((m) => languages.text(language, m));
+  for (const [field, messages] of Object.entries(error.details)) {
+    errors[field] = messages.map((m) => languages.text(language, m));
+  }
   return { ...errors };
 }
 
@@ -63,14 +76,18 @@ export async function errorToResponse(
   languages?: Languages,
 ): Promise<Response> {
   if (error instanceof ValidationError) return json({ errors: fieldErrors(error, language, languages) }, 400, language);
-  if (error instanceof CatalogError) return errorResponse(say(error.detail, language, languages), error.status, language);
+  if (error instanceof CatalogError) {
+    return errorResponse(say(error.detail, language, languages), error.status, language);
+  }
   if (error instanceof ApiError) return errorResponse(error.message, error.status, language);
   const field = duplicateKeyField(error);
   if (field !== null && field !== "_id" && field !== "") {
     return errorResponse(say(msg("record.duplicate", { field }), language, languages), 409, language);
   }
   if (isOutOfDiskSpace(error)) return errorResponse(say(msg("storage.full"), language, languages), 507, language);
-  if (codeOf(error) === SORT_TOO_LARGE) return errorResponse(say(msg("query.sortTooLarge"), language, languages), 400, language);
+  if (codeOf(error) === SORT_TOO_LARGE) {
+    return errorResponse(say(msg("query.sortTooLarge"), language, languages), 400, language);
+  }
   if (handler === null) throw error;
   return await handler(error, request, { language });
 }

@@ -11,7 +11,12 @@
  * on each instance; those are read and written through to the real object as well, so a lazy
  * instance passes through such code too.
  */
-export function chainToReal<T>(lazy: { prototype: T }, base: { prototype: object }, sample: object, materialise: (self: T) => object): void {
+export function chainToReal<T>(
+  lazy: { prototype: T },
+  base: { prototype: object },
+  sample: object,
+  materialise: (self: T) => object,
+): void {
   const prototype = lazy.prototype as object;
   Object.setPrototypeOf(prototype, base.prototype);
   const own = new Set<string | symbol>(Reflect.ownKeys(prototype));
@@ -26,7 +31,11 @@ export function chainToReal<T>(lazy: { prototype: T }, base: { prototype: object
 }
 
 /** A prototype member answered by the real object: a method, or a getter (and setter). */
-function forwarded<T>(key: string | symbol, descriptor: PropertyDescriptor, materialise: (self: T) => object): PropertyDescriptor {
+function forwarded<T>(
+  key: string | symbol,
+  descriptor: PropertyDescriptor,
+  materialise: (self: T) => object,
+): PropertyDescriptor {
   if (typeof descriptor.value === "function") {
     const method = descriptor.value as (...args: unknown[]) => unknown;
     return {

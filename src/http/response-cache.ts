@@ -75,7 +75,14 @@ export class ResponseCache {
    * write at all finished meanwhile: then the collections' counters are the ones the queries saw.
    * Returns whether the body was kept.
    */
-  set(key: string, version: number, collections: readonly string[], text: string, etag: string, headers?: HeaderRecord): boolean {
+  set(
+    key: string,
+    version: number,
+    collections: readonly string[],
+    text: string,
+    etag: string,
+    headers?: HeaderRecord,
+  ): boolean {
     if (version !== this.counts.total() || text.length > this.limits.maxChars / 4) return false;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);

@@ -43,7 +43,14 @@ export function cacheableJson(
  * {@link cacheableJson} for a body already serialised (a response-cache hit); `extra` adds
  * headers (Link, Cache-Status, a hook's), `status` replaces 200 (a hook's 2xx).
  */
-export function cachedJson(request: Request, text: string, etag: string, language: string, extra?: HeaderRecord, status = 200): Response {
+export function cachedJson(
+  request: Request,
+  text: string,
+  etag: string,
+  language: string,
+  extra?: HeaderRecord,
+  status = 200,
+): Response {
   if (noneMatch(request.headers.get("if-none-match"), etag)) {
     // A 304 says what the 200 would have said about the cache (Cache-Status), not the Link.
     const cacheStatus = extra?.["cache-status"];

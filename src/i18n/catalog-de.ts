@@ -30,7 +30,8 @@ export const de: Catalog = {
   "record.notFound": "Der Datensatz wurde in {model} nicht gefunden.",
   "record.changed": "Der Datensatz wurde geändert: If-Match entspricht nicht seinem aktuellen ETag.",
   "record.duplicate": "Der Wert von {field} ist bereits vergeben.",
-  "storage.full": "Der Server hat keinen Speicherplatz mehr, daher wurde dieser Schreibvorgang nicht gespeichert. Wiederholen Sie ihn, sobald wieder Platz frei ist.",
+  "storage.full":
+    "Der Server hat keinen Speicherplatz mehr, daher wurde dieser Schreibvorgang nicht gespeichert. Wiederholen Sie ihn, sobald wieder Platz frei ist.",
   "request.noRoute": "Keine Route passt zu {method} {path}.",
   "request.methodNotAllowed": "Die Methode {method} ist hier nicht erlaubt; erlaubt: {allow}.",
   "request.bodyTooLarge": "Der Request-Body ist größer als das Limit von {limit} Bytes.",
@@ -38,7 +39,8 @@ export const de: Catalog = {
   "request.bodyInvalidJson": "Der Request-Body ist kein gültiges JSON.",
   "request.bodyNotObject": "Der Request-Body muss ein JSON-Objekt sein.",
   "request.unsupportedMediaType": "Der Request-Body muss als application/json gesendet werden.",
-  "request.tooManyRequests": "Zu viele Anfragen: erlaubt sind höchstens {max} in {window} Sekunden; erneut versuchen in {retryAfter} Sekunden.",
+  "request.tooManyRequests":
+    "Zu viele Anfragen: erlaubt sind höchstens {max} in {window} Sekunden; erneut versuchen in {retryAfter} Sekunden.",
   "request.notReady": "Die Datenbank ist nicht erreichbar.",
   "request.targetMalformed": "Das Anfrageziel oder der Host-Header ist fehlerhaft.",
   "server.shuttingDown": "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen.",
@@ -46,21 +48,29 @@ export const de: Catalog = {
   "param.boolean": 'Der Parameter {name} muss true oder false sein; erhalten: "{value}".',
   "param.integerRange": 'Der Parameter {name} muss eine ganze Zahl von {min} bis {max} sein; erhalten: "{value}".',
   "param.fields": 'Der Parameter fields muss Spaltennamen durch Kommas getrennt aufzählen; erhalten: "{value}".',
-  "cursor.malformed": "Der Cursor ist fehlerhaft oder abgeschnitten; senden Sie pagination.next oder pagination.prev genau so, wie Sie ihn erhalten haben.",
-  "cursor.forged": "Der Cursor wurde verändert oder von einem anderen Server ausgestellt (seine Signatur passt nicht); senden Sie pagination.next oder pagination.prev genau so, wie Sie ihn erhalten haben.",
-  "cursor.withPage": "Der Parameter page kann nicht mit cursor kombiniert werden: Der Cursor legt die Seite bereits fest.",
-  "cursor.otherList": "Der Cursor wurde von einer anderen Liste ausgestellt, nicht von {list}; ein Cursor gilt nur für die Liste, die ihn ausgestellt hat.",
-  "cursor.differs": "Der Parameter {name} weicht vom Wert ab, für den dieser Cursor erstellt wurde; senden Sie den Cursor ohne {name} oder mit demselben Wert.",
-  "param.count": "Der Parameter count muss einer dieser Werte sein: {allowed}; erhalten: \"{value}\".",
+  "cursor.malformed":
+    "Der Cursor ist fehlerhaft oder abgeschnitten; senden Sie pagination.next oder pagination.prev genau so, wie Sie ihn erhalten haben.",
+  "cursor.forged":
+    "Der Cursor wurde verändert oder von einem anderen Server ausgestellt (seine Signatur passt nicht); senden Sie pagination.next oder pagination.prev genau so, wie Sie ihn erhalten haben.",
+  "cursor.withPage":
+    "Der Parameter page kann nicht mit cursor kombiniert werden: Der Cursor legt die Seite bereits fest.",
+  "cursor.otherList":
+    "Der Cursor wurde von einer anderen Liste ausgestellt, nicht von {list}; ein Cursor gilt nur für die Liste, die ihn ausgestellt hat.",
+  "cursor.differs":
+    "Der Parameter {name} weicht vom Wert ab, für den dieser Cursor erstellt wurde; senden Sie den Cursor ohne {name} oder mit demselben Wert.",
+  "param.count": 'Der Parameter count muss einer dieser Werte sein: {allowed}; erhalten: "{value}".',
   "query.sortNotAllowed": "Sortieren nach {fields} ist bei {model} nicht erlaubt; sortierbare Felder: {allowed}",
-  "query.sortTooLarge": "Diese Sortierung ist zu groß, um sie im Speicher der Datenbank zu halten: Sortieren Sie nach einem indizierten Feld, filtern Sie mit q oder blättern Sie per Cursor.",
+  "query.sortTooLarge":
+    "Diese Sortierung ist zu groß, um sie im Speicher der Datenbank zu halten: Sortieren Sie nach einem indizierten Feld, filtern Sie mit q oder blättern Sie per Cursor.",
   "query.filterNotAllowed": "Filtern nach {fields} ist bei {model} nicht erlaubt; filterbare Felder: {allowed}",
   "query.withNotAllowed": "Das Laden von {path} mit with ist bei {model} nicht erlaubt; ladbare Relationen: {allowed}",
-  "query.relatedTooMany": "Die q-Bedingung auf {relation} trifft mehr als {max} Datensätze von {model}; bitte die Bedingung einschränken (eine Bedingung auf eine Relation darf höchstens {max} treffen)",
+  "query.relatedTooMany":
+    "Die q-Bedingung auf {relation} trifft mehr als {max} Datensätze von {model}; bitte die Bedingung einschränken (eine Bedingung auf eine Relation darf höchstens {max} treffen)",
   "query.undefinedColumns": "Unbekannte Spaltennamen: {names}",
   "query.undefinedRelation": "Unbekannte Relation: {path}",
   "query.relationTwice": 'Die Relation "{name}" kommt in with zweimal vor',
-  "query.withMalformed": "Fehlerhaftes with an Position {position}: {problem}; schreiben Sie z. B. with=posts{title|comments{content}},user{name}",
+  "query.withMalformed":
+    "Fehlerhaftes with an Position {position}: {problem}; schreiben Sie z. B. with=posts{title|comments{content}},user{name}",
   "with.emptyName": "leerer Name",
   "with.unexpected": 'unerwartetes "{found}"',
   "with.unexpectedSeparator": 'unerwartetes "{found}", erwartet: , oder |',
@@ -80,16 +90,21 @@ export const de: Catalog = {
   "query.operandKind": 'Ungültiger Wert für "{key}" in q: erwartet {expected}, erhalten {got}',
   "query.operandArity": 'Ungültiger Wert für "{key}" in q: erwartet genau {arity} Werte, erhalten {count}',
   "query.listTooLong": 'Die Liste von "{key}" in q hat {count} Werte, mehr als das Limit von {max}',
-  "query.needsOrdered": 'Der Operator in "{key}" braucht ein geordnetes Feld; boolesche Felder kennen nur =, $not, $in und $notIn',
+  "query.needsOrdered":
+    'Der Operator in "{key}" braucht ein geordnetes Feld; boolesche Felder kennen nur =, $not, $in und $notIn',
   "query.likeNeedsString": '"{key}" in q: like-Operatoren brauchen ein Zeichenkettenfeld, nicht {kind}',
   "query.likeNeedsPattern": 'Ungültiger Wert für "{key}" in q: erwartet ein Muster als Zeichenkette',
-  "query.nullNotAllowed": '"{key}" in q kann nicht null annehmen; verwenden Sie {"field": null} oder {"field.$not": null}',
-  "query.unsupportedOperator": 'Nicht unterstützter Operator "{name}" im q-Schlüssel "{key}"; schreiben Sie einen Feldnamen mit optionalem Suffix ({operators}) und die Präfixe $or./$and.',
+  "query.nullNotAllowed":
+    '"{key}" in q kann nicht null annehmen; verwenden Sie {"field": null} oder {"field.$not": null}',
+  "query.unsupportedOperator":
+    'Nicht unterstützter Operator "{name}" im q-Schlüssel "{key}"; schreiben Sie einen Feldnamen mit optionalem Suffix ({operators}) und die Präfixe $or./$and.',
   "query.missingField": 'Fehlender Feldname im q-Schlüssel "{key}"',
   "query.unknownOperator": 'Unbekannter Operator "{operator}" im q-Schlüssel "{key}"; erlaubt: {operators}',
   "query.objectOperand": 'Ungültiger Wert für "{key}" in q: Objekte sind als Operanden nicht erlaubt',
-  "query.badCondition": 'Jede Bedingung in q muss ein Objekt wie {"name":"Karl"} oder ein Array davon sein; erhalten: {value}',
-  "query.malformedJson": 'Fehlerhaftes JSON in q; senden Sie URL-kodiertes JSON wie {"name":"Karl"} oder [{"name":"Karl"},{"$or.age.$gt":18}]',
+  "query.badCondition":
+    'Jede Bedingung in q muss ein Objekt wie {"name":"Karl"} oder ein Array davon sein; erhalten: {value}',
+  "query.malformedJson":
+    'Fehlerhaftes JSON in q; senden Sie URL-kodiertes JSON wie {"name":"Karl"} oder [{"name":"Karl"},{"$or.age.$gt":18}]',
   "kind.string": "eine Zeichenkette",
   "kind.integer": "eine ganze Zahl",
   "kind.number": "eine Zahl",

@@ -34,7 +34,8 @@ export const en = {
   "record.notFound": "The item is not found on {model}.",
   "record.changed": "The item has changed: If-Match does not match its current ETag.",
   "record.duplicate": "The {field} has already been taken.",
-  "storage.full": "The server is out of storage space, so this write was not saved. Retry it once space has been freed.",
+  "storage.full":
+    "The server is out of storage space, so this write was not saved. Retry it once space has been freed.",
   // requests
   "request.noRoute": "No route matches {method} {path}.",
   "request.methodNotAllowed": "The {method} method is not allowed here; allowed: {allow}.",
@@ -43,7 +44,8 @@ export const en = {
   "request.bodyInvalidJson": "The request body is not valid JSON.",
   "request.bodyNotObject": "The request body must be a JSON object.",
   "request.unsupportedMediaType": "The request body must be sent as application/json.",
-  "request.tooManyRequests": "Too many requests: at most {max} in {window} seconds are allowed; retry in {retryAfter} seconds.",
+  "request.tooManyRequests":
+    "Too many requests: at most {max} in {window} seconds are allowed; retry in {retryAfter} seconds.",
   "request.notReady": "The database cannot be reached.",
   "request.targetMalformed": "The request target or Host header is malformed.",
   "server.shuttingDown": "The server is shutting down; retry the request shortly.",
@@ -52,21 +54,28 @@ export const en = {
   "param.boolean": 'The {name} parameter must be true or false; received "{value}".',
   "param.integerRange": 'The {name} parameter must be an integer from {min} to {max}; received "{value}".',
   "param.fields": 'The fields parameter must list column names separated by commas; received "{value}".',
-  "cursor.malformed": "The cursor is malformed or cut short; send pagination.next or pagination.prev exactly as received.",
-  "cursor.forged": "The cursor has been altered or was issued by another server (its signature does not match); send pagination.next or pagination.prev exactly as received.",
+  "cursor.malformed":
+    "The cursor is malformed or cut short; send pagination.next or pagination.prev exactly as received.",
+  "cursor.forged":
+    "The cursor has been altered or was issued by another server (its signature does not match); send pagination.next or pagination.prev exactly as received.",
   "cursor.withPage": "The page parameter cannot be combined with cursor: the cursor already says which page to read.",
-  "cursor.otherList": "The cursor was issued by another list, not {list}; a cursor works only on the list that issued it.",
-  "cursor.differs": "The {name} parameter differs from the value this cursor was made for; send the cursor without {name}, or with the same value.",
-  "param.count": "The count parameter must be one of {allowed}; received \"{value}\".",
+  "cursor.otherList":
+    "The cursor was issued by another list, not {list}; a cursor works only on the list that issued it.",
+  "cursor.differs":
+    "The {name} parameter differs from the value this cursor was made for; send the cursor without {name}, or with the same value.",
+  "param.count": 'The count parameter must be one of {allowed}; received "{value}".',
   "query.sortNotAllowed": "Sorting on {fields} is not allowed on {model}; sortable fields: {allowed}",
-  "query.sortTooLarge": "This sort is too large for the database to hold in memory: sort on an indexed field, filter with q, or page by cursor.",
+  "query.sortTooLarge":
+    "This sort is too large for the database to hold in memory: sort on an indexed field, filter with q, or page by cursor.",
   "query.filterNotAllowed": "Filtering on {fields} is not allowed on {model}; filterable fields: {allowed}",
   "query.withNotAllowed": "Loading {path} with with is not allowed on {model}; loadable relations: {allowed}",
-  "query.relatedTooMany": "The q condition on {relation} matches more than {max} {model} records; narrow the condition (a related condition may match at most {max})",
+  "query.relatedTooMany":
+    "The q condition on {relation} matches more than {max} {model} records; narrow the condition (a related condition may match at most {max})",
   "query.undefinedColumns": "Undefined column names: {names}",
   "query.undefinedRelation": "Undefined relation: {path}",
   "query.relationTwice": 'Relation "{name}" appears twice in with',
-  "query.withMalformed": "Malformed with at position {position}: {problem}; write e.g. with=posts{title|comments{content}},user{name}",
+  "query.withMalformed":
+    "Malformed with at position {position}: {problem}; write e.g. with=posts{title|comments{content}},user{name}",
   "with.emptyName": "empty name",
   "with.unexpected": 'unexpected "{found}"',
   "with.unexpectedSeparator": 'unexpected "{found}", expected , or |',
@@ -90,12 +99,14 @@ export const en = {
   "query.likeNeedsString": '"{key}" in q: like-operators need a string field, not {kind}',
   "query.likeNeedsPattern": 'Invalid value for "{key}" in q: expected a string pattern',
   "query.nullNotAllowed": '"{key}" in q cannot take null; use {"field": null} or {"field.$not": null}',
-  "query.unsupportedOperator": 'Unsupported operator "{name}" in q key "{key}"; write a field name with an optional suffix ({operators}), and $or./$and. prefixes',
+  "query.unsupportedOperator":
+    'Unsupported operator "{name}" in q key "{key}"; write a field name with an optional suffix ({operators}), and $or./$and. prefixes',
   "query.missingField": 'Missing field name in q key "{key}"',
   "query.unknownOperator": 'Unknown operator "{operator}" in q key "{key}"; allowed: {operators}',
   "query.objectOperand": 'Invalid value for "{key}" in q: objects are not allowed as operands',
   "query.badCondition": 'Every condition in q must be an object like {"name":"Karl"} or an array of them; got {value}',
-  "query.malformedJson": 'Malformed JSON in q; send URL-encoded JSON such as {"name":"Karl"} or [{"name":"Karl"},{"$or.age.$gt":18}]',
+  "query.malformedJson":
+    'Malformed JSON in q; send URL-encoded JSON such as {"name":"Karl"} or [{"name":"Karl"},{"$or.age.$gt":18}]',
   "kind.string": "a string",
   "kind.integer": "an integer",
   "kind.number": "a number",

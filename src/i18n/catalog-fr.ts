@@ -30,7 +30,8 @@ export const fr: Catalog = {
   "record.notFound": "L'élément est introuvable dans {model}.",
   "record.changed": "L'élément a changé : If-Match ne correspond pas à son ETag actuel.",
   "record.duplicate": "La valeur de {field} est déjà prise.",
-  "storage.full": "Le serveur n'a plus d'espace de stockage ; cette écriture n'a donc pas été enregistrée. Réessayez dès que de l'espace aura été libéré.",
+  "storage.full":
+    "Le serveur n'a plus d'espace de stockage ; cette écriture n'a donc pas été enregistrée. Réessayez dès que de l'espace aura été libéré.",
   "request.noRoute": "Aucune route ne correspond à {method} {path}.",
   "request.methodNotAllowed": "La méthode {method} n'est pas autorisée ici ; autorisées : {allow}.",
   "request.bodyTooLarge": "Le corps de la requête dépasse la limite de {limit} octets.",
@@ -38,7 +39,8 @@ export const fr: Catalog = {
   "request.bodyInvalidJson": "Le corps de la requête n'est pas du JSON valide.",
   "request.bodyNotObject": "Le corps de la requête doit être un objet JSON.",
   "request.unsupportedMediaType": "Le corps de la requête doit être envoyé en application/json.",
-  "request.tooManyRequests": "Trop de requêtes : au plus {max} en {window} secondes sont autorisées ; réessayez dans {retryAfter} secondes.",
+  "request.tooManyRequests":
+    "Trop de requêtes : au plus {max} en {window} secondes sont autorisées ; réessayez dans {retryAfter} secondes.",
   "request.notReady": "La base de données est injoignable.",
   "request.targetMalformed": "La cible de la requête ou l'en-tête Host est mal formé.",
   "server.shuttingDown": "Le serveur est en cours d'arrêt ; réessayez la requête dans un instant.",
@@ -47,20 +49,27 @@ export const fr: Catalog = {
   "param.integerRange": 'Le paramètre {name} doit être un entier de {min} à {max} ; reçu "{value}".',
   "param.fields": 'Le paramètre fields doit lister des noms de colonnes séparés par des virgules ; reçu "{value}".',
   "cursor.malformed": "Le curseur est mal formé ou tronqué ; renvoyez pagination.next ou pagination.prev tel que reçu.",
-  "cursor.forged": "Le curseur a été modifié ou émis par un autre serveur (sa signature ne correspond pas) ; renvoyez pagination.next ou pagination.prev tel que reçu.",
+  "cursor.forged":
+    "Le curseur a été modifié ou émis par un autre serveur (sa signature ne correspond pas) ; renvoyez pagination.next ou pagination.prev tel que reçu.",
   "cursor.withPage": "Le paramètre page ne peut pas être combiné avec cursor : le curseur indique déjà la page à lire.",
-  "cursor.otherList": "Le curseur a été émis par une autre liste, pas par {list} ; un curseur ne fonctionne que sur la liste qui l'a émis.",
-  "cursor.differs": "Le paramètre {name} diffère de la valeur pour laquelle ce curseur a été créé ; envoyez le curseur sans {name}, ou avec la même valeur.",
-  "param.count": "Le paramètre count doit valoir l'une de ces valeurs : {allowed} ; reçu : \"{value}\".",
+  "cursor.otherList":
+    "Le curseur a été émis par une autre liste, pas par {list} ; un curseur ne fonctionne que sur la liste qui l'a émis.",
+  "cursor.differs":
+    "Le paramètre {name} diffère de la valeur pour laquelle ce curseur a été créé ; envoyez le curseur sans {name}, ou avec la même valeur.",
+  "param.count": 'Le paramètre count doit valoir l\'une de ces valeurs : {allowed} ; reçu : "{value}".',
   "query.sortNotAllowed": "Le tri sur {fields} n'est pas autorisé pour {model} ; champs triables : {allowed}",
-  "query.sortTooLarge": "Ce tri est trop volumineux pour la mémoire de la base de données : triez sur un champ indexé, filtrez avec q ou paginez par curseur.",
+  "query.sortTooLarge":
+    "Ce tri est trop volumineux pour la mémoire de la base de données : triez sur un champ indexé, filtrez avec q ou paginez par curseur.",
   "query.filterNotAllowed": "Le filtrage sur {fields} n'est pas autorisé pour {model} ; champs filtrables : {allowed}",
-  "query.withNotAllowed": "Le chargement de {path} avec with n'est pas autorisé pour {model} ; relations chargeables : {allowed}",
-  "query.relatedTooMany": "La condition q sur {relation} correspond à plus de {max} enregistrements de {model} ; restreignez la condition (une condition sur une relation peut en viser au plus {max})",
+  "query.withNotAllowed":
+    "Le chargement de {path} avec with n'est pas autorisé pour {model} ; relations chargeables : {allowed}",
+  "query.relatedTooMany":
+    "La condition q sur {relation} correspond à plus de {max} enregistrements de {model} ; restreignez la condition (une condition sur une relation peut en viser au plus {max})",
   "query.undefinedColumns": "Noms de colonnes inconnus : {names}",
   "query.undefinedRelation": "Relation inconnue : {path}",
   "query.relationTwice": 'La relation "{name}" apparaît deux fois dans with',
-  "query.withMalformed": "with mal formé à la position {position} : {problem} ; écrivez par ex. with=posts{title|comments{content}},user{name}",
+  "query.withMalformed":
+    "with mal formé à la position {position} : {problem} ; écrivez par ex. with=posts{title|comments{content}},user{name}",
   "with.emptyName": "nom vide",
   "with.unexpected": '"{found}" inattendu',
   "with.unexpectedSeparator": '"{found}" inattendu, attendu , ou |',
@@ -80,16 +89,20 @@ export const fr: Catalog = {
   "query.operandKind": 'Valeur invalide pour "{key}" dans q : attendu {expected}, reçu {got}',
   "query.operandArity": 'Valeur invalide pour "{key}" dans q : attendu exactement {arity} valeurs, reçu {count}',
   "query.listTooLong": 'La liste de "{key}" dans q a {count} valeurs, plus que la limite de {max}',
-  "query.needsOrdered": 'L\'opérateur de "{key}" exige un champ ordonné ; les booléens n\'acceptent que =, $not, $in et $notIn',
+  "query.needsOrdered":
+    "L'opérateur de \"{key}\" exige un champ ordonné ; les booléens n'acceptent que =, $not, $in et $notIn",
   "query.likeNeedsString": '"{key}" dans q : les opérateurs like exigent un champ texte, pas {kind}',
   "query.likeNeedsPattern": 'Valeur invalide pour "{key}" dans q : attendu un motif texte',
   "query.nullNotAllowed": '"{key}" dans q ne peut pas prendre null ; utilisez {"field": null} ou {"field.$not": null}',
-  "query.unsupportedOperator": 'Opérateur non pris en charge "{name}" dans la clé q "{key}" ; écrivez un nom de champ avec un suffixe facultatif ({operators}) et les préfixes $or./$and.',
+  "query.unsupportedOperator":
+    'Opérateur non pris en charge "{name}" dans la clé q "{key}" ; écrivez un nom de champ avec un suffixe facultatif ({operators}) et les préfixes $or./$and.',
   "query.missingField": 'Nom de champ manquant dans la clé q "{key}"',
   "query.unknownOperator": 'Opérateur inconnu "{operator}" dans la clé q "{key}" ; autorisés : {operators}',
   "query.objectOperand": 'Valeur invalide pour "{key}" dans q : les objets ne sont pas autorisés comme opérandes',
-  "query.badCondition": 'Chaque condition de q doit être un objet comme {"name":"Karl"} ou un tableau de tels objets ; reçu {value}',
-  "query.malformedJson": 'JSON mal formé dans q ; envoyez du JSON encodé pour URL comme {"name":"Karl"} ou [{"name":"Karl"},{"$or.age.$gt":18}]',
+  "query.badCondition":
+    'Chaque condition de q doit être un objet comme {"name":"Karl"} ou un tableau de tels objets ; reçu {value}',
+  "query.malformedJson":
+    'JSON mal formé dans q ; envoyez du JSON encodé pour URL comme {"name":"Karl"} ou [{"name":"Karl"},{"$or.age.$gt":18}]',
   "kind.string": "une chaîne",
   "kind.integer": "un entier",
   "kind.number": "un nombre",

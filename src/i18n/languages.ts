@@ -1,6 +1,6 @@
 import Negotiator from "negotiator";
 import { de } from "./catalog-de.ts";
-import { en, type Catalog, type MessageKey } from "./catalog-en.ts";
+import { type Catalog, en, type MessageKey } from "./catalog-en.ts";
 import { fr } from "./catalog-fr.ts";
 import { formatMessage, type Message, type Translator } from "./message.ts";
 
@@ -32,12 +32,24 @@ export class Languages implements Translator {
     const tags = new Set([defaultLanguage, ...Object.keys(SHIPPED_CATALOGS), ...Object.keys(overrides)]);
     for (const tag of tags) {
       const base = tag.split("-")[0]!;
-      const layers = [en, SHIPPED_CATALOGS[defaultLanguage], overrides[defaultLanguage], SHIPPED_CATALOGS[base], overrides[base], SHIPPED_CATALOGS[tag], overrides[tag]];
+      const layers = [
+        en,
+        SHIPPED_CATALOGS[defaultLanguage],
+        overrides[defaultLanguage],
+        SHIPPED_CATALOGS[base],
+        overrides[base],
+        SHIPPED_CATALOGS[tag],
+        overrides[tag],
+      ];
       this.#catalogs.set(tag, Object.freeze(Object.assign({}, ...layers.filter(Boolean))) as Catalog);
     }
     const defaultTexts = SHIPPED_CATALOGS[defaultLanguage] ?? overrides[defaultLanguage];
     if (defaultTexts === undefined) {
-      throw new TypeError(`language "${defaultLanguage}" has no catalog; use one of ${Object.keys(SHIPPED_CATALOGS).join(", ")} or add its texts with messages: { "${defaultLanguage}": { ... } }`);
+      throw new TypeError(
+        `language "${defaultLanguage}" has no catalog; use one of ${
+          Object.keys(SHIPPED_CATALOGS).join(", ")
+        } or add its texts with messages: { "${defaultLanguage}": { ... } }`,
+      );
     }
     this.defaultLanguage = defaultLanguage;
     this.available = [defaultLanguage, ...[...tags].filter((tag) => tag !== defaultLanguage)];

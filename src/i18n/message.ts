@@ -1,4 +1,4 @@
-import { en, type Catalog, type MessageKey } from "./catalog-en.ts";
+import { type Catalog, en, type MessageKey } from "./catalog-en.ts";
 
 /** A parameter of a message: a value shown as is, or a fragment translated like the message. */
 export type MessageParam = string | number | Message;

@@ -50,7 +50,11 @@ function resolveKinds(def: ModelDefinition, hidden: ReadonlySet<string>): Map<st
 }
 
 /** `sortable` / `filterable`: visible fields only, and `id` is always allowed (the primary key's own index). */
-function allowedFields(def: ModelDefinition, option: "sortable" | "filterable", visible: ReadonlySet<string>): Set<string> | null {
+function allowedFields(
+  def: ModelDefinition,
+  option: "sortable" | "filterable",
+  visible: ReadonlySet<string>,
+): Set<string> | null {
   const names = def[option];
   if (names === undefined) return null;
   for (const name of names) {
@@ -64,8 +68,12 @@ function resolveHandlers(def: ModelDefinition): Set<HandlerName> {
 }
 
 function resolveOutput(def: ModelDefinition): Pick<Model, "serialize" | "cache"> {
-  if (def.serialize !== undefined && typeof def.serialize !== "function") throw new TypeError(`Model ${def.name}: serialize must be a function`);
-  if (def.cache !== undefined && typeof def.cache !== "boolean") throw new TypeError(`Model ${def.name}: cache must be true or false`);
+  if (def.serialize !== undefined && typeof def.serialize !== "function") {
+    throw new TypeError(`Model ${def.name}: serialize must be a function`);
+  }
+  if (def.cache !== undefined && typeof def.cache !== "boolean") {
+    throw new TypeError(`Model ${def.name}: cache must be true or false`);
+  }
   return { serialize: def.serialize, cache: def.cache !== false };
 }
 

@@ -1,19 +1,49 @@
-import { HANDLER_NAMES, type IndexDefinition, type ModelDefinition, READ_ONLY_FIELDS, SYSTEM_FIELDS } from "./definition.ts";
+import {
+  HANDLER_NAMES,
+  type IndexDefinition,
+  type ModelDefinition,
+  READ_ONLY_FIELDS,
+  SYSTEM_FIELDS,
+} from "./definition.ts";
 import { checkRelationKeys } from "./relations.ts";
 import { checkKeys, isPlainObject } from "./strict.ts";
 
 // Records over the interfaces' keys, so a new option that is not listed here fails to compile.
-const MODEL_KEYS = Object.keys({
-  name: 1, fields: 1, hidden: 1, relations: 1, perPage: 1, maxPerPage: 1, handlers: 1, unique: 1, indexes: 1,
-  softDelete: 1, route: 1, collection: 1, sortable: 1, filterable: 1, defaultCount: 1, countLimit: 1,
-  maxExactCount: 1, maxStringLength: 1, maxStringLengths: 1, description: 1, descriptions: 1,
-  loadable: 1, serialize: 1, cache: 1,
-} satisfies Record<keyof ModelDefinition, 1>);
+const MODEL_KEYS = Object.keys(
+  {
+    name: 1,
+    fields: 1,
+    hidden: 1,
+    relations: 1,
+    perPage: 1,
+    maxPerPage: 1,
+    handlers: 1,
+    unique: 1,
+    indexes: 1,
+    softDelete: 1,
+    route: 1,
+    collection: 1,
+    sortable: 1,
+    filterable: 1,
+    defaultCount: 1,
+    countLimit: 1,
+    maxExactCount: 1,
+    maxStringLength: 1,
+    maxStringLengths: 1,
+    description: 1,
+    descriptions: 1,
+    loadable: 1,
+    serialize: 1,
+    cache: 1,
+  } satisfies Record<keyof ModelDefinition, 1>,
+);
 const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
 
 /** Unknown keys anywhere in a definition stop start-up, naming the key, the model and what is allowed. */
 export function checkDefinitionKeys(def: ModelDefinition): void {
-  if (!isPlainObject(def)) throw new TypeError(`defineModel takes an object, got ${def === null ? "null" : typeof def}`);
+  if (!isPlainObject(def)) {
+    throw new TypeError(`defineModel takes an object, got ${def === null ? "null" : typeof def}`);
+  }
   const where = `Model ${typeof def.name === "string" ? def.name : "(unnamed)"}`;
   checkKeys(where, def, MODEL_KEYS);
   if (!isPlainObject(def.fields)) throw new TypeError(`${where}: fields must be an object of superstruct structs`);

@@ -27,7 +27,10 @@ export interface IndexDefinition {
  * A record serializer: gets the record as the framework built it (visible, selected fields,
  * relations attached) and returns the record to send, or changes it in place and returns nothing.
  */
-export type Serializer = (record: Record<string, unknown>, ctx: SerializeContext) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>;
+export type Serializer = (
+  record: Record<string, unknown>,
+  ctx: SerializeContext,
+) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>;
 
 /** What a serializer is told: the request being answered and the model the record belongs to. */
 export interface SerializeContext {

@@ -54,19 +54,33 @@ export function resolveCounting(
 ): { defaultCount: CountStrategy; countLimit: number; maxExactCount: number | null } {
   const defaultCount = options.defaultCount ?? "exact";
   if (!COUNT_STRATEGIES.includes(defaultCount)) {
-    throw new TypeError(`Model ${name}: defaultCount must be one of ${COUNT_STRATEGIES.join(", ")}, got ${defaultCount}`);
+    throw new TypeError(
+      `Model ${name}: defaultCount must be one of ${COUNT_STRATEGIES.join(", ")}, got ${defaultCount}`,
+    );
   }
   const countLimit = positiveInteger(options.countLimit, 10_000, `Model ${name}: countLimit`);
-  const maxExactCount = options.maxExactCount === undefined ? null : positiveInteger(options.maxExactCount, 0, `Model ${name}: maxExactCount`);
+  const maxExactCount = options.maxExactCount === undefined
+    ? null
+    : positiveInteger(options.maxExactCount, 0, `Model ${name}: maxExactCount`);
   return { defaultCount, countLimit, maxExactCount };
 }
 
 /** The longest string of each of `fields`: the per-field override, else the model's, else the default. */
-export function resolveStringLimits(name: string, fields: readonly string[], options: StringLimitOptions): Map<string, number> {
-  const fallback = positiveInteger(options.maxStringLength, DEFAULT_MAX_STRING_LENGTH, `Model ${name}: maxStringLength`);
+export function resolveStringLimits(
+  name: string,
+  fields: readonly string[],
+  options: StringLimitOptions,
+): Map<string, number> {
+  const fallback = positiveInteger(
+    options.maxStringLength,
+    DEFAULT_MAX_STRING_LENGTH,
+    `Model ${name}: maxStringLength`,
+  );
   const limits = new Map(fields.map((field) => [field, fallback]));
   for (const [field, limit] of Object.entries(options.maxStringLengths ?? {})) {
-    if (!fields.includes(field)) throw new TypeError(`Model ${name}: maxStringLengths names "${field}", which is not a field`);
+    if (!fields.includes(field)) {
+      throw new TypeError(`Model ${name}: maxStringLengths names "${field}", which is not a field`);
+    }
     limits.set(field, positiveInteger(limit, fallback, `Model ${name}: maxStringLengths.${field}`));
   }
   return limits;

@@ -8,10 +8,16 @@ function checkRelation(registry: ModelRegistry, owner: Model, rel: Relation): vo
   if (!target) throw new TypeError(`Model ${owner.name}: relation "${rel.name}" refers to unknown model ${rel.model}`);
   const holder = rel.type === "belongsTo" ? owner : target;
   if (!(rel.foreignKey in holder.fields)) {
-    throw new TypeError(`Model ${owner.name}: relation "${rel.name}" needs field "${rel.foreignKey}" on ${holder.name}`);
+    throw new TypeError(
+      `Model ${owner.name}: relation "${rel.name}" needs field "${rel.foreignKey}" on ${holder.name}`,
+    );
   }
   for (const field of Object.keys(rel.sort ?? {})) {
-    if (!target.visibleSet.has(field)) throw new TypeError(`Model ${owner.name}: relation "${rel.name}" sorts on "${field}", which is not a visible field of ${target.name}`);
+    if (!target.visibleSet.has(field)) {
+      throw new TypeError(
+        `Model ${owner.name}: relation "${rel.name}" sorts on "${field}", which is not a visible field of ${target.name}`,
+      );
+    }
   }
   if (owner.fields[rel.name] || owner.kinds.has(rel.name)) {
     throw new TypeError(`Model ${owner.name}: relation "${rel.name}" has the same name as a field`);

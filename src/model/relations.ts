@@ -38,9 +38,17 @@ export interface Relation extends RelationDefinition {
 }
 
 // A record over the interface's keys, so a new option that is not listed here fails to compile.
-const RELATION_KEYS = Object.keys({
-  type: 1, model: 1, foreignKey: 1, routes: 1, sort: 1, filter: 1, limit: 1,
-} satisfies Record<keyof RelationDefinition, 1>);
+const RELATION_KEYS = Object.keys(
+  {
+    type: 1,
+    model: 1,
+    foreignKey: 1,
+    routes: 1,
+    sort: 1,
+    filter: 1,
+    limit: 1,
+  } satisfies Record<keyof RelationDefinition, 1>,
+);
 
 /**
  * Unknown keys in a model's relations stop start-up (`where` names the model), and so does
@@ -51,7 +59,9 @@ export function checkRelationKeys(where: string, relations: Readonly<Record<stri
     if (!isPlainObject(rel)) throw new TypeError(`${where}, relation ${name}: must be an object`);
     checkKeys(`${where}, relation ${name}`, rel, RELATION_KEYS);
     if (rel.routes !== undefined && (rel.type !== "hasMany" || typeof rel.routes !== "boolean")) {
-      throw new TypeError(`${where}, relation ${name}: routes must be true or false, and only hasMany relations have nested routes`);
+      throw new TypeError(
+        `${where}, relation ${name}: routes must be true or false, and only hasMany relations have nested routes`,
+      );
     }
   }
 }
@@ -66,11 +76,16 @@ function checkOptions(where: string, rel: RelationDefinition): void {
 }
 
 /** The relations of model `model` by name, each with its options checked. */
-export function resolveRelations(model: string, relations: Readonly<Record<string, RelationDefinition>>): Map<string, Relation> {
-  return new Map(Object.entries(relations).map(([name, rel]) => {
-    checkOptions(`Model ${model}, relation ${name}`, rel);
-    return [name, { ...rel, name }];
-  }));
+export function resolveRelations(
+  model: string,
+  relations: Readonly<Record<string, RelationDefinition>>,
+): Map<string, Relation> {
+  return new Map(
+    Object.entries(relations).map(([name, rel]) => {
+      checkOptions(`Model ${model}, relation ${name}`, rel);
+      return [name, { ...rel, name }];
+    }),
+  );
 }
 
 /** The relations `with` may load (null: every one); each must be a relation of the model. */
@@ -81,7 +96,9 @@ export function resolveLoadable(
 ): Set<string> | null {
   if (loadable === undefined) return null;
   for (const name of loadable) {
-    if (!Object.hasOwn(relations, name)) throw new TypeError(`Model ${model}: loadable relation "${name}" is not a relation`);
+    if (!Object.hasOwn(relations, name)) {
+      throw new TypeError(`Model ${model}: loadable relation "${name}" is not a relation`);
+    }
   }
   return new Set(loadable);
 }

@@ -1,4 +1,4 @@
-import { msg, type Message } from "../i18n/message.ts";
+import { type Message, msg } from "../i18n/message.ts";
 
 /** MongoDB refuses documents nested deeper than this; checking first keeps validators from recursing without bound. */
 export const MAX_NESTING = 100;

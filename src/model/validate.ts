@@ -1,9 +1,9 @@
 import type { StructError } from "superstruct";
 import { CatalogValidationError, type FieldMessages } from "../errors.ts";
-import { msg, type Message } from "../i18n/message.ts";
+import { type Message, msg } from "../i18n/message.ts";
 import type { MessageKey } from "../i18n/catalog-en.ts";
 import { parseIsoDate } from "./dates.ts";
-import { READ_ONLY_FIELDS, maxStringLength, type AnyStruct, type Model } from "./define.ts";
+import { type AnyStruct, maxStringLength, type Model, READ_ONLY_FIELDS } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
 
 const TYPE_MESSAGES: Record<string, MessageKey> = {
@@ -65,7 +65,13 @@ function checkValue(model: Model, field: string, value: unknown, errors: FieldMe
   const problem = value === undefined ? null : valueShapeProblem(value, maxStringLength(model, field));
   if (problem) return addError(errors, field, msg("validation.shape", { field, problem }));
   const [error, coerced] = runStruct(model.fields[field], fromJson(model, field, value));
-  if (error) return addError(errors, field, error instanceof Error ? failureMessage(field, error) : msg("validation.unprintable", { field }));
+  if (error) {
+    return addError(
+      errors,
+      field,
+      error instanceof Error ? failureMessage(field, error) : msg("validation.unprintable", { field }),
+    );
+  }
   return coerced;
 }
 

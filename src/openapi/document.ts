@@ -9,7 +9,7 @@ import type { QueryLimits } from "../query/limits.ts";
 import type { OperationInfo, OperationKind } from "./kinds.ts";
 import { parametersOf } from "./parameters.ts";
 import { responsesOf } from "./responses.ts";
-import { COMMON_SCHEMAS, inputSchema, recordSchema, ref, type JsonSchema } from "./schemas.ts";
+import { COMMON_SCHEMAS, inputSchema, type JsonSchema, recordSchema, ref } from "./schemas.ts";
 
 /** What an app may say about itself in its OpenAPI document (`createApp({ openapi: … })`). */
 export interface OpenApiOptions {
@@ -52,7 +52,14 @@ function pascalPlural(model: Model): string {
 
 function kindOf(endpoint: RouteEntry): OperationKind {
   if (endpoint.force) return "forceDelete";
-  const kinds: Record<string, OperationKind> = { paginate: "list", insert: "create", show: "show", update: "replace", patch: "patch", delete: "delete" };
+  const kinds: Record<string, OperationKind> = {
+    paginate: "list",
+    insert: "create",
+    show: "show",
+    update: "replace",
+    patch: "patch",
+    delete: "delete",
+  };
   return kinds[endpoint.name];
 }
 
@@ -79,7 +86,10 @@ function naming(kind: OperationKind, route: Route): { id: string; summary: strin
   const { many, one } = labels(route);
   const names: Record<OperationKind, { id: string; summary: string }> = {
     list: { id: `list${many}`, summary: `List ${model.route}${under}` },
-    create: { id: `create${one}`, summary: `Create a ${model.name}${parent ? ` for a ${parent.model.name} (relation ${parent.relation})` : ""}` },
+    create: {
+      id: `create${one}`,
+      summary: `Create a ${model.name}${parent ? ` for a ${parent.model.name} (relation ${parent.relation})` : ""}`,
+    },
     show: { id: `show${one}`, summary: `Show a ${model.name}${under}` },
     replace: { id: `replace${one}`, summary: `Replace a ${model.name}${under}` },
     patch: { id: `patch${one}`, summary: `Change some fields of a ${model.name}${under}` },
@@ -92,23 +102,44 @@ function naming(kind: OperationKind, route: Route): { id: string; summary: strin
 /** The old child-route URL of a relation: still served, documented as deprecated. */
 function legacyNote(link: ParentLink): Operation {
   const segment = relationSegment(link.relation);
-  return { deprecated: true, description: `The old URL of relation \`${link.relation}\`: use \`…/${segment}\` instead.` };
+  return {
+    deprecated: true,
+    description: `The old URL of relation \`${link.relation}\`: use \`…/${segment}\` instead.`,
+  };
 }
 
 function requestBody(kind: OperationKind, route: Route): Operation | undefined {
   const name = route.model.name;
   if (!["create", "replace", "patch"].includes(kind)) return undefined;
   const partial = kind === "patch";
-  if (!route.parent) return { required: true, content: { "application/json": { schema: ref(`${name}${partial ? "Patch" : "Input"}`) } } };
+  if (!route.parent) {
+    return {
+      required: true,
+      content: { "application/json": { schema: ref(`${name}${partial ? "Patch" : "Input"}`) } },
+    };
+  }
   const schema = inputSchema(route.model, partial, route.parent.foreignKey);
-  return { required: true, description: `\`${route.parent.foreignKey}\` comes from the path.`, content: { "application/json": { schema } } };
+  return {
+    required: true,
+    description: `\`${route.parent.foreignKey}\` comes from the path.`,
+    content: { "application/json": { schema } },
+  };
 }
 
 function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, path: string): Operation {
   const kind = kindOf(endpoint);
-  const hooks = (endpoint.force ? FORCE_HOOKS : HOOKS_OF[endpoint.name]).filter((name) => route.hooks[name] !== undefined);
+  const hooks = (endpoint.force ? FORCE_HOOKS : HOOKS_OF[endpoint.name]).filter((name) =>
+    route.hooks[name] !== undefined
+  );
   const nested = route.parent !== undefined;
-  const op: OperationInfo = { kind, model: route.model, registry: source.registry, limits: source.limits, nested, hooked: hooks.length > 0 };
+  const op: OperationInfo = {
+    kind,
+    model: route.model,
+    registry: source.registry,
+    limits: source.limits,
+    nested,
+    hooked: hooks.length > 0,
+  };
   if (route.parent) op.relation = linkRelation(route.parent);
   const { id, summary } = naming(kind, route);
   const body = requestBody(kind, route);
@@ -167,7 +198,10 @@ export function buildOpenApiDocument(source: DocumentSource): Record<string, unk
     openapi: "3.1.0",
     info: info(options),
     ...(options.servers ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
-    tags: models.map((model) => ({ name: model.name, ...(model.description ? { description: model.description } : {}) })),
+    tags: models.map((model) => ({
+      name: model.name,
+      ...(model.description ? { description: model.description } : {}),
+    })),
     paths,
     components: { schemas },
   };

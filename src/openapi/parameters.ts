@@ -1,5 +1,5 @@
 import { SYSTEM_FIELDS } from "../model/define.ts";
-import { RECORD_WRITES, READS, type OperationInfo } from "./kinds.ts";
+import { type OperationInfo, READS, RECORD_WRITES } from "./kinds.ts";
 import type { JsonSchema } from "./schemas.ts";
 
 /** An OpenAPI Parameter Object. */
@@ -16,7 +16,14 @@ const isRead = (op: OperationInfo) => READS.includes(op.kind);
 
 /** A comma-separated list (`fields=id,name`): an array in OpenAPI's form style, not exploded. */
 function commaList(name: string, items: JsonSchema, description: string): Parameter {
-  return { name, in: "query", style: "form", explode: false, description, schema: { type: "array", items, uniqueItems: true } };
+  return {
+    name,
+    in: "query",
+    style: "form",
+    explode: false,
+    description,
+    schema: { type: "array", items, uniqueItems: true },
+  };
 }
 
 /** The model's first own visible field (after id and the timestamps), for examples. */
@@ -42,7 +49,9 @@ function largestPage(op: OperationInfo): number {
 
 /** The order of a list without `sort`: id, or on a nested list the relation's `sort`, then id. */
 function defaultOrder(op: OperationInfo): string {
-  const keys = Object.entries(op.relation?.sort ?? {}).map(([field, direction]) => (direction === -1 ? `-${field}` : field));
+  const keys = Object.entries(op.relation?.sort ?? {}).map((
+    [field, direction],
+  ) => (direction === -1 ? `-${field}` : field));
   return keys.length === 0 ? "`id`" : `the relation's, \`${[...keys, "id"].join(",")}\``;
 }
 
@@ -66,7 +75,12 @@ function qExamples(op: OperationInfo): Record<string, { summary: string; value: 
 export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   {
     appliesTo: isList,
-    build: () => ({ name: "page", in: "query", description: "Page number, from 1. A page past the end is 200 with no data.", schema: { type: "integer", minimum: 1, default: 1 } }),
+    build: () => ({
+      name: "page",
+      in: "query",
+      description: "Page number, from 1. A page past the end is 200 with no data.",
+      schema: { type: "integer", minimum: 1, default: 1 },
+    }),
   },
   {
     appliesTo: isList,
@@ -74,7 +88,12 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
       name: "per_page",
       in: "query",
       description: `Page size, from 1 to ${largestPage(op)}; values outside are refused, never clamped.`,
-      schema: { type: "integer", minimum: 1, maximum: largestPage(op), default: Math.min(op.model.perPage, largestPage(op)) },
+      schema: {
+        type: "integer",
+        minimum: 1,
+        maximum: largestPage(op),
+        default: Math.min(op.model.perPage, largestPage(op)),
+      },
     }),
   },
   {
@@ -100,22 +119,31 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   },
   {
     appliesTo: isRead,
-    build: ({ model }) => commaList("fields", { enum: [...model.visible] }, `Columns to return, e.g. \`id,${ownField(model)}\`; \`id\` always comes along.`),
+    build: ({ model }) =>
+      commaList(
+        "fields",
+        { enum: [...model.visible] },
+        `Columns to return, e.g. \`id,${ownField(model)}\`; \`id\` always comes along.`,
+      ),
   },
   {
     appliesTo: isList,
-    build: (op) => commaList(
-      "sort",
-      { enum: op.model.visible.flatMap((name) => [name, `-${name}`]) },
-      `Sort keys, \`-\` for descending, e.g. \`-created_at,id\`; ties are broken by \`id\`, so pages are stable. Default: ${defaultOrder(op)}.`,
-    ),
+    build: (op) =>
+      commaList(
+        "sort",
+        { enum: op.model.visible.flatMap((name) => [name, `-${name}`]) },
+        `Sort keys, \`-\` for descending, e.g. \`-created_at,id\`; ties are broken by \`id\`, so pages are stable. Default: ${
+          defaultOrder(op)
+        }.`,
+      ),
   },
   {
     appliesTo: isList,
     build: (op) => ({
       name: "q",
       in: "query",
-      description: `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`), or \`<relation>.<field>\` of a belongsTo or hasOne relation (matching at most ${op.limits.maxInList} related records). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
+      description:
+        `Where-conditions as JSON: an object, or an array of objects and nested arrays; keys are field names with an optional operator suffix (\`age.$gte\`), or \`<relation>.<field>\` of a belongsTo or hasOne relation (matching at most ${op.limits.maxInList} related records). At most ${op.limits.maxQueryLength} bytes and ${op.limits.maxConditions} conditions.`,
       schema: { type: "string" },
       examples: qExamples(op),
     }),
@@ -125,21 +153,40 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: (op) => ({
       name: "with",
       in: "query",
-      description: `Related records to include: ${relationNames(op).map((name) => `\`${name}\``).join(", ")}, separated by commas, each optionally with its fields and further relations in braces, e.g. \`${withExample(op)}\`. At most ${op.limits.maxRelations} relations, ${op.limits.maxRelationDepth} levels deep.`,
+      description: `Related records to include: ${
+        relationNames(op).map((name) => `\`${name}\``).join(", ")
+      }, separated by commas, each optionally with its fields and further relations in braces, e.g. \`${
+        withExample(op)
+      }\`. At most ${op.limits.maxRelations} relations, ${op.limits.maxRelationDepth} levels deep.`,
       schema: { type: "string" },
     }),
   },
   {
     appliesTo: (op) => isRead(op) && op.model.softDelete,
-    build: () => ({ name: "trashed", in: "query", description: "`true` includes soft-deleted records.", schema: { type: "boolean", default: false } }),
+    build: () => ({
+      name: "trashed",
+      in: "query",
+      description: "`true` includes soft-deleted records.",
+      schema: { type: "boolean", default: false },
+    }),
   },
   {
     appliesTo: isRead,
-    build: () => ({ name: "If-None-Match", in: "header", description: "An ETag from an earlier answer: a match gives 304.", schema: { type: "string" } }),
+    build: () => ({
+      name: "If-None-Match",
+      in: "header",
+      description: "An ETag from an earlier answer: a match gives 304.",
+      schema: { type: "string" },
+    }),
   },
   {
     appliesTo: (op) => RECORD_WRITES.includes(op.kind),
-    build: () => ({ name: "If-Match", in: "header", description: "The record's ETag: the write happens only if it still matches, else 412.", schema: { type: "string" } }),
+    build: () => ({
+      name: "If-Match",
+      in: "header",
+      description: "The record's ETag: the write happens only if it still matches, else 412.",
+      schema: { type: "string" },
+    }),
   },
 ];
 
@@ -157,7 +204,9 @@ export function pathParameters(path: string, op: OperationInfo, ancestors: reado
       name,
       in: "path",
       required: true,
-      description: ancestor ? `The id of the ${ancestor.model.name} the records belong to.` : `The ${op.model.name}'s id.`,
+      description: ancestor
+        ? `The id of the ${ancestor.model.name} the records belong to.`
+        : `The ${op.model.name}'s id.`,
       schema: { type: "integer", minimum: 1 },
     };
   });
@@ -165,5 +214,8 @@ export function pathParameters(path: string, op: OperationInfo, ancestors: reado
 
 /** Every parameter of an operation: path parameters first, then the table's entries that apply. */
 export function parametersOf(path: string, op: OperationInfo, ancestors: readonly PathAncestor[] = []): Parameter[] {
-  return [...pathParameters(path, op, ancestors), ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op))];
+  return [
+    ...pathParameters(path, op, ancestors),
+    ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op)),
+  ];
 }

@@ -1,5 +1,5 @@
-import { BODY_WRITES, READS, RECORD_WRITES, type OperationInfo, type OperationKind } from "./kinds.ts";
-import { ref, type JsonSchema } from "./schemas.ts";
+import { BODY_WRITES, type OperationInfo, type OperationKind, READS, RECORD_WRITES } from "./kinds.ts";
+import { type JsonSchema, ref } from "./schemas.ts";
 
 /** An OpenAPI Response Object. */
 export type ResponseObject = Record<string, unknown>;
@@ -10,9 +10,14 @@ function jsonResponse(description: string, schema: JsonSchema, headers?: Record<
   return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema } } };
 }
 
-const ETAG_HEADER = { ETag: { description: "Strong validator of this body, for If-None-Match and If-Match.", schema: { type: "string" } } };
+const ETAG_HEADER = {
+  ETag: { description: "Strong validator of this body, for If-None-Match and If-Match.", schema: { type: "string" } },
+};
 const LINK_HEADER = {
-  Link: { description: "RFC 8288 links to the next and previous pages by cursor (rel=\"next\", rel=\"prev\").", schema: { type: "string" } },
+  Link: {
+    description: 'RFC 8288 links to the next and previous pages by cursor (rel="next", rel="prev").',
+    schema: { type: "string" },
+  },
 };
 const ALLOW_HEADER = { Allow: { description: "The methods this path serves.", schema: { type: "string" } } };
 
@@ -29,13 +34,21 @@ const kindIn = (kinds: readonly OperationKind[]) => (op: OperationInfo) => kinds
 function badRequest(op: OperationInfo): ResponseObject {
   const single = "A bad query parameter, a malformed body, or an `ApiError` thrown by a hook: `{error}`.";
   if (!BODY_WRITES.includes(op.kind)) return jsonResponse(single, ref("Error"));
-  return jsonResponse(`Validation failed: \`{errors}\` with every invalid field. ${single}`, { oneOf: [ref("ValidationErrors"), ref("Error")] });
+  return jsonResponse(`Validation failed: \`{errors}\` with every invalid field. ${single}`, {
+    oneOf: [ref("ValidationErrors"), ref("Error")],
+  });
 }
 
 function notFound(op: OperationInfo): ResponseObject {
-  if (op.kind === "list" && !op.nested) return jsonResponse("The handler is switched off, or the path is unknown.", ref("Error"));
+  if (op.kind === "list" && !op.nested) {
+    return jsonResponse("The handler is switched off, or the path is unknown.", ref("Error"));
+  }
   const record = `No live ${op.model.name} has this id${op.nested ? " under these ancestors" : ""}`;
-  const what = op.kind === "list" || op.kind === "create" ? "An ancestor record does not exist" : op.nested ? `${record}, or an ancestor does not exist` : record;
+  const what = op.kind === "list" || op.kind === "create"
+    ? "An ancestor record does not exist"
+    : op.nested
+    ? `${record}, or an ancestor does not exist`
+    : record;
   return jsonResponse(`${what}: \`The item is not found on <Model>.\``, ref("Error"));
 }
 
@@ -74,17 +87,26 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
   {
     status: "507",
     appliesTo: (op) => !READS.includes(op.kind),
-    build: () => jsonResponse("The embedded engine's disk is full: the write was not saved (now or after a restart); retry once space is freed.", ref("Error")),
+    build: () =>
+      jsonResponse(
+        "The embedded engine's disk is full: the write was not saved (now or after a restart); retry once space is freed.",
+        ref("Error"),
+      ),
   },
   {
     status: "4XX",
     appliesTo: (op) => op.hooked,
-    build: ({ model }) => jsonResponse(`An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (403, …).`, ref("Error")),
+    build: ({ model }) =>
+      jsonResponse(
+        `An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (403, …).`,
+        ref("Error"),
+      ),
   },
   {
     status: "500",
     appliesTo: always,
-    build: () => jsonResponse("An unexpected error, with the default error handler in production.", ref("InternalError")),
+    build: () =>
+      jsonResponse("An unexpected error, with the default error handler in production.", ref("InternalError")),
   },
 ];
 
@@ -93,7 +115,12 @@ function successResponses(op: OperationInfo): Record<string, ResponseObject> {
   const name = op.model.name;
   switch (op.kind) {
     case "list":
-      return { "200": jsonResponse(`One page of ${name} records and the paging metadata.`, ref(`${name}Page`), { ...ETAG_HEADER, ...LINK_HEADER }) };
+      return {
+        "200": jsonResponse(`One page of ${name} records and the paging metadata.`, ref(`${name}Page`), {
+          ...ETAG_HEADER,
+          ...LINK_HEADER,
+        }),
+      };
     case "show":
       return { "200": jsonResponse(`The ${name}.`, ref(name), ETAG_HEADER) };
     case "create":
@@ -103,14 +130,20 @@ function successResponses(op: OperationInfo): Record<string, ResponseObject> {
       return { "200": jsonResponse(`The stored ${name}.`, ref(name), ETAG_HEADER) };
     case "delete":
     case "forceDelete":
-      return { "204": { description: op.kind === "delete" && op.model.softDelete ? "Soft-deleted (deleted_at is set)." : "Deleted." } };
+      return {
+        "204": {
+          description: op.kind === "delete" && op.model.softDelete ? "Soft-deleted (deleted_at is set)." : "Deleted.",
+        },
+      };
   }
 }
 
 /** Every response of an operation: its successes, 304 for reads, then the table's errors that apply. */
 export function responsesOf(op: OperationInfo): Record<string, ResponseObject> {
   const responses = successResponses(op);
-  if (READS.includes(op.kind)) responses["304"] = { description: "If-None-Match names the current ETag; no body.", headers: ETAG_HEADER };
+  if (READS.includes(op.kind)) {
+    responses["304"] = { description: "If-None-Match names the current ETag; no body.", headers: ETAG_HEADER };
+  }
   for (const entry of ERROR_RESPONSES) {
     if (entry.appliesTo(op)) responses[entry.status] = entry.build(op);
   }

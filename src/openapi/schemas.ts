@@ -22,7 +22,11 @@ const SYSTEM_SCHEMAS: Record<string, JsonSchema> = {
   id: { type: "integer", minimum: 1, description: "Set by the framework: 1, 2, 3 … per model, never reused." },
   created_at: { ...TIMESTAMP, description: "Set by the framework when the record is created." },
   updated_at: { ...TIMESTAMP, description: "Set by the framework on every write." },
-  deleted_at: { type: ["string", "null"], format: "date-time", description: "Set by DELETE on a soft-delete model; null while live." },
+  deleted_at: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "Set by DELETE on a soft-delete model; null while live.",
+  },
 };
 
 /** superstruct's `refine(…, "email", …)` (the framework's `email()`) refuses a non-address with that refinement. */
@@ -77,7 +81,9 @@ function orNull(schema: JsonSchema): JsonSchema {
 function valueSchema(struct: AnyStruct): JsonSchema {
   const schema = struct.validate(null)[0] ? baseSchema(struct) : orNull(baseSchema(struct));
   const fallback = struct.validate(undefined, { coerce: true })[1];
-  return fallback === undefined ? schema : { ...schema, default: fallback instanceof Date ? fallback.toISOString() : fallback };
+  return fallback === undefined
+    ? schema
+    : { ...schema, default: fallback instanceof Date ? fallback.toISOString() : fallback };
 }
 
 function described(model: Model, field: string, schema: JsonSchema): JsonSchema {
@@ -98,7 +104,9 @@ function writableFields(model: Model): string[] {
  */
 export function inputSchema(model: Model, partial: boolean, fromPath?: string): JsonSchema {
   const fields = writableFields(model).filter((field) => field !== fromPath);
-  const properties = Object.fromEntries(fields.map((field) => [field, described(model, field, valueSchema(model.fields[field]))]));
+  const properties = Object.fromEntries(
+    fields.map((field) => [field, described(model, field, valueSchema(model.fields[field]))]),
+  );
   const required = partial ? [] : fields.filter((field) => requiredFields(model).has(field));
   const closed = model.hidden.size === 0;
   return {
@@ -153,14 +161,21 @@ export const COMMON_SCHEMAS: Readonly<Record<string, JsonSchema>> = Object.freez
     description:
       "`from` and `to` are the zero-based, half-open window of the page. In cursor mode `currentPage`, `from` and `to` are null; with `count=none`, `total` and `lastPage` are null.",
     properties: {
-      total: { type: ["integer", "null"], minimum: 0, description: "Records that match, on every page; how it was counted is in `count`." },
+      total: {
+        type: ["integer", "null"],
+        minimum: 0,
+        description: "Records that match, on every page; how it was counted is in `count`.",
+      },
       lastPage: { type: ["integer", "null"], minimum: 1, description: "max(1, ceil(total / perPage))." },
       perPage: { type: "integer", minimum: 1 },
       currentPage: { type: ["integer", "null"], minimum: 1 },
       from: { type: ["integer", "null"], minimum: 0, description: "(currentPage - 1) * perPage." },
       to: { type: ["integer", "null"], minimum: 1, description: "from + perPage." },
       count: { enum: ["exact", "estimated", "capped", "none"], description: "How `total` was produced." },
-      next: { type: ["string", "null"], description: "Opaque cursor of the following page (`?cursor=`), null at the end." },
+      next: {
+        type: ["string", "null"],
+        description: "Opaque cursor of the following page (`?cursor=`), null at the end.",
+      },
       prev: { type: ["string", "null"], description: "Opaque cursor of the preceding page, null at the start." },
     },
     required: ["total", "lastPage", "perPage", "currentPage", "from", "to", "count", "next", "prev"],

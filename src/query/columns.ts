@@ -1,4 +1,4 @@
-import { apiError, type ApiError } from "../errors.ts";
+import { type ApiError, apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 
 /**

@@ -24,7 +24,6 @@ const MAX_CURSOR_LENGTH = 16_384;
 const SIGNATURE_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-
 function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
@@ -92,8 +91,18 @@ export class CursorSealer {
   }
 
   private async sign(payload: string): Promise<string> {
-    if (nodeCrypto) return toBase64Url(nodeCrypto.createHmac("sha256", this.#secret).update(payload).digest().subarray(0, SIGNATURE_BYTES));
-    this.#key ??= crypto.subtle.importKey("raw", this.#secret as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    if (nodeCrypto) {
+      return toBase64Url(
+        nodeCrypto.createHmac("sha256", this.#secret).update(payload).digest().subarray(0, SIGNATURE_BYTES),
+      );
+    }
+    this.#key ??= crypto.subtle.importKey(
+      "raw",
+      this.#secret as Uint8Array<ArrayBuffer>,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
     const mac = await crypto.subtle.sign("HMAC", await this.#key, new TextEncoder().encode(payload));
     return toBase64Url(new Uint8Array(mac, 0, SIGNATURE_BYTES));
   }

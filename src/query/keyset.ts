@@ -57,13 +57,20 @@ function beyond(path: string, direction: 1 | -1, value: unknown, inclusive: bool
  * @example keysetFilter([["name", 1], ["_id", 1]], ["Bo", 7], "after")
  * // { name: { $gte: "Bo" }, $or: [{ name: { $gt: "Bo" } }, { name: "Bo", _id: { $gt: 7 } }] }
  */
-export function keysetFilter(keys: readonly SortKey[], key: readonly unknown[], side: CursorSide, inclusive = false): Document {
+export function keysetFilter(
+  keys: readonly SortKey[],
+  key: readonly unknown[],
+  side: CursorSide,
+  inclusive = false,
+): Document {
   const flip = side === "before" ? -1 : 1;
   const branches: Document[] = [];
   const equal: Document = {};
   keys.forEach(([path, direction], i) => {
     const last = i === keys.length - 1 && path === "_id";
-    for (const branch of beyond(path, (direction * flip) as 1 | -1, key[i], inclusive && last)) branches.push({ ...equal, ...branch });
+    for (const branch of beyond(path, (direction * flip) as 1 | -1, key[i], inclusive && last)) {
+      branches.push({ ...equal, ...branch });
+    }
     equal[path] = key[i];
   });
   if (branches.length === 0) return { _id: { $in: [] } };

@@ -1,5 +1,5 @@
 import { apiError } from "../errors.ts";
-import { msg, type MessageParam } from "../i18n/message.ts";
+import { type MessageParam, msg } from "../i18n/message.ts";
 
 /** A MongoDB `$regex` operand; `$options` is only present for the case-insensitive forms. */
 export interface RegexOperand {

@@ -1,7 +1,7 @@
 import { apiError } from "../errors.ts";
 import type { FieldKind } from "../model/define.ts";
 import { parseIsoDate } from "../model/dates.ts";
-import { msg, type Message } from "../i18n/message.ts";
+import { type Message, msg } from "../i18n/message.ts";
 
 /** A value a condition can compare with, after checking it against the field's kind. */
 export type Scalar = string | number | boolean | Date;
@@ -28,7 +28,8 @@ function fits(value: unknown, kind: FieldKind): Scalar | undefined {
     case "date":
       return typeof value === "string" ? (parseIsoDate(value) ?? undefined) : undefined;
     default:
-      return typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))
+      return typeof value === "string" || typeof value === "boolean" ||
+          (typeof value === "number" && Number.isFinite(value))
         ? value
         : undefined;
   }

@@ -24,8 +24,14 @@ function exceptKeys(model: Model, keys: readonly string[]): Document | undefined
  * @example projection(User, ["id", "name"], []) // { _id: 1, name: 1 }
  * @example projection(User, null, [])           // { password: 0 }
  */
-export function projection(model: Model, fields: readonly string[] | null, keys: readonly string[]): Document | undefined {
-  if (fields === null) return keys.some((key) => model.hidden.has(key)) ? exceptKeys(model, keys) : withoutHidden(model);
+export function projection(
+  model: Model,
+  fields: readonly string[] | null,
+  keys: readonly string[],
+): Document | undefined {
+  if (fields === null) {
+    return keys.some((key) => model.hidden.has(key)) ? exceptKeys(model, keys) : withoutHidden(model);
+  }
   const out: Document = { _id: 1 };
   for (const name of [...fields, ...keys]) if (name !== "id") out[name] = 1;
   return out;

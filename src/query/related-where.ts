@@ -36,7 +36,11 @@ export interface RelatedField {
  * field (undefined), and the caller reports the name as an unknown column. Hidden fields of the
  * related model have no kind, so they stay as unqueryable as on the model itself.
  */
-export function relatedField(model: Model, name: string, registry: ModelRegistry | undefined): RelatedField | undefined {
+export function relatedField(
+  model: Model,
+  name: string,
+  registry: ModelRegistry | undefined,
+): RelatedField | undefined {
   const dot = name.indexOf(".");
   if (dot < 0 || registry === undefined) return undefined;
   const relation = model.relations.get(name.slice(0, dot));
@@ -45,11 +49,19 @@ export function relatedField(model: Model, name: string, registry: ModelRegistry
   if (!related) return undefined;
   const field = name.slice(dot + 1);
   if (model.loadable !== null && !model.loadable.has(relation.name)) {
-    throw apiError("query.withNotAllowed", { path: relation.name, model: model.name, allowed: [...model.loadable].join(", ") || "(none)" });
+    throw apiError("query.withNotAllowed", {
+      path: relation.name,
+      model: model.name,
+      allowed: [...model.loadable].join(", ") || "(none)",
+    });
   }
   const kind = related.visibleSet.has(field) ? related.kinds.get(field) : undefined;
   if (kind !== undefined && related.filterable !== null && !related.filterable.has(field)) {
-    throw apiError("query.filterNotAllowed", { fields: name, model: related.name, allowed: [...related.filterable].join(", ") });
+    throw apiError("query.filterNotAllowed", {
+      fields: name,
+      model: related.name,
+      allowed: [...related.filterable].join(", "),
+    });
   }
   return { relation, model: related, field, kind };
 }

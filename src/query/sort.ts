@@ -29,7 +29,11 @@ function refuseUnsortable(model: Model, keys: readonly SortKey[]): void {
   if (model.sortable === null) return;
   const refused = keys.map((key) => key.field).filter((field) => !model.sortable!.has(field));
   if (refused.length === 0) return;
-  throw apiError("query.sortNotAllowed", { fields: refused.join(","), model: model.name, allowed: [...model.sortable].join(", ") });
+  throw apiError("query.sortNotAllowed", {
+    fields: refused.join(","),
+    model: model.name,
+    allowed: [...model.sortable].join(", "),
+  });
 }
 
 /**

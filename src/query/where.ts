@@ -2,8 +2,8 @@ import type { Document } from "bson";
 import { apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 import { storedName, undefinedColumns } from "./columns.ts";
-import { type QueryLimits, limitExceeded, utf8Length } from "./limits.ts";
-import { OPERATORS, isOperator, leafFilter } from "./operators.ts";
+import { limitExceeded, type QueryLimits, utf8Length } from "./limits.ts";
+import { isOperator, leafFilter, OPERATORS } from "./operators.ts";
 import { msg } from "../i18n/message.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { relatedField, relatedPlaceholder } from "./related-where.ts";
@@ -60,7 +60,10 @@ function parseLeaf(key: string, value: unknown, walk: Walk): Part {
   const kind = walk.model.visibleSet.has(field) ? walk.model.kinds.get(field) : undefined;
   const related = kind === undefined ? relatedField(walk.model, field, walk.registry) : undefined;
   if (related?.kind !== undefined) {
-    const filter = leafFilter({ key, path: storedName(related.field), kind: related.kind, operator, value }, walk.limits);
+    const filter = leafFilter(
+      { key, path: storedName(related.field), kind: related.kind, operator, value },
+      walk.limits,
+    );
     return { join, filter: relatedPlaceholder({ relation: related.relation.name, filter }) };
   }
   if (kind === undefined) {
@@ -158,7 +161,11 @@ export function parseWhere(q: string | null, model: Model, limits: QueryLimits, 
   if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
   if (walk.refused.length > 0) {
     const allowed = [...model.filterable!].join(", ");
-    throw apiError("query.filterNotAllowed", { fields: [...new Set(walk.refused)].join(","), model: model.name, allowed });
+    throw apiError("query.filterNotAllowed", {
+      fields: [...new Set(walk.refused)].join(","),
+      model: model.name,
+      allowed,
+    });
   }
   return filter ?? {};
 }

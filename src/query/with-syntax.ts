@@ -1,6 +1,6 @@
 import { apiError } from "../errors.ts";
 import { limitExceeded } from "./limits.ts";
-import { msg, type Message } from "../i18n/message.ts";
+import { type Message, msg } from "../i18n/message.ts";
 
 /** One name in a `with` expression, with the list inside its braces if it has any. */
 export interface WithItem {
@@ -34,7 +34,11 @@ function readName(cur: Cursor): string {
   while (cur.pos < cur.text.length && NAME_CHAR.test(cur.text[cur.pos])) cur.pos++;
   if (cur.pos === start) {
     const found = cur.peek();
-    cur.fail(found === undefined || SEPARATORS.has(found) || found === "}" ? msg("with.emptyName") : msg("with.unexpected", { found }));
+    cur.fail(
+      found === undefined || SEPARATORS.has(found) || found === "}"
+        ? msg("with.emptyName")
+        : msg("with.unexpected", { found }),
+    );
   }
   return cur.text.slice(start, cur.pos);
 }
@@ -73,7 +77,9 @@ function readList(cur: Cursor, nesting: number): WithItem[] {
   for (;;) {
     cur.skipSpaces();
     // A separator just before the end is tolerated: Axe API's client sends `posts{title},`.
-    if (atListEnd(cur, nesting)) return items.length > 0 || cur.peek() === "}" ? items : cur.fail(msg("with.emptyName"));
+    if (atListEnd(cur, nesting)) {
+      return items.length > 0 || cur.peek() === "}" ? items : cur.fail(msg("with.emptyName"));
+    }
     items.push(readItem(cur, nesting));
     cur.skipSpaces();
     if (atListEnd(cur, nesting)) return items;

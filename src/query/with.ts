@@ -2,8 +2,8 @@ import { apiError } from "../errors.ts";
 import type { Model, Relation } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { undefinedColumns } from "./columns.ts";
-import { type QueryLimits, limitExceeded } from "./limits.ts";
-import { type WithItem, parseWithSyntax } from "./with-syntax.ts";
+import { limitExceeded, type QueryLimits } from "./limits.ts";
+import { parseWithSyntax, type WithItem } from "./with-syntax.ts";
 import { msg } from "../i18n/message.ts";
 
 /** One relation to load: which relation, its model, the fields asked for, and its children. */
@@ -28,7 +28,9 @@ interface Resolve {
 function relatedModel(owner: Model, relation: Relation, registry: ModelRegistry): Model {
   const model = registry.get(relation.model);
   // createRegistry rejects this at start-up; reaching it means a registry built by hand.
-  if (!model) throw new TypeError(`Model ${owner.name}: relation "${relation.name}" refers to unknown model ${relation.model}`);
+  if (!model) {
+    throw new TypeError(`Model ${owner.name}: relation "${relation.name}" refers to unknown model ${relation.model}`);
+  }
   return model;
 }
 
@@ -36,9 +38,15 @@ function resolveRelation(owner: Model, item: WithItem, path: string, depth: numb
   const relation = owner.relations.get(item.name);
   if (!relation) throw apiError("query.undefinedRelation", { path });
   if (owner.loadable !== null && !owner.loadable.has(item.name)) {
-    throw apiError("query.withNotAllowed", { path, model: owner.name, allowed: [...owner.loadable].join(", ") || "(none)" });
+    throw apiError("query.withNotAllowed", {
+      path,
+      model: owner.name,
+      allowed: [...owner.loadable].join(", ") || "(none)",
+    });
   }
-  if (depth > ctx.limits.maxRelationDepth) limitExceeded(msg("limit.relationDepth", { path }), ctx.limits.maxRelationDepth);
+  if (depth > ctx.limits.maxRelationDepth) {
+    limitExceeded(msg("limit.relationDepth", { path }), ctx.limits.maxRelationDepth);
+  }
   if (++ctx.nodes > ctx.limits.maxRelations) limitExceeded(msg("limit.relations"), ctx.limits.maxRelations);
   const model = relatedModel(owner, relation, ctx.registry);
   const { fields, children } = resolveBraces(model, item.braces ?? [], path, depth, ctx);
@@ -59,7 +67,13 @@ function resolveBraces(model: Model, items: readonly WithItem[], path: string, d
   return { fields: fields.size > 0 ? [...fields] : null, children };
 }
 
-function resolveLevel(owner: Model, items: readonly WithItem[], prefix: string, depth: number, ctx: Resolve): WithNode[] {
+function resolveLevel(
+  owner: Model,
+  items: readonly WithItem[],
+  prefix: string,
+  depth: number,
+  ctx: Resolve,
+): WithNode[] {
   const seen = new Set<string>();
   return items.map((item) => {
     if (seen.has(item.name)) throw apiError("query.relationTwice", { name: `${prefix}${item.name}` });

@@ -37,5 +37,7 @@ export function clientAddress(request: Request, info: ConnectionInfo | undefined
 export function checkTrustProxy(value: unknown): TrustProxy {
   if (value === undefined) return false;
   if (typeof value === "boolean" || (Number.isSafeInteger(value) && (value as number) >= 0)) return value as TrustProxy;
-  throw new TypeError(`trustProxy must be true, false or the number of proxies in front of the app, got ${JSON.stringify(value)}`);
+  throw new TypeError(
+    `trustProxy must be true, false or the number of proxies in front of the app, got ${JSON.stringify(value)}`,
+  );
 }

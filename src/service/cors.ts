@@ -15,7 +15,15 @@ export interface CorsOptions {
 }
 
 const DEFAULT_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
-const DEFAULT_EXPOSED = ["ETag", "Link", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "X-Request-Id"];
+const DEFAULT_EXPOSED = [
+  "ETag",
+  "Link",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+  "Retry-After",
+  "X-Request-Id",
+];
 /** Origins whose response headers are kept ready; past this many (a predicate allowing many), the oldest go. */
 const CACHED_ORIGINS = 256;
 
@@ -46,14 +54,24 @@ export class Cors {
     else if (Array.isArray(origin) && origin.every((item) => typeof item === "string")) {
       const origins = new Set(origin);
       this.#allowed = origins.has("*") ? () => true : (candidate) => origins.has(candidate);
-    } else throw new TypeError(`cors.origin must be an array of origins or a function (origin) => boolean, got ${JSON.stringify(origin)}`);
+    } else {throw new TypeError(
+        `cors.origin must be an array of origins or a function (origin) => boolean, got ${JSON.stringify(origin)}`,
+      );}
     for (const name of ["methods", "headers", "exposeHeaders"] as const) checkList(options[name], name);
     if (options.maxAge !== undefined && !(Number.isSafeInteger(options.maxAge) && options.maxAge >= 0)) {
       throw new TypeError(`cors.maxAge must be a number of seconds, got ${JSON.stringify(options.maxAge)}`);
     }
-    const credentials: Record<string, string> = options.credentials ? { "access-control-allow-credentials": "true" } : {};
-    this.#simple = { ...credentials, "access-control-expose-headers": (options.exposeHeaders ?? DEFAULT_EXPOSED).join(", ") };
-    this.#preflight = { ...credentials, "access-control-allow-methods": (options.methods ?? DEFAULT_METHODS).join(", ") };
+    const credentials: Record<string, string> = options.credentials
+      ? { "access-control-allow-credentials": "true" }
+      : {};
+    this.#simple = {
+      ...credentials,
+      "access-control-expose-headers": (options.exposeHeaders ?? DEFAULT_EXPOSED).join(", "),
+    };
+    this.#preflight = {
+      ...credentials,
+      "access-control-allow-methods": (options.methods ?? DEFAULT_METHODS).join(", "),
+    };
     if (options.maxAge !== undefined) this.#preflight["access-control-max-age"] = String(options.maxAge);
     this.#headers = options.headers?.join(", ");
   }

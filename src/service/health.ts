@@ -13,7 +13,12 @@ const READY_TIMEOUT_MS = 2000;
  * `/healthz` answers 200 while the process serves requests at all (liveness); `/readyz` pings
  * the database and answers 503 `{error}` when it cannot be reached (readiness).
  */
-export async function healthResponse(pathname: string, db: Db, languages: Languages, language: string): Promise<Response> {
+export async function healthResponse(
+  pathname: string,
+  db: Db,
+  languages: Languages,
+  language: string,
+): Promise<Response> {
   if (pathname === "/healthz") return json({ status: "ok" }, 200, language);
   try {
     await db.command({ ping: 1 }, { timeoutMS: READY_TIMEOUT_MS });

@@ -1,5 +1,13 @@
-import { configure, getConsoleSink, getJsonLinesFormatter, getLogger, getTextFormatter, type LogLevel, type Sink } from "@logtape/logtape";
-import { requestLog, type LineWriter } from "./request-log.ts";
+import {
+  configure,
+  getConsoleSink,
+  getJsonLinesFormatter,
+  getLogger,
+  getTextFormatter,
+  type LogLevel,
+  type Sink,
+} from "@logtape/logtape";
+import { type LineWriter, requestLog } from "./request-log.ts";
 
 /**
  * The framework's loggers, in LogTape's library-first style: the framework always logs to
@@ -51,7 +59,9 @@ export function loggingFromEnv(env: Record<string, string | undefined>): Logging
 export function parseLevel(level: string | undefined): LogLevel {
   if (level === undefined) return "info";
   const parsed = LEVELS[level.toLowerCase()];
-  if (parsed === undefined) throw new TypeError(`LOG_LEVEL must be one of trace, debug, info, warn, error, fatal; got "${level}"`);
+  if (parsed === undefined) {
+    throw new TypeError(`LOG_LEVEL must be one of trace, debug, info, warn, error, fatal; got "${level}"`);
+  }
   return parsed;
 }
 

@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { windowOf, type RateLimitStore, type WindowCount } from "./rate-limit-store.ts";
+import { type RateLimitStore, type WindowCount, windowOf } from "./rate-limit-store.ts";
 
 interface WindowDocument {
   _id: string;

@@ -94,17 +94,28 @@ export class RateLimiter {
   }
 
   #addModel(name: string, limit: ModelRateLimit, models: ReadonlyMap<string, Model>): void {
-    if (!models.has(name)) throw new TypeError(`rateLimit.models names an unknown model ${name}; models are ${[...models.keys()].join(", ")}`);
+    if (!models.has(name)) {
+      throw new TypeError(
+        `rateLimit.models names an unknown model ${name}; models are ${[...models.keys()].join(", ")}`,
+      );
+    }
     if (limit.windowMs !== undefined || limit.max !== undefined) {
       checkRule(limit, `rateLimit.models.${name}`);
       this.#models.set(name, this.#scope({ name, windowMs: limit.windowMs!, max: limit.max! }));
     }
     for (const [handler, rule] of Object.entries(limit.handlers ?? {})) {
       if (!HANDLER_NAMES.includes(handler as HandlerName)) {
-        throw new TypeError(`rateLimit.models.${name}.handlers has an unknown handler ${handler}; handlers are ${HANDLER_NAMES.join(", ")}`);
+        throw new TypeError(
+          `rateLimit.models.${name}.handlers has an unknown handler ${handler}; handlers are ${
+            HANDLER_NAMES.join(", ")
+          }`,
+        );
       }
       checkRule(rule, `rateLimit.models.${name}.handlers.${handler}`);
-      this.#handlers.set(`${name} ${handler}`, this.#scope({ name: `${name}.${handler}`, windowMs: rule.windowMs, max: rule.max }));
+      this.#handlers.set(
+        `${name} ${handler}`,
+        this.#scope({ name: `${name}.${handler}`, windowMs: rule.windowMs, max: rule.max }),
+      );
     }
   }
 
@@ -118,7 +129,11 @@ export class RateLimiter {
    * an exceeded one if any (the longest wait), otherwise the one with the fewest requests left.
    * Synchronous with the memory store; a promise with any other.
    */
-  hit(request: Request, address: string, target: { model: string; handler: HandlerName } | undefined): RateLimitOutcome | Promise<RateLimitOutcome> | undefined {
+  hit(
+    request: Request,
+    address: string,
+    target: { model: string; handler: HandlerName } | undefined,
+  ): RateLimitOutcome | Promise<RateLimitOutcome> | undefined {
     const scopes = this.#scopes(target);
     if (scopes.length === 0) return undefined;
     const key = this.#key ? this.#key(request, { address }) : address;
@@ -175,7 +190,9 @@ function sharedStoreOf(options: RateLimitOptions, db: Db): RateLimitStore | unde
   if (store === "memory") return undefined;
   if (store === "mongodb") return new MongoRateLimitStore(db, options.collection);
   if (typeof store === "object" && store !== null && typeof store.hit === "function") return store;
-  throw new TypeError(`rateLimit.store must be "memory", "mongodb" or an object with a hit() method, got ${JSON.stringify(store)}`);
+  throw new TypeError(
+    `rateLimit.store must be "memory", "mongodb" or an object with a hit() method, got ${JSON.stringify(store)}`,
+  );
 }
 
 /** Sets the RateLimit-* headers on `headers` (IETF draft form: limit, requests left, seconds until the window resets), and Retry-After when limited. */

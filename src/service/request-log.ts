@@ -108,14 +108,24 @@ export class RequestLog {
   }
 
   /** The line LogTape's JSON Lines formatter writes for the same record. */
-  #jsonLine(level: "info" | "debug", { method, path, status, durationMs, requestId }: RequestFields, now: number): string {
+  #jsonLine(
+    level: "info" | "debug",
+    { method, path, status, durationMs, requestId }: RequestFields,
+    now: number,
+  ): string {
     const m = jsonText(method), p = jsonText(path), id = jsonText(requestId);
-    return `{"@timestamp":"${this.#iso(now)}","level":"${level === "info" ? "INFO" : "DEBUG"}","message":"${m} ${p} ${status} ${durationMs} ms ${id}",` +
+    return `{"@timestamp":"${this.#iso(now)}","level":"${
+      level === "info" ? "INFO" : "DEBUG"
+    }","message":"${m} ${p} ${status} ${durationMs} ms ${id}",` +
       `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${durationMs},"requestId":"${id}"}}\n`;
   }
 
   /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */
-  #textLine(level: "info" | "debug", { method, path, status, durationMs, requestId }: RequestFields, now: number): string {
+  #textLine(
+    level: "info" | "debug",
+    { method, path, status, durationMs, requestId }: RequestFields,
+    now: number,
+  ): string {
     const iso = this.#iso(now);
     return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00 [${level === "info" ? "INF" : "DBG"}] mongorest·request: ` +
       `${plainText(method)} ${plainText(path)} ${status} ${durationMs} ms ${plainText(requestId)}\n`;

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import type { Languages } from "../i18n/languages.ts";
 import { msg } from "../i18n/message.ts";
-import { withHeaders, type HeaderRecord } from "../http/fast-response.ts";
+import { type HeaderRecord, withHeaders } from "../http/fast-response.ts";
 import { empty, errorResponse } from "../http/responses.ts";
 import { dropBody } from "../http/head.ts";
 import { pathnameOf } from "../http/router.ts";
@@ -11,8 +11,8 @@ import { Cors, type CorsOptions } from "./cors.ts";
 import { HEALTH_PATHS, healthResponse } from "./health.ts";
 import { requestLogger } from "./logging.ts";
 import { requestLog } from "./request-log.ts";
-import { RateLimiter, setRateLimitHeaders, type RateLimitOptions, type RateLimitOutcome } from "./rate-limit.ts";
-import { targetResolver, type RequestTarget } from "./target.ts";
+import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
+import { type RequestTarget, targetResolver } from "./target.ts";
 
 /** The service options of `createApp`: all off unless given, except the health probes. */
 export interface ServiceOptions {
@@ -96,7 +96,13 @@ export class Service {
     const level = HEALTH_PATHS.has(pathname) ? "debug" : "info";
     if (requestLog.enabled(level)) {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      requestLog.log(level, { method: request.method, path: pathname, status: response.status, durationMs, requestId: context.requestId });
+      requestLog.log(level, {
+        method: request.method,
+        path: pathname,
+        status: response.status,
+        durationMs,
+        requestId: context.requestId,
+      });
     }
     return response;
   }
@@ -115,12 +121,20 @@ export class Service {
     context.errorLogged = true;
     if (!requestLogger.isEnabledFor("error")) return false;
     requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
-      method: request.method, path: pathnameOf(request.url), requestId: context.requestId, error,
+      method: request.method,
+      path: pathnameOf(request.url),
+      requestId: context.requestId,
+      error,
     });
     return true;
   }
 
-  async #answer(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext): Promise<Response> {
+  async #answer(
+    request: Request,
+    info: ConnectionInfo | undefined,
+    pathname: string,
+    context: RequestContext,
+  ): Promise<Response> {
     const { languages } = this.#deps;
     const extra: HeaderRecord = { "x-request-id": context.requestId };
     if (context.language !== languages.defaultLanguage) extra["content-language"] = context.language;
@@ -147,7 +161,13 @@ export class Service {
   }
 
   /** Counts the request; adds the RateLimit headers to `extra`, and answers 429 when over the limit. Synchronous with the memory store. */
-  #limit(request: Request, info: ConnectionInfo | undefined, pathname: string, context: RequestContext, extra: HeaderRecord): Response | undefined | Promise<Response | undefined> {
+  #limit(
+    request: Request,
+    info: ConnectionInfo | undefined,
+    pathname: string,
+    context: RequestContext,
+    extra: HeaderRecord,
+  ): Response | undefined | Promise<Response | undefined> {
     const limiter = this.#limiter!;
     const target = limiter.perModel ? this.#target(request.method, pathname) : undefined;
     const counted = limiter.hit(request, clientAddress(request, info, this.#trustProxy), target);
@@ -159,9 +179,14 @@ export class Service {
     if (outcome === undefined) return undefined;
     setRateLimitHeaders(extra, outcome);
     if (!outcome.limited) return undefined;
-    const text = this.#deps.languages.text(context.language, msg("request.tooManyRequests", {
-      max: outcome.max, window: outcome.windowMs / 1000, retryAfter: outcome.resetSeconds,
-    }));
+    const text = this.#deps.languages.text(
+      context.language,
+      msg("request.tooManyRequests", {
+        max: outcome.max,
+        window: outcome.windowMs / 1000,
+        retryAfter: outcome.resetSeconds,
+      }),
+    );
     return errorResponse(text, 429, context.language);
   }
 }

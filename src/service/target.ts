@@ -6,7 +6,13 @@ export interface RequestTarget {
   handler: HandlerName;
 }
 
-const ONE_RECORD: Record<string, HandlerName> = { GET: "show", HEAD: "show", PUT: "update", PATCH: "patch", DELETE: "delete" };
+const ONE_RECORD: Record<string, HandlerName> = {
+  GET: "show",
+  HEAD: "show",
+  PUT: "update",
+  PATCH: "patch",
+  DELETE: "delete",
+};
 const COLLECTION: Record<string, HandlerName> = { GET: "paginate", HEAD: "paginate", POST: "insert" };
 
 /**
@@ -14,7 +20,10 @@ const COLLECTION: Record<string, HandlerName> = { GET: "paginate", HEAD: "pagina
  * generated routes: `/<plural>`, `/<plural>/<id>`, `/<plural>/<id>/force` and the nested
  * `/<parent>/<id>/<child plural>`. Undefined for anything else (a 404 or 405 to be).
  */
-export function targetResolver(basePath: string, models: Iterable<Model>): (method: string, pathname: string) => RequestTarget | undefined {
+export function targetResolver(
+  basePath: string,
+  models: Iterable<Model>,
+): (method: string, pathname: string) => RequestTarget | undefined {
   const byRoute = new Map<string, string>();
   for (const model of models) byRoute.set(model.route, model.name);
   const prefix = basePath.replace(/\/+$/, "") + "/";

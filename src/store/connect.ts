@@ -1,4 +1,4 @@
-import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
+import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
 import { startEmbeddedEngine } from "../embedded/mod.ts";
 
 /** Where the data lives: a MongoDB URI, or the embedded engine (in memory, or in `dataDir`). */
@@ -36,7 +36,10 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   const uri = options.uri ?? engine!.uri;
   // The engine closes connections idle for 10 minutes; the pool lets them go after one, so it
   // never picks a connection the engine is closing.
-  const client = new MongoClient(uri, engine ? { maxIdleTimeMS: 60_000, ...options.clientOptions } : options.clientOptions);
+  const client = new MongoClient(
+    uri,
+    engine ? { maxIdleTimeMS: 60_000, ...options.clientOptions } : options.clientOptions,
+  );
   try {
     await client.connect();
   } catch (error) {
@@ -47,7 +50,9 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   return {
     client,
     changeCount: engine?.changeCount,
-    collectionChangeCount: engine ? (collection) => engine.collectionChangeCount(db.databaseName, collection) : undefined,
+    collectionChangeCount: engine
+      ? (collection) => engine.collectionChangeCount(db.databaseName, collection)
+      : undefined,
     db,
     async close() {
       await client.close();

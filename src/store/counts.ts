@@ -54,7 +54,9 @@ export class RecordCounter {
   async count(filter: Document, strategy: CountStrategy): Promise<CountResult> {
     if (strategy === "none") return { total: null, method: "none" };
     const empty = Object.keys(filter).length === 0;
-    if (strategy === "estimated" && empty) return { total: await this.collection.estimatedDocumentCount(), method: "estimated" };
+    if (strategy === "estimated" && empty) {
+      return { total: await this.collection.estimatedDocumentCount(), method: "estimated" };
+    }
     const cap = strategy === "estimated" ? this.bounds.countLimit : this.bounds.maxExactCount;
     if (cap === null) return { total: await this.countReused(filter, undefined), method: "exact" };
     // One more than the cap tells "exactly cap" from "more than cap".

@@ -32,7 +32,8 @@ export async function nextId(db: Db, collection: string): Promise<number> {
  * framework (imports, restores). Runs once per model at start-up.
  */
 export async function syncCounter(db: Db, collection: string): Promise<void> {
-  const [last] = await db.collection(collection).find({}, { projection: { _id: 1 }, sort: { _id: -1 }, limit: 1 }).toArray();
+  const [last] = await db.collection(collection).find({}, { projection: { _id: 1 }, sort: { _id: -1 }, limit: 1 })
+    .toArray();
   if (typeof last?._id !== "number") return;
   await db.collection<Counter>(COUNTERS).updateOne({ _id: collection }, { $max: { seq: last._id } }, { upsert: true });
 }
@@ -43,6 +44,9 @@ export async function syncCounter(db: Db, collection: string): Promise<void> {
  */
 export async function reserveIds(db: Db, collection: string, count: number): Promise<number> {
   await syncCounter(db, collection);
-  const after = await db.collection<Counter>(COUNTERS).findOneAndUpdate({ _id: collection }, { $inc: { seq: count } }, { upsert: true, returnDocument: "after" });
+  const after = await db.collection<Counter>(COUNTERS).findOneAndUpdate({ _id: collection }, { $inc: { seq: count } }, {
+    upsert: true,
+    returnDocument: "after",
+  });
   return after!.seq - count + 1;
 }

@@ -24,6 +24,9 @@ export async function ensureIndexes(db: Db, model: IndexedCollection): Promise<v
     await collection.createIndex({ [field]: 1 }, { unique: true, name: `${field}_unique` });
   }
   for (const index of model.indexes) {
-    await collection.createIndex(index.keys, { unique: index.unique ?? false, ...(index.name ? { name: index.name } : {}) });
+    await collection.createIndex(index.keys, {
+      unique: index.unique ?? false,
+      ...(index.name ? { name: index.name } : {}),
+    });
   }
 }

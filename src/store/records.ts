@@ -1,5 +1,5 @@
 import type { Collection, Db, Document, Sort } from "mongodb";
-import { RecordCounter, type CountBounds } from "./counts.ts";
+import { type CountBounds, RecordCounter } from "./counts.ts";
 import { nextId } from "./ids.ts";
 
 /** One page of a list query, already planned. */
@@ -37,19 +37,25 @@ export class RecordStore {
   ) {
     this.collection = db.collection<StoredDocument>(collectionName);
     this.clock = options.clock ?? (() => new Date());
-    this.counter = new RecordCounter(this.collection as unknown as Collection<Document>, options.bounds, options.changeCount);
+    this.counter = new RecordCounter(
+      this.collection as unknown as Collection<Document>,
+      options.bounds,
+      options.changeCount,
+    );
   }
 
   /** The documents of one page, in one batch. */
   async find(query: PageQuery): Promise<StoredDocument[]> {
     const { filter, sort, skip, limit, projection } = query;
     // batchSize = limit: the whole page in the first batch, never a getMore round trip (default is 101).
-    return (await this.collection.find(filter, { sort, skip, limit, projection, batchSize: limit }).toArray()) as StoredDocument[];
+    return (await this.collection.find(filter, { sort, skip, limit, projection, batchSize: limit })
+      .toArray()) as StoredDocument[];
   }
 
   /** Whether any record matches `filter` (reads at most one id). */
   async exists(filter: Document): Promise<boolean> {
-    return (await this.collection.find(filter, { projection: { _id: 1 }, limit: 1, batchSize: 1 }).toArray()).length > 0;
+    return (await this.collection.find(filter, { projection: { _id: 1 }, limit: 1, batchSize: 1 }).toArray()).length >
+      0;
   }
 
   /** One record by id within an optional extra filter (soft delete, hooks), or null. */
@@ -60,7 +66,13 @@ export class RecordStore {
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
   async insert(data: Document): Promise<StoredDocument> {
     const now = this.clock();
-    const doc: StoredDocument = { _id: await nextId(this.db, this.collection.collectionName), ...data, created_at: now, updated_at: now, _rev: 1 };
+    const doc: StoredDocument = {
+      _id: await nextId(this.db, this.collection.collectionName),
+      ...data,
+      created_at: now,
+      updated_at: now,
+      _rev: 1,
+    };
     await this.collection.insertOne(doc);
     return doc;
   }
@@ -73,7 +85,9 @@ export class RecordStore {
     // _rev counts writes so If-Match can pin the exact version a client saw.
     const update: Document = { $set: { ...set, updated_at: this.clock() }, $inc: { _rev: 1 } };
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
-    return (await this.collection.findOneAndUpdate(guard, update, { returnDocument: "after" })) as StoredDocument | null;
+    return (await this.collection.findOneAndUpdate(guard, update, { returnDocument: "after" })) as
+      | StoredDocument
+      | null;
   }
 
   /** Removes a record for good; true when one was removed. */

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { string } from "superstruct";
-import { ApiError, createApp, defineModel, type App, type ModelHooks } from "../../src/mod.ts";
+import { ApiError, type App, createApp, defineModel, type ModelHooks } from "../../src/mod.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
 describe("all twelve hooks", () => {
@@ -56,7 +56,10 @@ describe("all twelve hooks", () => {
 
   test("a before-paginate hook adds conditions; an after-paginate hook changes the result", async () => {
     const res = await jsonOf(await call(app, "GET", "/api/v1/tasks", undefined, { "x-owner": "bob" }));
-    assert.deepEqual(res.body.data.map((t: { owner: string; listed: boolean }) => [t.owner, t.listed]), [["bob", true]]);
+    assert.deepEqual(res.body.data.map((t: { owner: string; listed: boolean }) => [t.owner, t.listed]), [[
+      "bob",
+      true,
+    ]]);
     assert.equal(res.body.pagination.total, 1, "the count honours the hook's filter too");
     assert.deepEqual(calls.splice(0), ["onBeforePaginate", "onAfterPaginate"]);
   });
@@ -72,8 +75,17 @@ describe("all twelve hooks", () => {
     assert.equal((await call(app, "GET", "/api/v1/tasks/1")).status, 200, "a cancelled delete deletes nothing");
     assert.equal((await call(app, "DELETE", "/api/v1/tasks/2")).status, 204);
     assert.deepEqual(calls.splice(0), [
-      "onBeforeShow", "onAfterShow", "onBeforeUpdate", "onAfterUpdate", "onBeforePatch", "onAfterPatch",
-      "onBeforeDelete", "onBeforeShow", "onAfterShow", "onBeforeDelete", "onAfterDelete",
+      "onBeforeShow",
+      "onAfterShow",
+      "onBeforeUpdate",
+      "onAfterUpdate",
+      "onBeforePatch",
+      "onAfterPatch",
+      "onBeforeDelete",
+      "onBeforeShow",
+      "onAfterShow",
+      "onBeforeDelete",
+      "onAfterDelete",
     ]);
   });
 });

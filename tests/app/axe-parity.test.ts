@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { CommandStartedEvent } from "mongodb";
 import { optional, string } from "superstruct";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { id } from "../../src/model/types.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
@@ -15,13 +15,22 @@ const Person = defineModel({
   hidden: ["secret"],
   filterable: ["name", "surname"],
   relations: {
-    articles: { type: "hasMany", model: "Article", foreignKey: "person_id", sort: { title: -1 }, filter: { status: "published" }, limit: 2 },
+    articles: {
+      type: "hasMany",
+      model: "Article",
+      foreignKey: "person_id",
+      sort: { title: -1 },
+      filter: { status: "published" },
+      limit: 2,
+    },
     drafts: { type: "hasMany", model: "Article", foreignKey: "person_id", filter: { status: "draft" } },
     badge: { type: "hasOne", model: "Badge", foreignKey: "person_id" },
   },
   loadable: ["articles", "drafts", "badge"],
   serialize: (record) => {
-    if (typeof record.name === "string" && typeof record.surname === "string") record.fullname = `${record.name} ${record.surname}`;
+    if (typeof record.name === "string" && typeof record.surname === "string") {
+      record.fullname = `${record.name} ${record.surname}`;
+    }
   },
 });
 const Article = defineModel({
@@ -29,7 +38,8 @@ const Article = defineModel({
   fields: { title: string(), status: string(), person_id: id() },
   sortable: ["title"],
   relations: { person: { type: "belongsTo", model: "Person", foreignKey: "person_id" } },
-  serialize: (record) => Promise.resolve({ ...record, shout: typeof record.title === "string" ? record.title.toUpperCase() : null }),
+  serialize: (record) =>
+    Promise.resolve({ ...record, shout: typeof record.title === "string" ? record.title.toUpperCase() : null }),
 });
 const Badge = defineModel({
   name: "Badge",
@@ -46,51 +56,88 @@ before(async () => {
     models: [Person, Article, Badge],
     clientOptions: { monitorCommands: true },
     limits: { maxInList: 3 },
-    serialize: (record, ctx) => ({ ...record, kind: ctx.model.name, via: ctx.request.headers.get("x-client") ?? "none" }),
+    serialize: (record, ctx) => ({
+      ...record,
+      kind: ctx.model.name,
+      via: ctx.request.headers.get("x-client") ?? "none",
+    }),
     hooks: {
       Article: {
         onBeforeRelation(ctx) {
           // Drafts are private: only their author (x-person) sees them inside with.
-          if (ctx.relation.name === "drafts") ctx.filters.push({ person_id: Number(ctx.request.headers.get("x-person") ?? 0) });
+          if (ctx.relation.name === "drafts") {
+            ctx.filters.push({ person_id: Number(ctx.request.headers.get("x-person") ?? 0) });
+          }
         },
       },
     },
   });
-  app.client.on("commandStarted", (event: CommandStartedEvent) => commands.push(`${event.commandName}:${event.command[event.commandName]}`));
+  app.client.on(
+    "commandStarted",
+    (event: CommandStartedEvent) => commands.push(`${event.commandName}:${event.command[event.commandName]}`),
+  );
   const people = [["Ada", "Lovelace"], ["Alan", "Turing"], ["Grace", "Hopper"], ["Edsger", "Dijkstra"]];
-  for (const [name, surname] of people) assert.equal((await call(app, "POST", "/api/v1/persons", { name, surname, secret: "s" })).status, 201);
-  const articles = [["a1", "published", 1], ["a2", "published", 1], ["a3", "published", 1], ["d1", "draft", 1], ["b1", "published", 2], ["d2", "draft", 2]];
-  for (const [title, status, person_id] of articles) await call(app, "POST", "/api/v1/articles", { title, status, person_id });
+  for (const [name, surname] of people) {
+    assert.equal((await call(app, "POST", "/api/v1/persons", { name, surname, secret: "s" })).status, 201);
+  }
+  const articles = [["a1", "published", 1], ["a2", "published", 1], ["a3", "published", 1], ["d1", "draft", 1], [
+    "b1",
+    "published",
+    2,
+  ], ["d2", "draft", 2]];
+  for (const [title, status, person_id] of articles) {
+    await call(app, "POST", "/api/v1/articles", { title, status, person_id });
+  }
   await call(app, "POST", "/api/v1/badges", { label: "first", person_id: 1 });
   await call(app, "POST", "/api/v1/badges", { label: "second", person_id: 3 });
 });
 after(() => app?.close());
 
-const get = async (path: string, headers: Record<string, string> = {}) => jsonOf(await call(app, "GET", `/api/v1/${path}`, undefined, headers));
+const get = async (path: string, headers: Record<string, string> = {}) =>
+  jsonOf(await call(app, "GET", `/api/v1/${path}`, undefined, headers));
 const q = (filter: unknown) => `q=${encodeURIComponent(JSON.stringify(filter))}`;
 
 describe("serializers", () => {
   test("the model's serializer, then the app's, shape list, show and written records", async () => {
     const list = await get("persons?per_page=1", { "x-client": "web" });
-    assert.deepEqual(list.body.data[0], { id: 1, name: "Ada", surname: "Lovelace", created_at: list.body.data[0].created_at, updated_at: list.body.data[0].updated_at, fullname: "Ada Lovelace", kind: "Person", via: "web" });
+    assert.deepEqual(list.body.data[0], {
+      id: 1,
+      name: "Ada",
+      surname: "Lovelace",
+      created_at: list.body.data[0].created_at,
+      updated_at: list.body.data[0].updated_at,
+      fullname: "Ada Lovelace",
+      kind: "Person",
+      via: "web",
+    });
     assert.equal((await get("persons/2")).body.fullname, "Alan Turing");
-    const created = await jsonOf(await call(app, "POST", "/api/v1/articles", { title: "new", status: "draft", person_id: 4 }));
+    const created = await jsonOf(
+      await call(app, "POST", "/api/v1/articles", { title: "new", status: "draft", person_id: 4 }),
+    );
     assert.equal(created.body.shout, "NEW");
     assert.equal(created.body.kind, "Article");
     const patched = await jsonOf(await call(app, "PATCH", `/api/v1/articles/${created.body.id}`, { title: "newer" }));
     assert.equal(patched.body.shout, "NEWER");
-    const put = await jsonOf(await call(app, "PUT", `/api/v1/articles/${created.body.id}`, { title: "put", status: "draft", person_id: 4 }));
+    const put = await jsonOf(
+      await call(app, "PUT", `/api/v1/articles/${created.body.id}`, { title: "put", status: "draft", person_id: 4 }),
+    );
     assert.equal(put.body.shout, "PUT");
     await call(app, "DELETE", `/api/v1/articles/${created.body.id}`);
   });
 
   test("related records loaded through with get their own model's serializer", async () => {
     const { body } = await get("persons/1?with=articles,badge");
-    assert.deepEqual(body.articles.map((a: { shout: string; kind: string }) => [a.shout, a.kind]), [["A3", "Article"], ["A2", "Article"]]);
+    assert.deepEqual(body.articles.map((a: { shout: string; kind: string }) => [a.shout, a.kind]), [["A3", "Article"], [
+      "A2",
+      "Article",
+    ]]);
     assert.equal(body.badge.kind, "Badge");
     assert.equal(body.badge.fullname, undefined);
     const owner = await get("articles?with=person&per_page=2");
-    assert.deepEqual(owner.body.data.map((a: { person: { fullname: string } }) => a.person.fullname), ["Ada Lovelace", "Ada Lovelace"]);
+    assert.deepEqual(owner.body.data.map((a: { person: { fullname: string } }) => a.person.fullname), [
+      "Ada Lovelace",
+      "Ada Lovelace",
+    ]);
   });
 
   test("fields= selects stored fields first; the serializer sees only those", async () => {
@@ -107,7 +154,10 @@ describe("serializers", () => {
     const web = await call(app, "GET", "/api/v1/persons/1", undefined, { "x-client": "web" });
     const cli = await call(app, "GET", "/api/v1/persons/1", undefined, { "x-client": "cli" });
     assert.notEqual(web.headers.get("etag"), cli.headers.get("etag"));
-    const again = await call(app, "GET", "/api/v1/persons/1", undefined, { "x-client": "web", "if-none-match": web.headers.get("etag")! });
+    const again = await call(app, "GET", "/api/v1/persons/1", undefined, {
+      "x-client": "web",
+      "if-none-match": web.headers.get("etag")!,
+    });
     assert.equal(again.status, 304);
   });
 });
@@ -144,7 +194,10 @@ describe("conditions on related records", () => {
   });
 
   test("hidden fields of the related model stay unqueryable, and hasMany is no related field", async () => {
-    assert.match((await get(`articles?${q({ "person.secret": "s" })}`)).body.error, /Undefined column names: person\.secret/);
+    assert.match(
+      (await get(`articles?${q({ "person.secret": "s" })}`)).body.error,
+      /Undefined column names: person\.secret/,
+    );
     assert.equal((await get(`persons?${q({ "articles.title": "a1" })}`)).status, 400);
   });
 });
@@ -168,23 +221,37 @@ describe("relation options and relation hooks", () => {
 
   test("onBeforeRelation adds a filter from the request: a user sees only their own drafts", async () => {
     const mine = await get("persons?with=drafts{title}&per_page=2", { "x-person": "1" });
-    assert.deepEqual(mine.body.data.map((p: { drafts: { title: string }[] }) => p.drafts.map((d) => d.title)), [["d1"], []]);
+    assert.deepEqual(mine.body.data.map((p: { drafts: { title: string }[] }) => p.drafts.map((d) => d.title)), [
+      ["d1"],
+      [],
+    ]);
     const theirs = await get("persons?with=drafts{title}&per_page=2", { "x-person": "2" });
-    assert.deepEqual(theirs.body.data.map((p: { drafts: { title: string }[] }) => p.drafts.map((d) => d.title)), [[], ["d2"]]);
+    assert.deepEqual(theirs.body.data.map((p: { drafts: { title: string }[] }) => p.drafts.map((d) => d.title)), [[], [
+      "d2",
+    ]]);
   });
 });
 
 describe("query permissions", () => {
   test("a denied q, sort or with is a 400 naming the field and the feature", async () => {
     const filter = await get(`persons?${q({ "created_at.$gt": "2000-01-01" })}`);
-    assert.deepEqual([filter.status, /Filtering on created_at is not allowed on Person/.test(filter.body.error)], [400, true]);
+    assert.deepEqual([filter.status, /Filtering on created_at is not allowed on Person/.test(filter.body.error)], [
+      400,
+      true,
+    ]);
     const sort = await get("articles?sort=status");
     assert.deepEqual([sort.status, /Sorting on status is not allowed on Article/.test(sort.body.error)], [400, true]);
     assert.equal((await get("articles?with=person")).status, 200);
     const denied = await get("badges?with=person");
-    assert.deepEqual([denied.status, denied.body.error], [400, "Loading person with with is not allowed on Badge; loadable relations: (none)"]);
+    assert.deepEqual([denied.status, denied.body.error], [
+      400,
+      "Loading person with with is not allowed on Badge; loadable relations: (none)",
+    ]);
     const through = await get(`badges?${q({ "person.name": "Ada" })}`);
-    assert.deepEqual([through.status, /person with with is not allowed on Badge/.test(through.body.error)], [400, true]);
+    assert.deepEqual([through.status, /person with with is not allowed on Badge/.test(through.body.error)], [
+      400,
+      true,
+    ]);
   });
 });
 
@@ -205,19 +272,33 @@ describe("Cache-Status", () => {
     const second = await call(plain, "GET", "/api/v1/notes?per_page=3");
     assert.equal(second.headers.get("cache-status"), "mongorest; hit");
     assert.equal(second.headers.get("etag"), first.headers.get("etag"));
-    const revalidated = await call(plain, "GET", "/api/v1/notes?per_page=3", undefined, { "if-none-match": first.headers.get("etag")! });
+    const revalidated = await call(plain, "GET", "/api/v1/notes?per_page=3", undefined, {
+      "if-none-match": first.headers.get("etag")!,
+    });
     assert.deepEqual([revalidated.status, revalidated.headers.get("cache-status")], [304, "mongorest; hit"]);
     await call(plain, "PATCH", "/api/v1/notes/1", { text: "changed" });
     const third = await call(plain, "GET", "/api/v1/notes?per_page=3");
     assert.equal(third.headers.get("cache-status"), "mongorest; fwd=stale; stored");
     assert.notEqual(third.headers.get("etag"), first.headers.get("etag"));
-    assert.equal((await call(plain, "GET", "/api/v1/notes/1")).headers.get("cache-status"), "mongorest; fwd=uri-miss; stored");
+    assert.equal(
+      (await call(plain, "GET", "/api/v1/notes/1")).headers.get("cache-status"),
+      "mongorest; fwd=uri-miss; stored",
+    );
   });
 
   test("a model that opts out, and responses with serializers, bypass the cache", async () => {
-    assert.equal((await call(plain, "GET", "/api/v1/memos")).headers.get("cache-status"), "mongorest; fwd=bypass; detail=model");
-    assert.equal((await call(plain, "GET", "/api/v1/memos")).headers.get("cache-status"), "mongorest; fwd=bypass; detail=model");
-    assert.equal((await call(app, "GET", "/api/v1/persons")).headers.get("cache-status"), "mongorest; fwd=bypass; detail=serializer");
+    assert.equal(
+      (await call(plain, "GET", "/api/v1/memos")).headers.get("cache-status"),
+      "mongorest; fwd=bypass; detail=model",
+    );
+    assert.equal(
+      (await call(plain, "GET", "/api/v1/memos")).headers.get("cache-status"),
+      "mongorest; fwd=bypass; detail=model",
+    );
+    assert.equal(
+      (await call(app, "GET", "/api/v1/persons")).headers.get("cache-status"),
+      "mongorest; fwd=bypass; detail=serializer",
+    );
   });
 
   test("writes carry no Cache-Status", async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { CommandStartedEvent, Document } from "mongodb";
 import { number, optional, string } from "superstruct";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
 const Row = defineModel({ name: "Row", fields: { n: number(), tag: optional(string()) }, countLimit: 5 });
@@ -44,8 +44,14 @@ async function list(app: App, path: string): Promise<any> {
 describe("count strategies", () => {
   let app: App;
   before(async () => {
-    app = await createApp({ models: [Row, Capped, Quiet, Tag, Strict], responseCache: false, clientOptions: { monitorCommands: true } });
-    await app.db.collection("rows").insertMany(Array.from({ length: 12 }, (_, i) => ({ _id: i + 1, n: i, tag: i % 2 ? "odd" : "even" })) as never[]);
+    app = await createApp({
+      models: [Row, Capped, Quiet, Tag, Strict],
+      responseCache: false,
+      clientOptions: { monitorCommands: true },
+    });
+    await app.db.collection("rows").insertMany(
+      Array.from({ length: 12 }, (_, i) => ({ _id: i + 1, n: i, tag: i % 2 ? "odd" : "even" })) as never[],
+    );
   });
   after(() => app.close());
 
@@ -57,7 +63,10 @@ describe("count strategies", () => {
 
   test("count=none sends no count, and total and lastPage are null", async () => {
     let body: any;
-    const { counts } = await sentDuring(app, async () => (body = await list(app, "/api/v1/rows?count=none&q=%7B%22n.%24gt%22%3A3%7D")));
+    const { counts } = await sentDuring(
+      app,
+      async () => (body = await list(app, "/api/v1/rows?count=none&q=%7B%22n.%24gt%22%3A3%7D")),
+    );
     assert.equal(counts, 0);
     assert.deepEqual([body.pagination.total, body.pagination.lastPage, body.pagination.count], [null, null, "none"]);
     assert.equal(body.data.length, 8);
@@ -65,9 +74,18 @@ describe("count strategies", () => {
 
   test("count=estimated: collection metadata without a filter, a count capped at countLimit with one", async () => {
     assert.deepEqual(pick((await list(app, "/api/v1/rows?count=estimated")).pagination), [12, "estimated"]);
-    assert.deepEqual(pick((await list(app, "/api/v1/rows?count=estimated&q=%7B%22tag%22%3A%22odd%22%7D")).pagination), [5, "capped"]);
-    assert.deepEqual(pick((await list(app, "/api/v1/rows?count=estimated&q=%7B%22n.%24lt%22%3A5%7D")).pagination), [5, "exact"], "exactly the limit is still exact");
-    assert.deepEqual(pick((await list(app, "/api/v1/rows?count=estimated&q=%7B%22n.%24lt%22%3A2%7D")).pagination), [2, "exact"]);
+    assert.deepEqual(pick((await list(app, "/api/v1/rows?count=estimated&q=%7B%22tag%22%3A%22odd%22%7D")).pagination), [
+      5,
+      "capped",
+    ]);
+    assert.deepEqual(pick((await list(app, "/api/v1/rows?count=estimated&q=%7B%22n.%24lt%22%3A5%7D")).pagination), [
+      5,
+      "exact",
+    ], "exactly the limit is still exact");
+    assert.deepEqual(pick((await list(app, "/api/v1/rows?count=estimated&q=%7B%22n.%24lt%22%3A2%7D")).pagination), [
+      2,
+      "exact",
+    ]);
   });
 
   test("a model's maxExactCount caps exact counts, and its defaultCount applies without count", async () => {
@@ -81,7 +99,9 @@ describe("count strategies", () => {
     for (const value of ["fast", "EXACT", "", "capped", "none,exact"]) {
       const { status, body } = await jsonOf(await call(app, "GET", `/api/v1/rows?count=${encodeURIComponent(value)}`));
       assert.equal(status, 400, value);
-      assert.deepEqual(body, { error: `The count parameter must be one of exact, estimated, none; received "${value}".` });
+      assert.deepEqual(body, {
+        error: `The count parameter must be one of exact, estimated, none; received "${value}".`,
+      });
     }
     assert.equal((await call(app, "GET", "/api/v1/rows?count=none&count=exact")).status, 400);
   });
@@ -91,7 +111,11 @@ describe("count strategies", () => {
     await list(app, path);
     assert.equal((await sentDuring(app, () => list(app, path))).counts, 0, "the second identical list sends no count");
     await call(app, "POST", "/api/v1/tags", { name: "elsewhere" });
-    assert.equal((await sentDuring(app, () => list(app, path))).counts, 0, "a write to tags does not evict the rows count");
+    assert.equal(
+      (await sentDuring(app, () => list(app, path))).counts,
+      0,
+      "a write to tags does not evict the rows count",
+    );
     await app.db.collection("rows").insertOne({ _id: 13, n: 12, tag: "even" } as never);
     let body: any;
     assert.equal((await sentDuring(app, async () => (body = await list(app, path)))).counts, 1, "a write to rows does");
@@ -120,11 +144,17 @@ describe("sortable and filterable", () => {
     const { status, body } = await jsonOf(await call(app, "GET", `/api/v1/stricts?q=${q}`));
     assert.equal(status, 400);
     assert.deepEqual(body, { error: "Filtering on note is not allowed on Strict; filterable fields: id, name, score" });
-    assert.equal((await call(app, "GET", `/api/v1/stricts?q=${encodeURIComponent('{"score.$gt":1,"id":2}')}`)).status, 200);
+    assert.equal(
+      (await call(app, "GET", `/api/v1/stricts?q=${encodeURIComponent('{"score.$gt":1,"id":2}')}`)).status,
+      200,
+    );
   });
 
   test("a model naming an unknown field in sortable fails at definition", () => {
-    assert.throws(() => defineModel({ name: "Bad", fields: { a: string() }, sortable: ["b"] }), /sortable field "b" is not a visible field/);
+    assert.throws(
+      () => defineModel({ name: "Bad", fields: { a: string() }, sortable: ["b"] }),
+      /sortable field "b" is not a visible field/,
+    );
   });
 });
 
@@ -133,8 +163,16 @@ function pick(pagination: { total: number | null; count: string }): [number | nu
 }
 
 describe("response cache: evicted only by writes to the collections a body read", () => {
-  const User = defineModel({ name: "User", fields: { name: string() }, relations: { posts: { type: "hasMany", model: "Post", foreignKey: "user_id" } } });
-  const Post = defineModel({ name: "Post", fields: { user_id: number(), title: string() }, relations: { comments: { type: "hasMany", model: "Comment", foreignKey: "post_id" } } });
+  const User = defineModel({
+    name: "User",
+    fields: { name: string() },
+    relations: { posts: { type: "hasMany", model: "Post", foreignKey: "user_id" } },
+  });
+  const Post = defineModel({
+    name: "Post",
+    fields: { user_id: number(), title: string() },
+    relations: { comments: { type: "hasMany", model: "Comment", foreignKey: "post_id" } },
+  });
   const Comment = defineModel({ name: "Comment", fields: { post_id: number(), text: string() } });
   let app: App;
   before(async () => {
@@ -150,12 +188,23 @@ describe("response cache: evicted only by writes to the collections a body read"
     await call(app, "GET", plain);
     await call(app, "GET", nested);
     await call(app, "POST", "/api/v1/comments", { post_id: 1, text: "hi" });
-    assert.deepEqual((await sentDuring(app, () => call(app, "GET", plain))).commands, [], "users page served from the cache");
+    assert.deepEqual(
+      (await sentDuring(app, () => call(app, "GET", plain))).commands,
+      [],
+      "users page served from the cache",
+    );
     let body: any;
-    const { commands } = await sentDuring(app, async () => (body = (await jsonOf(await call(app, "GET", nested))).body));
+    const { commands } = await sentDuring(
+      app,
+      async () => (body = (await jsonOf(await call(app, "GET", nested))).body),
+    );
     assert.ok(commands.length > 0, "the body with comments is read again");
     assert.equal(body.data[0].posts[0].comments[0].text, "hi");
     await call(app, "PATCH", "/api/v1/users/1", { name: "bea" });
-    assert.equal((await jsonOf(await call(app, "GET", plain))).body.data[0].name, "bea", "a write to users evicts the users page");
+    assert.equal(
+      (await jsonOf(await call(app, "GET", plain))).body.data[0].name,
+      "bea",
+      "a write to users evicts the users page",
+    );
   });
 });

@@ -12,13 +12,16 @@ describe("UPDATE, PATCH and DELETE with the Post ownership hooks", () => {
   before(async () => {
     app = await exampleApp({ clock: () => new Date(now++) }); // every write a millisecond later, no waiting
     await seedUsers(app, 2);
-    postId = (await (await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "First", body: "text" }, as(1))).json()).id;
+    postId =
+      (await (await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "First", body: "text" }, as(1))).json()).id;
   });
   after(() => app.close());
 
   test("PUT replaces every writable field and refreshes updated_at", async () => {
     const before = (await jsonOf(await call(app, "GET", `/api/v1/posts/${postId}`))).body;
-    const { status, body } = await jsonOf(await call(app, "PUT", `/api/v1/posts/${postId}`, { user_id: 1, title: "Second" }, as(1)));
+    const { status, body } = await jsonOf(
+      await call(app, "PUT", `/api/v1/posts/${postId}`, { user_id: 1, title: "Second" }, as(1)),
+    );
     assert.equal(status, 200);
     assert.equal(body.title, "Second");
     assert.equal(body.body, null, "a field left out of a PUT is removed");
@@ -36,17 +39,27 @@ describe("UPDATE, PATCH and DELETE with the Post ownership hooks", () => {
   });
 
   test("PATCH changes only the fields sent and validates them", async () => {
-    const { status, body } = await jsonOf(await call(app, "PATCH", `/api/v1/posts/${postId}`, { body: "new body" }, as(1)));
+    const { status, body } = await jsonOf(
+      await call(app, "PATCH", `/api/v1/posts/${postId}`, { body: "new body" }, as(1)),
+    );
     assert.equal(status, 200);
     assert.equal(body.title, "Second");
     assert.equal(body.body, "new body");
     const bad = await jsonOf(await call(app, "PATCH", `/api/v1/posts/${postId}`, { title: null, id: 3 }, as(1)));
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.errors, { title: ["The title field must be a string."], id: ["The id field is read-only."] });
+    assert.deepEqual(bad.body.errors, {
+      title: ["The title field must be a string."],
+      id: ["The id field is read-only."],
+    });
   });
 
   test("only the owner may change or delete a post", async () => {
-    for (const [method, body] of [["PUT", { user_id: 2, title: "x" }], ["PATCH", { title: "x" }], ["DELETE", undefined]] as const) {
+    for (
+      const [method, body] of [["PUT", { user_id: 2, title: "x" }], ["PATCH", { title: "x" }], [
+        "DELETE",
+        undefined,
+      ]] as const
+    ) {
       const res = await jsonOf(await call(app, method, `/api/v1/posts/${postId}`, body, as(2)));
       assert.equal(res.status, 403, method);
       assert.deepEqual(res.body, { error: "You can only change your own posts." });
@@ -98,7 +111,12 @@ describe("nested hasMany routes", () => {
   });
 
   test("a missing parent is a 404 on the parent model", async () => {
-    for (const [method, path] of [["GET", "/api/v1/users/77/posts"], ["POST", "/api/v1/users/77/posts"], ["GET", "/api/v1/users/x/posts"]]) {
+    for (
+      const [method, path] of [["GET", "/api/v1/users/77/posts"], ["POST", "/api/v1/users/77/posts"], [
+        "GET",
+        "/api/v1/users/x/posts",
+      ]]
+    ) {
       const res = await jsonOf(await call(app, method, path, method === "POST" ? { title: "t" } : undefined, as(77)));
       assert.equal(res.status, 404, path);
       assert.deepEqual(res.body, { error: "The item is not found on User." });

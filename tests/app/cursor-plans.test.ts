@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { number, optional, string } from "superstruct";
 import type { CommandStartedEvent, Document } from "mongodb";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 
 // Every find a cursor page sends, replayed through the engine's explain, reads about one page
 // of index entries and documents, however deep the page lies: forward and backward, in id
@@ -19,7 +19,9 @@ const Member = defineModel({
   name: "Member",
   fields: { name: optional(string()), score: optional(number()), group: string() },
   maxPerPage: 100,
-  indexes: [{ keys: { name: 1 } }, { keys: { score: -1 } }, { keys: { created_at: -1, name: 1 } }, { keys: { group: 1, score: -1 } }],
+  indexes: [{ keys: { name: 1 } }, { keys: { score: -1 } }, { keys: { created_at: -1, name: 1 } }, {
+    keys: { group: 1, score: -1 },
+  }],
 });
 
 function generator(seed: number): () => number {
@@ -66,7 +68,10 @@ async function get(path: string): Promise<Document> {
 /** The work of one find, as the engine's explain reports it. */
 async function work(find: Document): Promise<{ keys: number; docs: number; plan: Document }> {
   const { find: collection, filter, sort, skip, limit, projection } = find;
-  const explained = await app.db.command({ explain: { find: collection, filter, sort, skip, limit, projection }, verbosity: "executionStats" });
+  const explained = await app.db.command({
+    explain: { find: collection, filter, sort, skip, limit, projection },
+    verbosity: "executionStats",
+  });
   const stats = explained.executionStats;
   return { keys: stats.totalKeysExamined, docs: stats.totalDocsExamined, plan: explained.queryPlanner.winningPlan };
 }
@@ -92,9 +97,17 @@ const CASES: [label: string, query: string, budget: number][] = [
   ["sort=-score (nulls last, _id ascending: mixed)", "sort=-score", PER_PAGE + 1 + SLACK],
   ["sort=-created_at,name (mixed)", "sort=-created_at,name", PER_PAGE + 1 + SLACK],
   ["sort=group,-score (mixed)", "sort=group,-score", PER_PAGE + 1 + SLACK],
-  ["q on the index's first key, sort=-score", `q=${encodeURIComponent('{"group":"b"}')}&sort=-score`, PER_PAGE + 1 + SLACK],
+  [
+    "q on the index's first key, sort=-score",
+    `q=${encodeURIComponent('{"group":"b"}')}&sort=-score`,
+    PER_PAGE + 1 + SLACK,
+  ],
   // A third of the records are in group c, so about 1.5 entries are read per record returned.
-  ["q with $or through $and, sort=name", `q=${encodeURIComponent('[{"$or.group":"a"},{"$or.group":"b"}]')}&sort=name`, 2 * (PER_PAGE + 1) + SLACK],
+  [
+    "q with $or through $and, sort=name",
+    `q=${encodeURIComponent('[{"$or.group":"a"},{"$or.group":"b"}]')}&sort=name`,
+    2 * (PER_PAGE + 1) + SLACK,
+  ],
 ];
 
 describe("cursor pages read about one page, through explain of the finds they send", () => {
@@ -123,7 +136,15 @@ describe("what lies behind a cursor page", () => {
   async function fresh(): Promise<App> {
     const other = await createApp({ models: [Member], responseCache: false, clientOptions: { monitorCommands: true } });
     const at = new Date("2025-01-01T00:00:00Z");
-    await other.db.collection("members").insertMany(["ann", "bob", "cy", "dee", "eve", "fay"].map((name, i) => ({ _id: i + 1, name, group: "a", created_at: at, updated_at: at })) as never[]);
+    await other.db.collection("members").insertMany(
+      ["ann", "bob", "cy", "dee", "eve", "fay"].map((name, i) => ({
+        _id: i + 1,
+        name,
+        group: "a",
+        created_at: at,
+        updated_at: at,
+      })) as never[],
+    );
     return other;
   }
 

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { number, optional, string } from "superstruct";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf } from "../helpers/app.ts";
 
 // Cursor walks over 1,000 records with ties, nulls and missing fields, under inserts and deletes
@@ -68,7 +68,11 @@ async function engineOrder(sort: Record<string, 1 | -1>, filter: Record<string, 
 }
 
 /** Walks a list to its end by `next`, or from a cursor back to its start by `prev`; returns every page. */
-async function walk(first: string, rel: "next" | "prev", between: () => Promise<void> = async () => {}): Promise<number[][]> {
+async function walk(
+  first: string,
+  rel: "next" | "prev",
+  between: () => Promise<void> = async () => {},
+): Promise<number[][]> {
   const pages: number[][] = [];
   let page = await get(first);
   for (;;) {
@@ -102,13 +106,19 @@ describe("cursor walks over 1,000 records", () => {
       // From the last page back to the first.
       const last = await get(`/api/v1/items?sort=${sort}&per_page=${perPage}&page=${forward.length}`);
       const backward = await walk(cursorUrl(last.body.pagination.prev), "prev");
-      assert.deepEqual([...backward].reverse().flat(), expected.slice(0, expected.length - forward[forward.length - 1].length), `seed ${SEED}: backward walk`);
+      assert.deepEqual(
+        [...backward].reverse().flat(),
+        expected.slice(0, expected.length - forward[forward.length - 1].length),
+        `seed ${SEED}: backward walk`,
+      );
     });
   }
 
   test("with a filter on q, the cursor keeps the filter without the client repeating it", async () => {
     const q = JSON.stringify([{ "score.$gte": 1 }, { "$or.name": null }]);
-    const expected = await engineOrder({ score: -1, name: 1, _id: 1 }, { $or: [{ score: { $gte: 1 } }, { name: null }] });
+    const expected = await engineOrder({ score: -1, name: 1, _id: 1 }, {
+      $or: [{ score: { $gte: 1 } }, { name: null }],
+    });
     const pages = await walk(`/api/v1/items?sort=-score,name&per_page=50&q=${encodeURIComponent(q)}`, "next");
     assert.deepEqual(pages.flat(), expected, `seed ${SEED}`);
   });
@@ -130,7 +140,9 @@ describe("cursor walks over 1,000 records", () => {
         deleted.add(victim);
       };
       for (const rel of ["next", "prev"] as const) {
-        const start = rel === "next" ? `/api/v1/items?sort=${sort}&per_page=50` : `/api/v1/items?sort=${sort}&per_page=50&page=${Math.ceil(before.size / 50)}`;
+        const start = rel === "next"
+          ? `/api/v1/items?sort=${sort}&per_page=50`
+          : `/api/v1/items?sort=${sort}&per_page=50&page=${Math.ceil(before.size / 50)}`;
         const pages = await walk(start, rel, between);
         const seen = (rel === "next" ? pages : [...pages].reverse()).flat();
         assert.equal(new Set(seen).size, seen.length, `seed ${SEED}, sort=${sort}, ${rel}: a record came twice`);
@@ -139,7 +151,10 @@ describe("cursor walks over 1,000 records", () => {
         assert.deepEqual(missing, [], `seed ${SEED}, sort=${sort}: surviving records skipped`);
         const final = await engineOrder(spec);
         const positions = seen.filter((id) => final.includes(id)).map((id) => final.indexOf(id));
-        assert.ok(positions.every((p, i) => i === 0 || p > positions[i - 1]), `seed ${SEED}, sort=${sort}, ${rel}: out of order`);
+        assert.ok(
+          positions.every((p, i) => i === 0 || p > positions[i - 1]),
+          `seed ${SEED}, sort=${sort}, ${rel}: out of order`,
+        );
       }
     }
   });
@@ -156,8 +171,13 @@ describe("cursor responses", () => {
     assert.equal(second.status, 200);
     assert.deepEqual(Object.keys(second.body.data[0]), ["id", "name"], "fields travels in the link");
     const { pagination } = second.body;
-    assert.deepEqual([pagination.currentPage, pagination.from, pagination.to, pagination.perPage], [null, null, null, 10]);
-    assert.equal(pagination.total, (await app.db.collection("items").countDocuments()));
+    assert.deepEqual([pagination.currentPage, pagination.from, pagination.to, pagination.perPage], [
+      null,
+      null,
+      null,
+      10,
+    ]);
+    assert.equal(pagination.total, await app.db.collection("items").countDocuments());
     assert.match(second.link!, /rel="next", <[^>]+>; rel="prev"$/);
   });
 
@@ -172,7 +192,8 @@ describe("cursor responses", () => {
 describe("bad cursors are 400s with {error}", () => {
   let cursor: string;
   before(async () => {
-    cursor = (await get("/api/v1/items?sort=-score,name&per_page=5&q=%7B%22score.%24gte%22%3A1%7D")).body.pagination.next;
+    cursor =
+      (await get("/api/v1/items?sort=-score,name&per_page=5&q=%7B%22score.%24gte%22%3A1%7D")).body.pagination.next;
   });
 
   async function refused(path: string, message: RegExp): Promise<void> {
@@ -198,10 +219,15 @@ describe("bad cursors are 400s with {error}", () => {
   });
 
   test("foreign: issued by another model's list, or by another server", async () => {
-    await refused(`/api/v1/others?cursor=${encodeURIComponent(cursor)}`, /issued by another list, not \/api\/v1\/others/);
+    await refused(
+      `/api/v1/others?cursor=${encodeURIComponent(cursor)}`,
+      /issued by another list, not \/api\/v1\/others/,
+    );
     const elsewhere = await createApp({ models: [Item], cursorSecret: "another server's secret" });
     try {
-      await elsewhere.db.collection("items").insertMany(Array.from({ length: 3 }, (_, i) => ({ _id: i + 1, name: "a" })) as never[]);
+      await elsewhere.db.collection("items").insertMany(
+        Array.from({ length: 3 }, (_, i) => ({ _id: i + 1, name: "a" })) as never[],
+      );
       const theirs = (await jsonOf(await call(elsewhere, "GET", "/api/v1/items?per_page=1"))).body.pagination.next;
       await refused(cursorUrl(theirs), /altered or was issued by another server/);
     } finally {
@@ -212,12 +238,18 @@ describe("bad cursors are 400s with {error}", () => {
   test("foreign parent: a cursor of /users/1/posts does not page /users/2/posts", async () => {
     const nested = await exampleApp({ responseCache: false });
     try {
-      await nested.db.collection("users").insertMany([1, 2].map((id) => ({ _id: id, email: `u${id}@x.io`, name: "n", surname: "s" })) as never[]);
-      await nested.db.collection("posts").insertMany(Array.from({ length: 6 }, (_, i) => ({ _id: i + 1, user_id: 1 + (i % 2), title: `t${i}` })) as never[]);
+      await nested.db.collection("users").insertMany(
+        [1, 2].map((id) => ({ _id: id, email: `u${id}@x.io`, name: "n", surname: "s" })) as never[],
+      );
+      await nested.db.collection("posts").insertMany(
+        Array.from({ length: 6 }, (_, i) => ({ _id: i + 1, user_id: 1 + (i % 2), title: `t${i}` })) as never[],
+      );
       const mine = (await jsonOf(await call(nested, "GET", "/api/v1/users/1/posts?per_page=1"))).body.pagination.next;
       const ok = await jsonOf(await call(nested, "GET", `/api/v1/users/1/posts?cursor=${encodeURIComponent(mine)}`));
       assert.deepEqual(ok.body.data.map((post: { id: number }) => post.id), [3]);
-      const theirs = await jsonOf(await call(nested, "GET", `/api/v1/users/2/posts?cursor=${encodeURIComponent(mine)}`));
+      const theirs = await jsonOf(
+        await call(nested, "GET", `/api/v1/users/2/posts?cursor=${encodeURIComponent(mine)}`),
+      );
       assert.equal(theirs.status, 400);
       assert.match(theirs.body.error, /issued by another list, not \/api\/v1\/users\/2\/posts/);
     } finally {
@@ -233,7 +265,9 @@ describe("bad cursors are 400s with {error}", () => {
   });
 
   test("the same sort, q and per_page may be repeated, in any spelling", async () => {
-    const same = `${cursorUrl(cursor)}&sort=${encodeURIComponent("-score,+name")}&q=${encodeURIComponent('{ "score.$gte" : 1 }')}&per_page=5`;
+    const same = `${cursorUrl(cursor)}&sort=${encodeURIComponent("-score,+name")}&q=${
+      encodeURIComponent('{ "score.$gte" : 1 }')
+    }&per_page=5`;
     const { status, body } = await get(same);
     assert.equal(status, 200, JSON.stringify(body));
     assert.deepEqual(ids(body), ids((await get(cursorUrl(cursor))).body));
@@ -243,8 +277,11 @@ describe("bad cursors are 400s with {error}", () => {
     const Secretive = defineModel({ name: "Secretive", fields: { name: string(), pin: string() }, hidden: ["pin"] });
     const other = await createApp({ models: [Secretive] });
     try {
-      await other.db.collection("secretives").insertMany([1, 2, 3].map((id) => ({ _id: id, name: `n${id}`, pin: `PIN${id}` })) as never[]);
-      const next = (await jsonOf(await call(other, "GET", "/api/v1/secretives?per_page=1&sort=name"))).body.pagination.next as string;
+      await other.db.collection("secretives").insertMany(
+        [1, 2, 3].map((id) => ({ _id: id, name: `n${id}`, pin: `PIN${id}` })) as never[],
+      );
+      const next = (await jsonOf(await call(other, "GET", "/api/v1/secretives?per_page=1&sort=name"))).body.pagination
+        .next as string;
       const payload = atob(next.slice(0, next.indexOf(".")).replace(/-/g, "+").replace(/_/g, "/"));
       assert.doesNotMatch(payload, /PIN/);
       assert.equal((await call(other, "GET", "/api/v1/secretives?sort=pin")).status, 400);

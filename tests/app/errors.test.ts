@@ -1,7 +1,7 @@
 import { after, afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { string } from "superstruct";
-import { ApiError, createApp, defaultErrorHandler, defineModel, type App } from "../../src/mod.ts";
+import { ApiError, type App, createApp, defaultErrorHandler, defineModel } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf } from "../helpers/app.ts";
 
 function assertJsonHeaders(res: Response): void {
@@ -41,7 +41,9 @@ describe("request errors", () => {
   });
 
   test("a body that is not application/json is a 415", async () => {
-    const res = await call(app, "POST", "/api/v1/users", "email=a", { "content-type": "application/x-www-form-urlencoded" });
+    const res = await call(app, "POST", "/api/v1/users", "email=a", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     assert.equal(res.status, 415);
     assertJsonHeaders(res);
     assert.match((await res.json()).error, /application\/json/);
@@ -156,7 +158,10 @@ describe("error handler", () => {
     const res = await call(app, "GET", "/api/v1/booms/1", undefined, { "x-node-env": "production" });
     assert.equal(res.status, 500);
     process.env.NODE_ENV = "production";
-    await assert.rejects(call(app, "GET", "/api/v1/booms/1", undefined, { "x-node-env": "development" }), (error) => error === failure);
+    await assert.rejects(
+      call(app, "GET", "/api/v1/booms/1", undefined, { "x-node-env": "development" }),
+      (error) => error === failure,
+    );
   });
 
   test("ApiError from a hook gives its status and message", async () => {
@@ -186,7 +191,17 @@ describe("errors speak the app's configured language", () => {
   let app: App;
   const savedEnv = process.env.NODE_ENV;
   before(async () => {
-    app = await createApp({ models: [Boom], language: "de", hooks: { Boom: { onBeforeShow() { throw new Error("boom"); } } } });
+    app = await createApp({
+      models: [Boom],
+      language: "de",
+      hooks: {
+        Boom: {
+          onBeforeShow() {
+            throw new Error("boom");
+          },
+        },
+      },
+    });
     app.onError(defaultErrorHandler);
   });
   after(async () => {
@@ -200,7 +215,13 @@ describe("errors speak the app's configured language", () => {
     const original = console.error;
     console.error = () => {};
     try {
-      for (const [method, path, status] of [["GET", "/nope", 404], ["GET", "/api/v1/booms?page=0", 400], ["PUT", "/api/v1/booms", 405], ["GET", "/api/v1/booms/1", 500]] as const) {
+      for (
+        const [method, path, status] of [["GET", "/nope", 404], ["GET", "/api/v1/booms?page=0", 400], [
+          "PUT",
+          "/api/v1/booms",
+          405,
+        ], ["GET", "/api/v1/booms/1", 500]] as const
+      ) {
         const res = await call(app, method, path);
         assert.deepEqual([res.status, res.headers.get("content-language")], [status, "de"], `${method} ${path}`);
         await res.arrayBuffer();

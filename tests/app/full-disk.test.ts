@@ -1,11 +1,11 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { App } from "../../src/mod.ts";
 import { defaultErrorHandler } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf } from "../helpers/app.ts";
 import { ResponseChecker } from "../openapi/checker.ts";
-import { mountTinyDisk, tinyDiskUnavailable, type TinyDisk } from "../fixtures/tiny-disk.ts";
+import { mountTinyDisk, type TinyDisk, tinyDiskUnavailable } from "../fixtures/tiny-disk.ts";
 
 /**
  * The example app with its data on a real full disk (a 1 MiB tmpfs): a write that finds no
@@ -13,7 +13,8 @@ import { mountTinyDisk, tinyDiskUnavailable, type TinyDisk } from "../fixtures/t
  * restart holds exactly the records whose creation was answered 201.
  */
 
-const OUT_OF_SPACE = "The server is out of storage space, so this write was not saved. Retry it once space has been freed.";
+const OUT_OF_SPACE =
+  "The server is out of storage space, so this write was not saved. Retry it once space has been freed.";
 
 function user(n: number) {
   return { email: `u${n}@example.com`, name: `Name${n}`, surname: "S".repeat(200), password: "secret" };
@@ -65,7 +66,11 @@ describe("the app on a full disk", { skip: tinyDiskUnavailable }, () => {
         assert.equal(response.headers.get("content-type"), "application/json; charset=utf-8");
         const text = await response.text();
         assert.deepEqual(JSON.parse(text), { error: OUT_OF_SPACE });
-        assert.deepEqual(checker.check("POST", "/api/v1/users", 507, response.headers.get("content-type"), text), [], "the OpenAPI document describes the 507");
+        assert.deepEqual(
+          checker.check("POST", "/api/v1/users", 507, response.headers.get("content-type"), text),
+          [],
+          "the OpenAPI document describes the 507",
+        );
         refused++;
       }
     }
@@ -78,6 +83,10 @@ describe("the app on a full disk", { skip: tinyDiskUnavailable }, () => {
 
     await current.close();
     current = await open(dataDir);
-    assert.deepEqual(await storedEmails(current), [...created].sort(), "a restart holds exactly the records answered 201");
+    assert.deepEqual(
+      await storedEmails(current),
+      [...created].sort(),
+      "a restart holds exactly the records answered 201",
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { any, date, defaulted, number, optional, string } from "superstruct";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { BodyLimitError } from "../../src/http/messages.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
 
@@ -66,7 +66,9 @@ describe("hostile bodies are 400s, never 500s", () => {
   });
 
   test("date fields take ISO strings, are stored as dates and come back as ISO strings", async () => {
-    const res = await jsonOf(await call(app, "POST", "/api/v1/things", { label: "due", due: "2026-03-04T05:06:07.089Z" }));
+    const res = await jsonOf(
+      await call(app, "POST", "/api/v1/things", { label: "due", due: "2026-03-04T05:06:07.089Z" }),
+    );
     assert.equal(res.status, 201);
     assert.equal(res.body.due, "2026-03-04T05:06:07.089Z");
     const stored = await app.db.collection("things").findOne({ _id: res.body.id });
@@ -83,16 +85,24 @@ describe("hostile bodies are 400s, never 500s", () => {
         else controller.error(new Error("connection reset by peer"));
       },
     });
-    const request = new Request("http://localhost/api/v1/things", { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    const request = new Request(
+      "http://localhost/api/v1/things",
+      { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit,
+    );
     const res = await jsonOf(await app.fetch(request));
     assert.deepEqual([res.status, res.body], [400, { error: "The request body could not be read to the end." }]);
   });
 
   test("a body an adapter cut off at its own limit is a 413, not a server error", async () => {
     const body = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(new BodyLimitError(64)) });
-    const request = new Request("http://localhost/api/v1/things", { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    const request = new Request(
+      "http://localhost/api/v1/things",
+      { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit,
+    );
     const res = await jsonOf(await app.fetch(request));
-    assert.deepEqual([res.status, res.body], [413, { error: "The request body is larger than the limit of 64 bytes." }]);
+    assert.deepEqual([res.status, res.body], [413, {
+      error: "The request body is larger than the limit of 64 bytes.",
+    }]);
   });
 
   test("writes reach live records only: a second DELETE or a PATCH of a trashed record is a 404", async () => {
@@ -107,7 +117,9 @@ describe("hostile bodies are 400s, never 500s", () => {
 
   test("trashed must be true or false, and every parameter may appear once", async () => {
     const maybe = await jsonOf(await call(app, "GET", "/api/v1/things?trashed=maybe"));
-    assert.deepEqual([maybe.status, maybe.body], [400, { error: 'The trashed parameter must be true or false; received "maybe".' }]);
+    assert.deepEqual([maybe.status, maybe.body], [400, {
+      error: 'The trashed parameter must be true or false; received "maybe".',
+    }]);
     for (const query of ["page=&page=2", "trashed=true&trashed=true", "fields=id&fields=label"]) {
       const res = await jsonOf(await call(app, "GET", `/api/v1/things?${query}`));
       assert.equal(res.status, 400, query);
@@ -132,7 +144,9 @@ describe("hidden fields and ownership on writes", () => {
   });
 
   test("an owner cannot hand a post to another user", async () => {
-    const post = await jsonOf(await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "Mine" }, { "x-user-id": "1" }));
+    const post = await jsonOf(
+      await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "Mine" }, { "x-user-id": "1" }),
+    );
     for (const [method, body] of [["PATCH", { user_id: 2 }], ["PUT", { user_id: 2, title: "Yours" }]] as const) {
       const res = await jsonOf(await call(app, method, `/api/v1/posts/${post.body.id}`, body, { "x-user-id": "1" }));
       assert.deepEqual([res.status, res.body], [403, { error: "You can only change your own posts." }], method);

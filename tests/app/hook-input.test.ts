@@ -1,14 +1,15 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { date, optional, string } from "superstruct";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
 
 /** `[[[…1…]]]`, `depth` levels deep, as JSON text (JSON.stringify itself recurses too deep for it). */
 const deepArray = (depth: number) => "[".repeat(depth) + "1" + "]".repeat(depth);
 
 /** A JSON object body from members whose values are JSON text already. */
-const bodyOf = (members: Record<string, string>) => `{${Object.entries(members).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
+const bodyOf = (members: Record<string, string>) =>
+  `{${Object.entries(members).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
 
 const owner = { "x-user-id": "1" };
 
@@ -32,17 +33,34 @@ describe("before-hooks never see unchecked fields", () => {
   ];
   for (const [name, value, message] of hostile) {
     test(`a foreign key as ${name} is a 400 on POST, PUT and PATCH of posts, as on comments`, async () => {
-      for (const [method, path] of [["POST", "/api/v1/posts"], ["PUT", `/api/v1/posts/${postId}`], ["PATCH", `/api/v1/posts/${postId}`]]) {
+      for (
+        const [method, path] of [["POST", "/api/v1/posts"], ["PUT", `/api/v1/posts/${postId}`], [
+          "PATCH",
+          `/api/v1/posts/${postId}`,
+        ]]
+      ) {
         const res = await jsonOf(await call(app, method, path, bodyOf({ user_id: value, title: '"T"' }), owner));
-        assert.deepEqual(res, { status: 400, body: { errors: { user_id: [`The user_id field ${message}`] } } }, `${method} ${path}`);
+        assert.deepEqual(
+          res,
+          { status: 400, body: { errors: { user_id: [`The user_id field ${message}`] } } },
+          `${method} ${path}`,
+        );
       }
-      const comment = await jsonOf(await call(app, "POST", "/api/v1/comments", bodyOf({ post_id: value, content: '"C"' })));
-      assert.deepEqual(comment, { status: 400, body: { errors: { post_id: [`The post_id field ${message}`] } } }, "POST /api/v1/comments");
+      const comment = await jsonOf(
+        await call(app, "POST", "/api/v1/comments", bodyOf({ post_id: value, content: '"C"' })),
+      );
+      assert.deepEqual(
+        comment,
+        { status: 400, body: { errors: { post_id: [`The post_id field ${message}`] } } },
+        "POST /api/v1/comments",
+      );
     });
   }
 
   test("a body nested past the depth limit in a field the model lacks never reaches a hook", async () => {
-    const res = await jsonOf(await call(app, "POST", "/api/v1/posts", bodyOf({ user_id: "1", title: '"T"', extra: deepArray(10_000) }), owner));
+    const res = await jsonOf(
+      await call(app, "POST", "/api/v1/posts", bodyOf({ user_id: "1", title: '"T"', extra: deepArray(10_000) }), owner),
+    );
     assert.deepEqual(res, { status: 400, body: { errors: { extra: ["The extra field is not allowed."] } } });
   });
 });
@@ -72,7 +90,9 @@ describe("the order: field checks, before-hook, required fields and the hook's c
 
   test("a hook sees the sent fields checked and converted (a date as a Date), and may fill a required one", async () => {
     seen.length = 0;
-    const res = await jsonOf(await call(app, "POST", "/api/v1/events", { title: "Launch", at: "2026-01-02T03:04:05Z" }, { "x-owner": "ann" }));
+    const res = await jsonOf(
+      await call(app, "POST", "/api/v1/events", { title: "Launch", at: "2026-01-02T03:04:05Z" }, { "x-owner": "ann" }),
+    );
     assert.equal(res.status, 201);
     assert.equal(res.body.owner, "ann");
     assert.equal(res.body.at, "2026-01-02T03:04:05.000Z");
@@ -82,7 +102,10 @@ describe("the order: field checks, before-hook, required fields and the hook's c
   test("a field that fails its check is a 400 and the hook is not called", async () => {
     seen.length = 0;
     const res = await jsonOf(await call(app, "POST", "/api/v1/events", { title: 5, nope: 1 }, { "x-owner": "ann" }));
-    assert.deepEqual(res, { status: 400, body: { errors: { nope: ["The nope field is not allowed."], title: ["The title field must be a string."] } } });
+    assert.deepEqual(res, {
+      status: 400,
+      body: { errors: { nope: ["The nope field is not allowed."], title: ["The title field must be a string."] } },
+    });
     assert.deepEqual(seen, []);
   });
 
@@ -94,7 +117,9 @@ describe("the order: field checks, before-hook, required fields and the hook's c
   });
 
   test("what a hook writes into the body is checked again", async () => {
-    const res = await jsonOf(await call(app, "POST", "/api/v1/events", { title: "T" }, { "x-owner": "ann", "x-break": "1" }));
+    const res = await jsonOf(
+      await call(app, "POST", "/api/v1/events", { title: "T" }, { "x-owner": "ann", "x-break": "1" }),
+    );
     assert.deepEqual(res, { status: 400, body: { errors: { title: ["The title field must be a string."] } } });
   });
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { string } from "superstruct";
-import { createApp, defineModel, type App, type ModelHooks } from "../../src/mod.ts";
+import { type App, createApp, defineModel, type ModelHooks } from "../../src/mod.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
 const Job = defineModel({ name: "Job", fields: { name: string() }, softDelete: true });

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { optional, string } from "superstruct";
-import { createApp, defineModel, type App, type HookContext } from "../../src/mod.ts";
+import { type App, createApp, defineModel, type HookContext } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
 
 describe("example Post hooks", () => {
@@ -18,7 +18,9 @@ describe("example Post hooks", () => {
     assert.deepEqual(anonymous.body, { error: "You can only write posts as yourself." });
     const other = await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "Hi" }, { "x-user-id": "2" });
     assert.equal(other.status, 403);
-    const own = await jsonOf(await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "Hi" }, { "x-user-id": "1" }));
+    const own = await jsonOf(
+      await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "Hi" }, { "x-user-id": "1" }),
+    );
     assert.equal(own.status, 201);
     assert.equal(own.body.user_id, 1);
   });
@@ -56,7 +58,9 @@ describe("hook contexts", () => {
   after(() => app.close());
 
   test("insert hooks get request, model and body, may be async and may change the body", async () => {
-    const res = await jsonOf(await call(app, "POST", "/api/v1/notes", { text: "  hello  ", tag: "secret" }, { "x-test": "1" }));
+    const res = await jsonOf(
+      await call(app, "POST", "/api/v1/notes", { text: "  hello  ", tag: "secret" }, { "x-test": "1" }),
+    );
     assert.equal(res.status, 201);
     assert.equal(res.body.text, "hello");
     assert.equal(seen.onBeforeInsert.request.headers.get("x-test"), "1");
@@ -80,7 +84,10 @@ describe("hook contexts", () => {
   });
 
   test("unknown hook names and models are refused at start-up", async () => {
-    await assert.rejects(createApp({ models: [Note], hooks: { Note: { onBeforeSave() {} } as never } }), /Hooks of model Note: unknown key "onBeforeSave"; allowed keys: onBeforePaginate, /);
+    await assert.rejects(
+      createApp({ models: [Note], hooks: { Note: { onBeforeSave() {} } as never } }),
+      /Hooks of model Note: unknown key "onBeforeSave"; allowed keys: onBeforePaginate, /,
+    );
     await assert.rejects(createApp({ models: [Note], hooks: { Nope: {} } }), /unknown model Nope/);
   });
 });
@@ -99,7 +106,11 @@ describe("switching handlers off", () => {
       assert.equal(put.status, 405);
       assert.equal(put.headers.get("allow"), "OPTIONS, GET, HEAD");
       assert.match((await put.json()).error, /PUT method is not allowed/);
-      const Hidden = defineModel({ name: "Secret", fields: { x: string() }, handlers: { paginate: false, insert: false, show: false, update: false, patch: false, delete: false } });
+      const Hidden = defineModel({
+        name: "Secret",
+        fields: { x: string() },
+        handlers: { paginate: false, insert: false, show: false, update: false, patch: false, delete: false },
+      });
       const other = await createApp({ models: [Hidden] });
       try {
         const res = await call(other, "GET", "/api/v1/secrets");

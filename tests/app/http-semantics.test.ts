@@ -34,11 +34,15 @@ describe("HTTP semantics", () => {
 
   test("If-Match: a mismatch is 412 and nothing is written; a match writes", async () => {
     const etag = (await call(app, "GET", "/api/v1/users/3")).headers.get("etag")!;
-    const stale = await jsonOf(await call(app, "PATCH", "/api/v1/users/3", { name: "Nope" }, { "if-match": '"stale"' }));
+    const stale = await jsonOf(
+      await call(app, "PATCH", "/api/v1/users/3", { name: "Nope" }, { "if-match": '"stale"' }),
+    );
     assert.equal(stale.status, 412);
     assert.equal(typeof stale.body.error, "string");
     assert.equal((await jsonOf(await call(app, "GET", "/api/v1/users/3"))).body.name, "Name3");
-    const weak = await call(app, "PUT", "/api/v1/users/3", { email: "u3@example.com", name: "N", surname: "S" }, { "if-match": `W/${etag}` });
+    const weak = await call(app, "PUT", "/api/v1/users/3", { email: "u3@example.com", name: "N", surname: "S" }, {
+      "if-match": `W/${etag}`,
+    });
     assert.equal(weak.status, 412, "If-Match uses strong comparison");
     const ok = await call(app, "PATCH", "/api/v1/users/3", { name: "Yes" }, { "if-match": etag });
     assert.equal(ok.status, 200);
@@ -52,7 +56,10 @@ describe("HTTP semantics", () => {
   test("50 concurrent PATCHes with the same If-Match: exactly one wins", async () => {
     const etag = (await call(app, "GET", "/api/v1/users/1")).headers.get("etag")!;
     const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => call(app, "PATCH", "/api/v1/users/1", { name: `Racer${i}` }, { "if-match": etag })),
+      Array.from(
+        { length: 50 },
+        (_, i) => call(app, "PATCH", "/api/v1/users/1", { name: `Racer${i}` }, { "if-match": etag }),
+      ),
     );
     const statuses = responses.map((r) => r.status).sort();
     assert.equal(statuses.filter((s) => s === 200).length, 1);

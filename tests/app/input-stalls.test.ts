@@ -19,11 +19,17 @@ describe("pathological input does not stall other clients", () => {
   /** Sends the hostile request beside an ordinary one; returns the hostile response. */
   async function alongside(method: string, path: string, body?: unknown, headers?: Record<string, string>) {
     const { result, stallMs } = await longestStall(() =>
-      Promise.all([call(app, method, path, body, headers).then(jsonOf), call(app, "GET", "/api/v1/users/1").then(jsonOf)]),
+      Promise.all([
+        call(app, method, path, body, headers).then(jsonOf),
+        call(app, "GET", "/api/v1/users/1").then(jsonOf),
+      ])
     );
     const [hostile, ordinary] = result;
     assert.equal(ordinary.status, 200, "the concurrent request is answered");
-    assert.ok(stallMs < STALL_BOUND_MS, `${method} ${path.slice(0, 40)}…: the event loop stalled for ${Math.round(stallMs)} ms`);
+    assert.ok(
+      stallMs < STALL_BOUND_MS,
+      `${method} ${path.slice(0, 40)}…: the event loop stalled for ${Math.round(stallMs)} ms`,
+    );
     return hostile;
   }
 
@@ -31,7 +37,10 @@ describe("pathological input does not stall other clients", () => {
 
   test("an email of many dots and a trailing space (POST)", async () => {
     const res = await alongside("POST", "/api/v1/users", { email: dots, name: "A", surname: "B" });
-    assert.deepEqual(res, { status: 400, body: { errors: { email: ["The email field must be a valid email address."] } } });
+    assert.deepEqual(res, {
+      status: 400,
+      body: { errors: { email: ["The email field must be a valid email address."] } },
+    });
   });
 
   test("the same email on PUT and PATCH", async () => {
@@ -43,8 +52,15 @@ describe("pathological input does not stall other clients", () => {
   });
 
   test("a string past the model's length limit is refused before any check runs on it", async () => {
-    const res = await alongside("POST", "/api/v1/users", { email: "a@" + ".".repeat(300_000) + " ", name: "A", surname: "B" });
-    assert.deepEqual(res, { status: 400, body: { errors: { email: ["The email field must be at most 65536 characters long."] } } });
+    const res = await alongside("POST", "/api/v1/users", {
+      email: "a@" + ".".repeat(300_000) + " ",
+      name: "A",
+      surname: "B",
+    });
+    assert.deepEqual(res, {
+      status: 400,
+      body: { errors: { email: ["The email field must be at most 65536 characters long."] } },
+    });
   });
 
   test("a path of many slashes that matches no route", async () => {
@@ -55,7 +71,9 @@ describe("pathological input does not stall other clients", () => {
 
   test("a like-pattern of many wildcards against a long stored value", async () => {
     const long = "a".repeat(60_000);
-    const created = await jsonOf(await call(app, "POST", "/api/v1/users", { email: "long@example.com", name: long, surname: "L" }));
+    const created = await jsonOf(
+      await call(app, "POST", "/api/v1/users", { email: "long@example.com", name: long, surname: "L" }),
+    );
     assert.equal(created.status, 201);
     const q = JSON.stringify({ "name.$like": "*a".repeat(20) + "b" });
     const res = await alongside("GET", `/api/v1/users?q=${encodeURIComponent(q)}`);

@@ -31,7 +31,10 @@ describe("INSERT", () => {
 
   test("ids count up per model and are unique under concurrent inserts", async () => {
     const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => call(app, "POST", "/api/v1/users", { ...valid, email: `c${i}@example.com` })),
+      Array.from(
+        { length: 30 },
+        (_, i) => call(app, "POST", "/api/v1/users", { ...valid, email: `c${i}@example.com` }),
+      ),
     );
     const ids = await Promise.all(responses.map(async (r) => (await r.json()).id as number));
     assert.equal(new Set(ids).size, 30);
@@ -52,7 +55,14 @@ describe("INSERT", () => {
 
   test("type, format, unknown and read-only problems come back together", async () => {
     const { status, body } = await jsonOf(
-      await call(app, "POST", "/api/v1/users", { email: "nope", name: 5, surname: "S", colour: "red", id: 9, created_at: "x" }),
+      await call(app, "POST", "/api/v1/users", {
+        email: "nope",
+        name: 5,
+        surname: "S",
+        colour: "red",
+        id: 9,
+        created_at: "x",
+      }),
     );
     assert.equal(status, 400);
     assert.deepEqual(body.errors, {
@@ -65,7 +75,9 @@ describe("INSERT", () => {
   });
 
   test("an integer field refuses strings and fractions", async () => {
-    const res = await jsonOf(await call(app, "POST", "/api/v1/posts", { user_id: "1", title: "t" }, { "x-user-id": "1" }));
+    const res = await jsonOf(
+      await call(app, "POST", "/api/v1/posts", { user_id: "1", title: "t" }, { "x-user-id": "1" }),
+    );
     assert.equal(res.status, 400);
     assert.deepEqual(res.body.errors, { user_id: ["The user_id field must be an integer."] });
   });

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { optional, string } from "superstruct";
-import { createApp, defineModel, id, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel, id } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
 
 describe("unique fields", () => {
@@ -28,7 +28,8 @@ describe("unique fields", () => {
 
   test("50 concurrent inserts of one email: exactly one 201, the rest 409", async () => {
     const user = { email: "race@example.com", name: "R", surname: "R" };
-    const statuses = (await Promise.all(Array.from({ length: 50 }, () => call(app, "POST", "/api/v1/users", user)))).map((r) => r.status);
+    const statuses = (await Promise.all(Array.from({ length: 50 }, () => call(app, "POST", "/api/v1/users", user))))
+      .map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 201).length, 1);
     assert.equal(statuses.filter((s) => s === 409).length, 49);
     assert.equal(await app.db.collection("users").countDocuments({ email: "race@example.com" }), 1);
@@ -51,19 +52,28 @@ describe("belongsTo integrity", () => {
   after(() => app.close());
 
   test("a foreign key that points at nothing is a 400 in the errors shape", async () => {
-    const res = await jsonOf(await call(app, "POST", "/api/v1/posts", { user_id: 42, title: "t" }, { "x-user-id": "42" }));
+    const res = await jsonOf(
+      await call(app, "POST", "/api/v1/posts", { user_id: 42, title: "t" }, { "x-user-id": "42" }),
+    );
     assert.equal(res.status, 400);
     assert.deepEqual(res.body, { errors: { user_id: ["The user_id field must refer to an existing User."] } });
     const ok = await jsonOf(await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "t" }, { "x-user-id": "1" }));
     assert.equal(ok.status, 201);
-    const patch = await jsonOf(await call(app, "PATCH", `/api/v1/posts/${ok.body.id}`, { user_id: 9 }, { "x-user-id": "1" }));
+    const patch = await jsonOf(
+      await call(app, "PATCH", `/api/v1/posts/${ok.body.id}`, { user_id: 9 }, { "x-user-id": "1" }),
+    );
     assert.equal(patch.status, 400);
     assert.deepEqual(patch.body.errors, { user_id: ["The user_id field must refer to an existing User."] });
   });
 });
 
 describe("soft delete", () => {
-  const Author = defineModel({ name: "Author", fields: { name: string() }, softDelete: true, relations: { books: { type: "hasMany", model: "Book", foreignKey: "author_id" } } });
+  const Author = defineModel({
+    name: "Author",
+    fields: { name: string() },
+    softDelete: true,
+    relations: { books: { type: "hasMany", model: "Book", foreignKey: "author_id" } },
+  });
   const Book = defineModel({
     name: "Book",
     fields: { author_id: id(), title: string(), isbn: optional(string()) },
@@ -112,6 +122,10 @@ describe("soft delete", () => {
     assert.deepEqual(res.body.errors, { author_id: ["The author_id field must refer to an existing Author."] });
     const nested = await jsonOf(await call(app, "POST", "/api/v1/authors/2/books?trashed=true", { title: "x" }));
     assert.deepEqual([nested.status, nested.body], [404, { error: "The item is not found on Author." }]);
-    assert.equal((await call(app, "GET", "/api/v1/authors/2/books?trashed=true")).status, 200, "listing may still see it");
+    assert.equal(
+      (await call(app, "GET", "/api/v1/authors/2/books?trashed=true")).status,
+      200,
+      "listing may still see it",
+    );
   });
 });

@@ -6,21 +6,36 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { boolean, string } from "superstruct";
-import { createApp, defineModel, id, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel, id } from "../../src/mod.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
 const Writer = defineModel({
   name: "Writer",
   fields: { name: string() },
   relations: {
-    published: { type: "hasMany", model: "Story", foreignKey: "writer_id", filter: { status: "published" }, sort: { title: 1 }, limit: 2 },
+    published: {
+      type: "hasMany",
+      model: "Story",
+      foreignKey: "writer_id",
+      filter: { status: "published" },
+      sort: { title: 1 },
+      limit: 2,
+    },
     stories: { type: "hasMany", model: "Story", foreignKey: "writer_id" },
   },
 });
 const Story = defineModel({
   name: "Story",
   fields: { writer_id: id(), title: string(), status: string() },
-  relations: { replies: { type: "hasMany", model: "Reply", foreignKey: "story_id", filter: { approved: true }, sort: { text: -1 } } },
+  relations: {
+    replies: {
+      type: "hasMany",
+      model: "Reply",
+      foreignKey: "story_id",
+      filter: { approved: true },
+      sort: { text: -1 },
+    },
+  },
   serialize: (record) => ({ ...record, shout: typeof record.title === "string" ? record.title.toUpperCase() : null }),
 });
 const Reply = defineModel({ name: "Reply", fields: { story_id: id(), text: string(), approved: boolean() } });
@@ -73,7 +88,9 @@ describe("relation options on nested routes", () => {
     assert.deepEqual(list.body.data.map((r: { title: string }) => r.title), ["Alpha", "Mid"]);
     assert.equal(list.body.pagination.perPage, 2);
     assert.equal(list.body.pagination.total, 3);
-    const sorted = await jsonOf(await call(app, "GET", `${base}/writers/${ids.ada}/published?fields=title&sort=-title`));
+    const sorted = await jsonOf(
+      await call(app, "GET", `${base}/writers/${ids.ada}/published?fields=title&sort=-title`),
+    );
     assert.deepEqual(sorted.body.data.map((r: { title: string }) => r.title), ["Zeta", "Mid"]);
     const tooMany = await jsonOf(await call(app, "GET", `${base}/writers/${ids.ada}/published?per_page=3`));
     assert.equal(tooMany.status, 400);
@@ -84,7 +101,11 @@ describe("relation options on nested routes", () => {
 
   test("item routes reach only what the relation's filter lets through; the unfiltered relation reaches all", async () => {
     const draft = `${base}/writers/${ids.ada}/published/${ids.draft}`;
-    for (const [method, body] of [["GET"], ["PUT", { title: "x", status: "draft" }], ["PATCH", { title: "x" }], ["DELETE"]] as const) {
+    for (
+      const [method, body] of [["GET"], ["PUT", { title: "x", status: "draft" }], ["PATCH", { title: "x" }], [
+        "DELETE",
+      ]] as const
+    ) {
       const res = await jsonOf(await call(app, method, draft, body));
       assert.equal(res.status, 404, `${method} ${draft}`);
       assert.equal(res.body.error, "The item is not found on Story.");
@@ -99,14 +120,23 @@ describe("relation options on nested routes", () => {
     const below = await jsonOf(await call(app, "GET", `${base}/writers/${ids.ada}/published/${ids.draft}/replies`));
     assert.equal(below.status, 404);
     assert.equal(below.body.error, "The item is not found on Story.");
-    const post = await jsonOf(await call(app, "POST", `${base}/writers/${ids.ada}/published/${ids.draft}/replies`, { text: "x", approved: true }));
+    const post = await jsonOf(
+      await call(app, "POST", `${base}/writers/${ids.ada}/published/${ids.draft}/replies`, {
+        text: "x",
+        approved: true,
+      }),
+    );
     assert.equal(post.status, 404);
-    const viaAll = await jsonOf(await call(app, "GET", `${base}/writers/${ids.ada}/stories/${ids.draft}/replies?fields=text`));
+    const viaAll = await jsonOf(
+      await call(app, "GET", `${base}/writers/${ids.ada}/stories/${ids.draft}/replies?fields=text`),
+    );
     assert.deepEqual(viaAll.body.data, [{ id: ids.draftReply, text: "early" }]);
   });
 
   test("the second level applies its own relation's filter and sort, on the list and the item routes", async () => {
-    const replies = await jsonOf(await call(app, "GET", `${base}/writers/${ids.ada}/published/${ids.zeta}/replies?fields=text`));
+    const replies = await jsonOf(
+      await call(app, "GET", `${base}/writers/${ids.ada}/published/${ids.zeta}/replies?fields=text`),
+    );
     assert.equal(replies.status, 200, JSON.stringify(replies.body));
     assert.deepEqual(replies.body.data.map((r: { text: string }) => r.text), ["yes", "a fine story"]);
     const spam = `${base}/writers/${ids.ada}/published/${ids.zeta}/replies/${ids.spam}`;
@@ -114,7 +144,10 @@ describe("relation options on nested routes", () => {
     assert.equal((await call(app, "PATCH", spam, { text: "edited" })).status, 404);
     assert.equal((await call(app, "DELETE", spam)).status, 404);
     assert.equal((await app.db.collection("replies").findOne({ _id: ids.spam as never }))?.text, "buy now");
-    assert.equal((await call(app, "GET", `${base}/writers/${ids.ada}/published/${ids.zeta}/replies/${ids.ok}`)).status, 200);
+    assert.equal(
+      (await call(app, "GET", `${base}/writers/${ids.ada}/published/${ids.zeta}/replies/${ids.ok}`)).status,
+      200,
+    );
   });
 
   test("with applies the same options as the nested list", async () => {
@@ -145,8 +178,16 @@ describe("serializers on nested item routes", () => {
     assert.equal(patched.status, 200, await patched.clone().text());
     const again = await call(app, "PATCH", path, { title: "Alpha 3" }, { "if-match": patched.headers.get("etag")! });
     assert.equal(again.status, 200);
-    assert.equal((await call(app, "PATCH", path, { title: "lost" }, { "if-match": shown.headers.get("etag")! })).status, 412);
-    assert.equal((await call(app, "PUT", path, { title: "Alpha", status: "published" }, { "if-match": again.headers.get("etag")! })).status, 200);
+    assert.equal(
+      (await call(app, "PATCH", path, { title: "lost" }, { "if-match": shown.headers.get("etag")! })).status,
+      412,
+    );
+    assert.equal(
+      (await call(app, "PUT", path, { title: "Alpha", status: "published" }, {
+        "if-match": again.headers.get("etag")!,
+      })).status,
+      200,
+    );
   });
 
   test("a serialized model bypasses the response cache on nested routes too", async () => {
@@ -161,7 +202,9 @@ describe("hook headers and status next to Cache-Status", () => {
     assert.equal(res.status, 203);
     assert.equal(res.headers.get("x-tag"), String(ids.tag));
     assert.equal(res.headers.get("cache-status"), "mongorest; fwd=bypass; detail=hooks");
-    const revalidated = await call(app, "GET", `${base}/tags/${ids.tag}`, undefined, { "if-none-match": res.headers.get("etag")! });
+    const revalidated = await call(app, "GET", `${base}/tags/${ids.tag}`, undefined, {
+      "if-none-match": res.headers.get("etag")!,
+    });
     assert.equal(revalidated.status, 304);
     assert.equal(revalidated.headers.get("cache-status"), "mongorest; fwd=bypass; detail=hooks");
   });

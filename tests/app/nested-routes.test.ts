@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { optional, string } from "superstruct";
-import { createApp, defineModel, id, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel, id } from "../../src/mod.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
 const Member = defineModel({
@@ -42,7 +42,9 @@ describe("routes named after relations", () => {
     assert.equal(owned.status, 201, JSON.stringify(owned.body));
     assert.equal(owned.body.owner_id, 1);
     assert.equal(owned.body.suggester_id, null);
-    const suggested = await jsonOf(await call(app, "POST", `${base}/members/2/suggested-posts`, { title: "Try this", owner_id: 1 }));
+    const suggested = await jsonOf(
+      await call(app, "POST", `${base}/members/2/suggested-posts`, { title: "Try this", owner_id: 1 }),
+    );
     assert.equal(suggested.status, 201, JSON.stringify(suggested.body));
     assert.deepEqual([suggested.body.owner_id, suggested.body.suggester_id], [1, 2]);
     const ownedBy1 = await jsonOf(await call(app, "GET", `${base}/members/1/owned-posts?fields=id`));
@@ -65,13 +67,19 @@ describe("nested item routes", () => {
   test("GET, PUT, PATCH and DELETE reach the parent's own records; another parent's record is a 404", async () => {
     const bobs = await jsonOf(await call(app, "POST", `${base}/members/2/owned-posts`, { title: "Bob's" }));
     const theirs = `${base}/members/1/owned-posts/${bobs.body.id}`;
-    for (const [method, body] of [["GET"], ["PUT", { title: "taken" }], ["PATCH", { title: "taken" }], ["DELETE"]] as const) {
+    for (
+      const [method, body] of [["GET"], ["PUT", { title: "taken" }], ["PATCH", { title: "taken" }], ["DELETE"]] as const
+    ) {
       const res = await jsonOf(await call(app, method, theirs, body));
       assert.equal(res.status, 404, `${method} ${theirs}`);
       assert.equal(res.body.error, "The item is not found on Article.");
     }
     assert.equal((await call(app, "DELETE", `${theirs}/force`)).status, 404);
-    assert.equal((await jsonOf(await call(app, "GET", `${base}/articles/${bobs.body.id}`))).body.title, "Bob's", "unchanged");
+    assert.equal(
+      (await jsonOf(await call(app, "GET", `${base}/articles/${bobs.body.id}`))).body.title,
+      "Bob's",
+      "unchanged",
+    );
 
     const mine = `${base}/members/1/owned-posts/1`;
     assert.equal((await jsonOf(await call(app, "GET", mine))).body.title, "Mine");
@@ -115,25 +123,35 @@ describe("deeper nesting", () => {
     const wrong = await jsonOf(await call(app, "GET", `${base}/members/2/owned-posts/1/comments/${made.body.id}`));
     assert.deepEqual(wrong, { status: 404, body: { error: "The item is not found on Article." } });
     assert.equal((await call(app, "POST", `${base}/members/2/owned-posts/1/comments`, { text: "Sneaky" })).status, 404);
-    const patched = await call(app, "PATCH", `${base}/members/1/owned-posts/1/comments/${made.body.id}`, { text: "Edited" });
+    const patched = await call(app, "PATCH", `${base}/members/1/owned-posts/1/comments/${made.body.id}`, {
+      text: "Edited",
+    });
     assert.equal(patched.status, 200);
   });
 
   test("a trashed ancestor hides its descendants unless trashed=true, and writes under it are 404s", async () => {
     const carl = await jsonOf(await call(app, "POST", `${base}/members`, { name: "Carl" }));
-    const post = await jsonOf(await call(app, "POST", `${base}/members/${carl.body.id}/owned-posts`, { title: "Carl's" }));
+    const post = await jsonOf(
+      await call(app, "POST", `${base}/members/${carl.body.id}/owned-posts`, { title: "Carl's" }),
+    );
     const comments = `${base}/members/${carl.body.id}/owned-posts/${post.body.id}/comments`;
     const before = await jsonOf(await call(app, "POST", comments, { text: "Before" }));
     assert.equal(before.status, 201);
     assert.equal((await call(app, "DELETE", `${base}/members/${carl.body.id}`)).status, 204);
-    assert.deepEqual(await jsonOf(await call(app, "GET", comments)), { status: 404, body: { error: "The item is not found on Member." } });
+    assert.deepEqual(await jsonOf(await call(app, "GET", comments)), {
+      status: 404,
+      body: { error: "The item is not found on Member." },
+    });
     const trashed = await jsonOf(await call(app, "GET", `${comments}?trashed=true`));
     assert.equal(trashed.status, 200);
     assert.equal(trashed.body.data.length, 1);
     assert.equal((await call(app, "GET", `${comments}/${before.body.id}`)).status, 404);
     assert.equal((await call(app, "GET", `${comments}/${before.body.id}?trashed=true`)).status, 200);
     assert.equal((await call(app, "POST", `${comments}?trashed=true`, { text: "After" })).status, 404);
-    assert.equal((await call(app, "PATCH", `${comments}/${before.body.id}?trashed=true`, { text: "After" })).status, 404);
+    assert.equal(
+      (await call(app, "PATCH", `${comments}/${before.body.id}?trashed=true`, { text: "After" })).status,
+      404,
+    );
   });
 });
 
@@ -154,7 +172,11 @@ describe("start-up checks and the old URL", () => {
       assert.equal(made.body.writer_id, 1);
       assert.equal((await jsonOf(await call(legacy, "GET", `${base}/writers/1/stories`))).body.data.length, 1);
       assert.equal((await jsonOf(await call(legacy, "GET", `${base}/writers/1/written-posts`))).body.data.length, 1);
-      assert.equal((await call(legacy, "GET", `${base}/writers/1/stories/1`)).status, 404, "item routes only under the relation's name");
+      assert.equal(
+        (await call(legacy, "GET", `${base}/writers/1/stories/1`)).status,
+        404,
+        "item routes only under the relation's name",
+      );
       assert.equal((await call(legacy, "GET", `${base}/writers/1/written-posts/1`)).status, 200);
       const doc = await (await call(legacy, "GET", `${base}/openapi.json`)).json();
       assert.equal(doc.paths["/api/v1/writers/{writerId}/stories"].get.deprecated, true);
@@ -179,7 +201,8 @@ describe("start-up checks and the old URL", () => {
     });
     await assert.rejects(createApp({ models: [Clash, Story] }), {
       name: "TypeError",
-      message: 'Model Clash: relations "ownedPosts" and "owned_posts" both give the nested route /clashes/:clashId/owned-posts; rename one or set routes: false on one',
+      message:
+        'Model Clash: relations "ownedPosts" and "owned_posts" both give the nested route /clashes/:clashId/owned-posts; rename one or set routes: false on one',
     });
     const Forced = defineModel({
       name: "Forced",
@@ -187,12 +210,22 @@ describe("start-up checks and the old URL", () => {
       softDelete: true,
       relations: { force: { type: "hasMany", model: "Story", foreignKey: "writer_id" } },
     });
-    await assert.rejects(createApp({ models: [Forced, Story] }), { name: "TypeError", message: /relation "force" gives \/forceds\/:id\/force/ });
+    await assert.rejects(createApp({ models: [Forced, Story] }), {
+      name: "TypeError",
+      message: /relation "force" gives \/forceds\/:id\/force/,
+    });
   });
 
   test("routes is a hasMany switch: on another relation, or not a boolean, it is a TypeError", () => {
-    const define = (rel: Record<string, unknown>) => () => defineModel({ name: "Odd", fields: { writer_id: id() }, relations: { writer: rel as never } });
-    assert.throws(define({ type: "belongsTo", model: "Writer", foreignKey: "writer_id", routes: false }), /Model Odd, relation writer: routes must be true or false, and only hasMany/);
-    assert.throws(define({ type: "hasMany", model: "Writer", foreignKey: "writer_id", routes: "no" }), /routes must be true or false/);
+    const define = (rel: Record<string, unknown>) => () =>
+      defineModel({ name: "Odd", fields: { writer_id: id() }, relations: { writer: rel as never } });
+    assert.throws(
+      define({ type: "belongsTo", model: "Writer", foreignKey: "writer_id", routes: false }),
+      /Model Odd, relation writer: routes must be true or false, and only hasMany/,
+    );
+    assert.throws(
+      define({ type: "hasMany", model: "Writer", foreignKey: "writer_id", routes: "no" }),
+      /routes must be true or false/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { string } from "superstruct";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
 
 describe("PAGINATE", () => {
@@ -14,14 +14,37 @@ describe("PAGINATE", () => {
   test("an empty collection gives one empty page", async () => {
     const { status, body } = await jsonOf(await call(app, "GET", "/api/v1/comments"));
     assert.equal(status, 200);
-    assert.deepEqual(body, { data: [], pagination: { total: 0, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10, count: "exact", next: null, prev: null } });
+    assert.deepEqual(body, {
+      data: [],
+      pagination: {
+        total: 0,
+        lastPage: 1,
+        perPage: 10,
+        currentPage: 1,
+        from: 0,
+        to: 10,
+        count: "exact",
+        next: null,
+        prev: null,
+      },
+    });
   });
 
   test("one record at the default page size matches the spec's sample", async () => {
     await seedUsers(app, 1);
     const { body } = await jsonOf(await call(app, "GET", "/api/v1/users"));
     assert.equal(body.data.length, 1);
-    assert.deepEqual(body.pagination, { total: 1, lastPage: 1, perPage: 10, currentPage: 1, from: 0, to: 10, count: "exact", next: null, prev: null });
+    assert.deepEqual(body.pagination, {
+      total: 1,
+      lastPage: 1,
+      perPage: 10,
+      currentPage: 1,
+      from: 0,
+      to: 10,
+      count: "exact",
+      next: null,
+      prev: null,
+    });
   });
 
   test("page 2 of 25 records holds ids 11..20 in id order", async () => {
@@ -47,7 +70,17 @@ describe("PAGINATE", () => {
     const { status, body } = await jsonOf(await call(app, "GET", "/api/v1/users?page=4&per_page=10"));
     assert.equal(status, 200);
     assert.deepEqual(body.data, []);
-    assert.deepEqual(body.pagination, { total: 25, lastPage: 3, perPage: 10, currentPage: 4, from: 30, to: 40, count: "exact", next: null, prev: null });
+    assert.deepEqual(body.pagination, {
+      total: 25,
+      lastPage: 3,
+      perPage: 10,
+      currentPage: 4,
+      from: 30,
+      to: 40,
+      count: "exact",
+      next: null,
+      prev: null,
+    });
   });
 
   test("the largest page size is allowed and not exceeded", async () => {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { string } from "superstruct";
-import { createApp, defineModel, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { ResponseCache } from "../../src/http/response-cache.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
@@ -37,7 +37,10 @@ describe("response cache on the embedded engine", () => {
     const first = await call(app, "GET", "/api/v1/notes?per_page=5");
     const firstBody = await first.text();
     let second: Response | undefined;
-    assert.equal(await commandsDuring(app, async () => (second = await call(app, "GET", "/api/v1/notes?per_page=5"))), 0);
+    assert.equal(
+      await commandsDuring(app, async () => (second = await call(app, "GET", "/api/v1/notes?per_page=5"))),
+      0,
+    );
     assert.equal(await second!.text(), firstBody);
     assert.equal(second!.headers.get("etag"), first.headers.get("etag"));
     assert.equal(await commandsDuring(app, () => call(app, "GET", "/api/v1/notes/1")), 1);
@@ -84,9 +87,14 @@ describe("response cache switched off or bounded", () => {
     const Row = defineModel({ name: "Row", fields: { n: string() }, maxPerPage: 200 });
     const app = await createApp({ models: [Row], responseCache: false, clientOptions: { monitorCommands: true } });
     try {
-      await app.db.collection("rows").insertMany(Array.from({ length: 150 }, (_, i) => ({ _id: i + 1, n: String(i) })) as never);
+      await app.db.collection("rows").insertMany(
+        Array.from({ length: 150 }, (_, i) => ({ _id: i + 1, n: String(i) })) as never,
+      );
       let rows = 0;
-      const commands = await commandsDuring(app, async () => (rows = (await jsonOf(await call(app, "GET", "/api/v1/rows?per_page=150"))).body.data.length));
+      const commands = await commandsDuring(
+        app,
+        async () => (rows = (await jsonOf(await call(app, "GET", "/api/v1/rows?per_page=150"))).body.data.length),
+      );
       assert.deepEqual([rows, commands], [150, 2], "find and count, no getMore");
     } finally {
       await app.close();

@@ -25,5 +25,8 @@ test("a deep page of an unindexed sort past the sort limit is a 400 saying what 
   assert.equal(shallow.status, 200, "within the limit the sort is served");
   const deep = await jsonOf(await call(app, "GET", "/api/v1/users?sort=surname&per_page=10&page=3"));
   assert.equal(deep.status, 400);
-  assert.match(deep.body.error, /too large for the database to hold in memory: sort on an indexed field, filter with q, or page by cursor/);
+  assert.match(
+    deep.body.error,
+    /too large for the database to hold in memory: sort on an indexed field, filter with q, or page by cursor/,
+  );
 });

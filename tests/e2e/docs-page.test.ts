@@ -14,8 +14,14 @@ import { call, exampleApp } from "../helpers/app.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 // A bound for each browser step so a broken page fails the test instead of hanging it; never a speed check.
 const STEP_LIMIT_MS = 120_000;
@@ -23,7 +29,9 @@ const STEP_LIMIT_MS = 120_000;
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 const skip = isDeno
   ? "the browser test runs on Node only: playwright-core drives Chromium through Node's child-process pipes"
-  : !existsSync(CHROMIUM) ? `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)` : false;
+  : !existsSync(CHROMIUM)
+  ? `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`
+  : false;
 
 if (skip) console.log(`skipped: the docs-page browser test (${skip})`);
 
@@ -34,9 +42,17 @@ test("the docs page runs GET /api/v1/users from the browser and shows the 200 an
   const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
   // A fresh profile: Playwright takes the user-data-dir as this argument, not as a flag.
   const profile = await mkdtemp(join(tmpdir(), "mongorest-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  });
   try {
-    assert.equal((await call(app, "POST", "/api/v1/users", { email: "grace@example.com", name: "Grace", surname: "Hopper" })).status, 201);
+    assert.equal(
+      (await call(app, "POST", "/api/v1/users", { email: "grace@example.com", name: "Grace", surname: "Hopper" }))
+        .status,
+      201,
+    );
     context.setDefaultTimeout(STEP_LIMIT_MS);
     const page = context.pages()[0] ?? (await context.newPage());
     const foreign: string[] = [];

@@ -33,7 +33,9 @@ for (const [name, command, args] of runtimes) {
       for (const dir of dirs) await rm(dir, { recursive: true, force: true });
     });
 
-    test("SIGTERM ends after pipelined requests from a client that left, and cuts a stalled upload at the deadline", { timeout: 120_000 }, async () => {
+    test("SIGTERM ends after pipelined requests from a client that left, and cuts a stalled upload at the deadline", {
+      timeout: 120_000,
+    }, async () => {
       const dataDir = await mkdtemp(join(tmpdir(), "shutdown-"));
       dirs.push(dataDir);
       // PORT=0: the server picks a free port and prints it, so no other process can take it first.
@@ -49,7 +51,9 @@ for (const [name, command, args] of runtimes) {
         // An upload that stalls after a few bytes; a round trip on another connection lets it arrive first.
         const stalled = await open(port);
         const stalledClosed = closed(stalled);
-        stalled.write("POST /api/v1/users HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"na");
+        stalled.write(
+          'POST /api/v1/users HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"na',
+        );
         assert.equal((await request(`http://127.0.0.1:${port}/api/v1/users`)).statusCode, 200);
         server.signal("SIGTERM");
         const exit = await server.closed;
@@ -57,7 +61,11 @@ for (const [name, command, args] of runtimes) {
         const output = server.output();
         assert.equal(exit.code, 0, output);
         assert.match(output, /SIGTERM: finishing in-flight requests/);
-        assert.match(output, /Shutdown deadline of 200 ms passed: cutting 1 unfinished request\(s\): POST \/api\/v1\/users\n/, output);
+        assert.match(
+          output,
+          /Shutdown deadline of 200 ms passed: cutting 1 unfinished request\(s\): POST \/api\/v1\/users\n/,
+          output,
+        );
         assert.match(output, /Closed\./);
         assert.doesNotMatch(output, /MongoClientClosedError|GET \/api\/v1\/users\?page/, output);
       } finally {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { liveGroupMembers, startServer, type ServerProcess } from "../helpers/process.ts";
+import { liveGroupMembers, type ServerProcess, startServer } from "../helpers/process.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const runners: [string, string, string[]][] = [
@@ -13,14 +13,26 @@ const runners: [string, string, string[]][] = [
 ];
 
 // deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
-async function get(base: string, path: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+async function get(
+  base: string,
+  path: string,
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const res = await request(base + path);
   return { status: res.statusCode, body: await res.body.json(), headers: res.headers };
 }
 
 /** Starts the server on a port the OS picks (PORT=0: no free-port race) and reads its URL from the log. */
-async function start(command: string, args: string[], dataDir: string): Promise<{ server: ServerProcess; base: string }> {
-  const server = await startServer(command, args, { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "" }, /Listening on http:\S+ /);
+async function start(
+  command: string,
+  args: string[],
+  dataDir: string,
+): Promise<{ server: ServerProcess; base: string }> {
+  const server = await startServer(
+    command,
+    args,
+    { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, NODE_ENV: "" },
+    /Listening on http:\S+ /,
+  );
   return { server, base: /Listening on (http:\S+) /.exec(server.output())![1] };
 }
 
@@ -30,7 +42,11 @@ async function stop(server: ServerProcess): Promise<void> {
   await server.closed;
   assert.match(server.output(), /SIGTERM: finishing in-flight requests/);
   assert.match(server.output(), /Closed\./, server.output());
-  assert.deepEqual(await liveGroupMembers(server.child.pid!), [], `processes of group ${server.child.pid} are left:\n${server.output()}`);
+  assert.deepEqual(
+    await liveGroupMembers(server.child.pid!),
+    [],
+    `processes of group ${server.child.pid} are left:\n${server.output()}`,
+  );
 }
 
 for (const [name, command, args] of runners) {
@@ -59,7 +75,11 @@ for (const [name, command, args] of runners) {
         });
         assert.equal(created.statusCode, 201);
         assert.equal(((await created.body.json()) as { id: number }).id, 1);
-        const invalid = await request(`${base}/api/v1/users`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        const invalid = await request(`${base}/api/v1/users`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
         assert.equal(invalid.statusCode, 400);
         assert.ok(((await invalid.body.json()) as { errors: object }).errors);
       } finally {

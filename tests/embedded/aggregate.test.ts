@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** aggregate runs its stages with mingo and returns a cursor. */
 describe("embedded engine: aggregate", () => {
@@ -27,7 +27,9 @@ describe("embedded engine: aggregate", () => {
   test("$match, $sort, $skip, $limit and $project", async () => {
     const docs = await conn.db
       .collection("orders")
-      .aggregate([{ $match: { total: { $gte: 20 } } }, { $sort: { total: -1 } }, { $skip: 1 }, { $limit: 2 }, { $project: { _id: 0, customer: 1 } }])
+      .aggregate([{ $match: { total: { $gte: 20 } } }, { $sort: { total: -1 } }, { $skip: 1 }, { $limit: 2 }, {
+        $project: { _id: 0, customer: 1 },
+      }])
       .toArray();
     assert.deepEqual(docs, [{ customer: "ann" }, { customer: "bob" }]);
   });
@@ -50,19 +52,30 @@ describe("embedded engine: aggregate", () => {
     const orders = conn.db.collection("orders");
     const byCustomer = (docs: Document[]) => [...docs].sort((a, b) => String(a._id).localeCompare(String(b._id)));
     const projected = await orders
-      .aggregate([{ $project: { customer: 1, total: 1 } }, { $group: { _id: "$customer", sum: { $sum: "$total" }, n: { $sum: 1 } } }])
+      .aggregate([{ $project: { customer: 1, total: 1 } }, {
+        $group: { _id: "$customer", sum: { $sum: "$total" }, n: { $sum: 1 } },
+      }])
       .toArray();
-    assert.deepEqual(byCustomer(projected), [{ _id: "ann", sum: 40, n: 2 }, { _id: "bob", sum: 20, n: 1 }, { _id: "cid", sum: 40, n: 1 }]);
+    assert.deepEqual(byCustomer(projected), [{ _id: "ann", sum: 40, n: 2 }, { _id: "bob", sum: 20, n: 1 }, {
+      _id: "cid",
+      sum: 40,
+      n: 1,
+    }]);
     const added = await orders
-      .aggregate([{ $addFields: { double: { $multiply: ["$total", 2] } } }, { $group: { _id: null, sum: { $sum: "$double" }, top: { $max: "$total" } } }])
+      .aggregate([{ $addFields: { double: { $multiply: ["$total", 2] } } }, {
+        $group: { _id: null, sum: { $sum: "$double" }, top: { $max: "$total" } },
+      }])
       .toArray();
     assert.deepEqual(added, [{ _id: null, sum: 200, top: 40 }]);
-    const buckets = await orders.aggregate([{ $bucket: { groupBy: "$total", boundaries: [0, 25, 50], output: { n: { $sum: 1 } } } }], { batchSize: 1 }).toArray();
+    const buckets = await orders.aggregate([{
+      $bucket: { groupBy: "$total", boundaries: [0, 25, 50], output: { n: { $sum: 1 } } },
+    }], { batchSize: 1 }).toArray();
     assert.deepEqual(buckets, [{ _id: 0, n: 2 }, { _id: 25, n: 2 }]);
   });
 
   test("$count", async () => {
-    const docs = await conn.db.collection("orders").aggregate([{ $match: { customer: "ann" } }, { $count: "howMany" }]).toArray();
+    const docs = await conn.db.collection("orders").aggregate([{ $match: { customer: "ann" } }, { $count: "howMany" }])
+      .toArray();
     assert.deepEqual(docs, [{ howMany: 2 }]);
   });
 
@@ -79,15 +92,25 @@ describe("embedded engine: aggregate", () => {
       { _id: 1, customer: "ann", city: "Oslo" },
       { _id: 2, customer: "bob", city: "Rome" },
     ]);
-    assert.deepEqual(await conn.db.collection("customers").findOne({ _id: "ann" } as Document), { _id: "ann", city: "Oslo" });
+    assert.deepEqual(await conn.db.collection("customers").findOne({ _id: "ann" } as Document), {
+      _id: "ann",
+      city: "Oslo",
+    });
   });
 
   test("stages that reshape documents never alter the stored ones", async () => {
     await conn.db
       .collection("orders")
-      .aggregate([{ $unwind: { path: "$items", includeArrayIndex: "i" } }, { $set: { "items.n": 0, extra: 1 } }, { $unset: "total" }])
+      .aggregate([{ $unwind: { path: "$items", includeArrayIndex: "i" } }, { $set: { "items.n": 0, extra: 1 } }, {
+        $unset: "total",
+      }])
       .toArray();
-    assert.deepEqual(await conn.db.collection("orders").findOne({ _id: 1 } as Document), { _id: 1, customer: "ann", total: 10, items: [{ sku: "a", n: 1 }] });
+    assert.deepEqual(await conn.db.collection("orders").findOne({ _id: 1 } as Document), {
+      _id: 1,
+      customer: "ann",
+      total: 10,
+      items: [{ sku: "a", n: 1 }],
+    });
   });
 
   test("joined documents are not altered by later stages either", async () => {
@@ -125,5 +148,4 @@ describe("embedded engine: aggregate", () => {
     assert.equal(docs.length, 100);
     assert.equal(docs[99]._id, 298);
   });
-
 });

@@ -1,8 +1,8 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { BSON, type Document } from "mongodb";
-import { connectTarget, opMsg, rawSocket, roundTrip, sendUntilClosed, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget, opMsg, rawSocket, roundTrip, sendUntilClosed } from "./helpers.ts";
 
 /** Builds an OP_MSG frame from raw section bytes, with an optional flags word and trailer. */
 function frameOf(sections: Uint8Array, flags = 0, trailer = new Uint8Array(0)): Buffer {
@@ -128,7 +128,12 @@ describe("embedded engine: OP_MSG framing", () => {
 
   test("kind-1 document sequences carry insert documents", async () => {
     const socket = await rawSocket(conn.target.uri);
-    const frame = frameOf(Buffer.concat([body({ insert: "seq", $db: conn.target.dbName }), sequence("documents", [{ _id: 1 }, { _id: 2 }])]));
+    const frame = frameOf(
+      Buffer.concat([
+        body({ insert: "seq", $db: conn.target.dbName }),
+        sequence("documents", [{ _id: 1 }, { _id: 2 }]),
+      ]),
+    );
     const reply = await roundTrip(socket, frame);
     assert.equal(reply.n, 2);
     socket.destroy();
@@ -137,7 +142,9 @@ describe("embedded engine: OP_MSG framing", () => {
 
   test("moreToCome gets no reply but is applied", async () => {
     const socket = await rawSocket(conn.target.uri);
-    socket.write(frameOf(body({ insert: "quiet", documents: [{ _id: 1 }], writeConcern: { w: 0 }, $db: conn.target.dbName }), 2));
+    socket.write(
+      frameOf(body({ insert: "quiet", documents: [{ _id: 1 }], writeConcern: { w: 0 }, $db: conn.target.dbName }), 2),
+    );
     const reply = await roundTrip(socket, opMsg({ count: "quiet", $db: conn.target.dbName }));
     assert.equal(reply.n, 1);
     socket.destroy();

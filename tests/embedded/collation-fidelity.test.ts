@@ -1,12 +1,12 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MongoServerError, type Collection, type Document } from "mongodb";
+import { type Collection, type Document, MongoServerError } from "mongodb";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
 import { parseCollation } from "../../src/embedded/store/collation.ts";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Documents with plain numeric ids. */
 type Doc = { _id: number; [field: string]: unknown };
@@ -57,18 +57,27 @@ describe("embedded engine: collation with let, views, $out/$merge and validators
     assert.deepEqual(ids(await words.find(filter, options).toArray()), [2, 3]);
     assert.deepEqual(ids(await words.aggregate([{ $match: filter }], options).toArray()), [2, 3]);
     assert.equal((await conn.db.command({ count: "words", query: { w: "PING" }, collation: EN_CI })).n, 3);
-    assert.equal((await conn.db.command({ distinct: "words", key: "w", query: { w: "PONG" }, collation: EN_CI })).values.length, 1);
+    assert.equal(
+      (await conn.db.command({ distinct: "words", key: "w", query: { w: "PONG" }, collation: EN_CI })).values.length,
+      1,
+    );
     const found = await words.findOneAndUpdate(filter, { $set: { seen: true } }, { ...options, sort: { n: -1 } });
     assert.equal(found?._id, 3);
     assert.equal((await words.updateMany(filter, { $inc: { n: 10 } }, options)).modifiedCount, 2);
-    assert.equal((await words.deleteMany({ w: "PONG", $expr: { $eq: ["$n", "$$four"] } }, { collation: EN_CI, let: { four: 4 } })).deletedCount, 1);
+    assert.equal(
+      (await words.deleteMany({ w: "PONG", $expr: { $eq: ["$n", "$$four"] } }, { collation: EN_CI, let: { four: 4 } }))
+        .deletedCount,
+      1,
+    );
     await words.insertOne({ _id: 4, w: "pong", n: 4 });
     await words.updateMany({}, [{ $set: { n: "$_id" } }]);
-    for (const explained of [
-      { find: "words", filter: { w: "PING" }, collation: EN_CI },
-      { count: "words", query: { w: "PING" }, collation: EN_CI },
-      { aggregate: "words", pipeline: [{ $match: { w: "PING" } }], cursor: {}, collation: EN_CI },
-    ]) {
+    for (
+      const explained of [
+        { find: "words", filter: { w: "PING" }, collation: EN_CI },
+        { count: "words", query: { w: "PING" }, collation: EN_CI },
+        { aggregate: "words", pipeline: [{ $match: { w: "PING" } }], cursor: {}, collation: EN_CI },
+      ]
+    ) {
       assert.equal((await conn.db.command({ explain: explained, verbosity: "queryPlanner" })).ok, 1);
     }
     await conn.db.createCollection("ci_made", { collation: EN_CI });
@@ -82,14 +91,26 @@ describe("embedded engine: collation with let, views, $out/$merge and validators
     await indexed.insertMany([{ _id: 1, w: "a", n: 1 }, { _id: 2, w: "A", n: 2 }]);
     await indexed.createIndex({ w: 1 });
     const stagesOf = (plan: Document): string[] => [plan.stage, ...(plan.inputStage ? stagesOf(plan.inputStage) : [])];
-    const count = (extra: Document) => conn.db.command({ explain: { count: "indexed_words", query: { w: "a" }, ...extra }, verbosity: "executionStats" });
+    const count = (extra: Document) =>
+      conn.db.command({
+        explain: { count: "indexed_words", query: { w: "a" }, ...extra },
+        verbosity: "executionStats",
+      });
     assert.ok(stagesOf((await count({})).queryPlanner.winningPlan).includes("COUNT_SCAN"));
     // A binary index cannot count case-insensitively: the plan must not claim it does.
     const collated = await count({ collation: EN_CI });
-    assert.ok(!stagesOf(collated.queryPlanner.winningPlan).includes("COUNT_SCAN"), JSON.stringify(collated.queryPlanner.winningPlan));
+    assert.ok(
+      !stagesOf(collated.queryPlanner.winningPlan).includes("COUNT_SCAN"),
+      JSON.stringify(collated.queryPlanner.winningPlan),
+    );
     const find = { find: "indexed_words", filter: { $expr: { $eq: ["$n", "$$x"] } }, let: { x: 2 } };
     assert.equal((await conn.db.command({ explain: find, verbosity: "executionStats" })).executionStats.nReturned, 1);
-    const aggregate = { aggregate: "indexed_words", pipeline: [{ $match: { $expr: { $lte: ["$n", "$$x"] } } }, { $project: { x: "$$x" } }], let: { x: 2 }, cursor: {} };
+    const aggregate = {
+      aggregate: "indexed_words",
+      pipeline: [{ $match: { $expr: { $lte: ["$n", "$$x"] } } }, { $project: { x: "$$x" } }],
+      let: { x: 2 },
+      cursor: {},
+    };
     assert.equal((await conn.db.command({ explain: aggregate, verbosity: "executionStats" })).ok, 1);
     if (conn.target.embedded) {
       await conn.db.createCollection("indexed_view", { viewOn: "indexed_words", pipeline: [] });
@@ -99,7 +120,11 @@ describe("embedded engine: collation with let, views, $out/$merge and validators
   });
 
   test("a view reads under its own collation, not its source's, and refuses another", async () => {
-    await conn.db.createCollection("ci_words", { viewOn: "words", pipeline: [{ $project: { seen: 0 } }], collation: EN_CI });
+    await conn.db.createCollection("ci_words", {
+      viewOn: "words",
+      pipeline: [{ $project: { seen: 0 } }],
+      collation: EN_CI,
+    });
     const view = conn.db.collection<Doc>("ci_words");
     assert.deepEqual(ids(await view.find({ w: "ping" }).toArray()), [1, 2, 3]);
     assert.equal(await view.countDocuments({ w: "ping" }), 3);
@@ -117,13 +142,25 @@ describe("embedded engine: collation with let, views, $out/$merge and validators
     await conn.db.createCollection("binary_view", { viewOn: "ci_source", pipeline: [] });
     assert.deepEqual(ids(await conn.db.collection<Doc>("binary_view").find({ w: "ping" }).toArray()), [1]);
     // A view on a view (or joining one) must have that view's collation.
-    assert.equal((await failure(conn.db.createCollection("ci_on_binary", { viewOn: "binary_view", pipeline: [], collation: EN_CI }))).code, 167);
+    assert.equal(
+      (await failure(
+        conn.db.createCollection("ci_on_binary", { viewOn: "binary_view", pipeline: [], collation: EN_CI }),
+      )).code,
+      167,
+    );
     const join = [{ $lookup: { from: "ci_words", localField: "w", foreignField: "w", as: "same" } }];
-    assert.equal((await failure(conn.db.createCollection("binary_join", { viewOn: "words", pipeline: join }))).code, 167);
+    assert.equal(
+      (await failure(conn.db.createCollection("binary_join", { viewOn: "words", pipeline: join }))).code,
+      167,
+    );
     await conn.db.createCollection("ci_on_ci", { viewOn: "ci_words", pipeline: [], collation: EN_CI });
     assert.equal(await conn.db.collection("ci_on_ci").countDocuments({ w: "PING" }), 3);
     await conn.db.command({ collMod: "ci_on_ci", viewOn: "ci_words", pipeline: [{ $match: { n: { $gt: 1 } } }] });
-    assert.equal(await conn.db.collection("ci_on_ci").countDocuments({ w: "PING" }), 2, "collMod keeps the view's collation");
+    assert.equal(
+      await conn.db.collection("ci_on_ci").countDocuments({ w: "PING" }),
+      2,
+      "collMod keeps the view's collation",
+    );
   });
 
   test("$merge matches under the aggregate's collation, on a unique index with that collation", async () => {
@@ -152,7 +189,10 @@ describe("embedded engine: collation with let, views, $out/$merge and validators
     assert.equal((info as Document).options.collation.strength, 2);
     assert.ok((info as Document).options.validator);
     await conn.db.collection<Doc>("bad_closing").insertOne({ _id: 3, status: "lost" });
-    assert.equal((await failure(conn.db.collection("bad_closing").aggregate([{ $out: "tickets" }]).toArray())).code, 121);
+    assert.equal(
+      (await failure(conn.db.collection("bad_closing").aggregate([{ $out: "tickets" }]).toArray())).code,
+      121,
+    );
     assert.equal(await tickets.countDocuments(), 2);
   });
 
@@ -182,7 +222,12 @@ describe("embedded engine: collation with let, views, $out/$merge and validators
     const collation = parseCollation(EN_CI)!.spec;
     const source = new Catalog();
     source.create("db", "c", { collation, validator: { a: { $type: "string" } } });
-    source.applyChange({ op: "setOptions", db: "db", coll: "c", options: { collation, validator: { a: { $in: ["x"] } } } });
+    source.applyChange({
+      op: "setOptions",
+      db: "db",
+      coll: "c",
+      options: { collation, validator: { a: { $in: ["x"] } } },
+    });
     source.create("db", "v", { collation, viewOn: "c", pipeline: [] });
     const replayed = new Catalog();
     for (const change of source.dump()) replayed.applyChange(change);

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type CollationOptions, type Collection, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type CollationOptions, type Collection, type Document, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Documents with plain numeric ids. */
 type Doc = { _id: number; [field: string]: unknown };
@@ -44,14 +44,19 @@ describe("embedded engine: collation", () => {
   test("ranges and sorts follow the collation; numericOrdering orders digits as numbers", async () => {
     // Binary order puts every upper-case letter before every lower-case one.
     assert.deepEqual(ids(await words.find({ w: { $lt: "Ping" } }).toArray()), [2]);
-    assert.deepEqual(ids(await words.find({ w: { $gte: "PING", $lt: "pong" } }, { collation: EN_CI }).sort({ _id: 1 }).toArray()), [1, 2, 3, 4]);
+    assert.deepEqual(
+      ids(await words.find({ w: { $gte: "PING", $lt: "pong" } }, { collation: EN_CI }).sort({ _id: 1 }).toArray()),
+      [1, 2, 3, 4],
+    );
     const numeric = { locale: "en", numericOrdering: true };
     const items = { w: { $regex: /^item/ } };
     assert.deepEqual(ids(await words.find(items).sort({ w: 1 }).toArray()), [6, 7]);
     assert.deepEqual(ids(await words.find(items, { collation: numeric }).sort({ w: 1 }).toArray()), [7, 6]);
     assert.deepEqual(ids(await words.find({ w: { $gt: "item9", $lt: "j" } }, { collation: numeric }).toArray()), [6]);
     // caseFirst decides between case variants of one word.
-    const upper = await words.find({ w: { $in: ["ping", "PING", "Ping"] } }, { collation: { locale: "en", caseFirst: "upper" } }).sort({ w: 1 }).toArray();
+    const upper = await words.find({ w: { $in: ["ping", "PING", "Ping"] } }, {
+      collation: { locale: "en", caseFirst: "upper" },
+    }).sort({ w: 1 }).toArray();
     assert.deepEqual(ids(upper), [2, 3, 1]);
   });
 
@@ -61,10 +66,14 @@ describe("embedded engine: collation", () => {
     const distinct = await words.distinct("w", { w: { $regex: /^p/i } }, { collation: EN_CI });
     assert.equal(distinct.length, 3, `one of ping/PING/Ping, píng, pong: ${JSON.stringify(distinct)}`);
     const grouped = await words
-      .aggregate([{ $match: { w: "PING" } }, { $project: { _id: 1 } }, { $match: { _id: { $gt: 0 } } }, { $sort: { _id: -1 } }], { collation: EN_CI })
+      .aggregate([{ $match: { w: "PING" } }, { $project: { _id: 1 } }, { $match: { _id: { $gt: 0 } } }, {
+        $sort: { _id: -1 },
+      }], { collation: EN_CI })
       .toArray();
     assert.deepEqual(ids(grouped), [3, 2, 1]);
-    const sorted = await words.aggregate([{ $project: { w: 1 } }, { $sort: { w: 1, _id: 1 } }, { $limit: 3 }], { collation: EN_CI }).toArray();
+    const sorted = await words.aggregate([{ $project: { w: 1 } }, { $sort: { w: 1, _id: 1 } }, { $limit: 3 }], {
+      collation: EN_CI,
+    }).toArray();
     assert.deepEqual(ids(sorted), [6, 7, 1], "item10 < item9 < ping without numericOrdering");
   });
 
@@ -75,7 +84,10 @@ describe("embedded engine: collation", () => {
     assert.equal(many.matchedCount, 2);
     const upsert = await c.updateOne({ k: "B" }, { $set: { hit: true } }, { upsert: true, collation: EN_CI });
     assert.equal(upsert.upsertedCount, 0, "the existing 'b' matches, so nothing is upserted");
-    const found = await c.findOneAndUpdate({ k: "B" }, { $set: { seen: 1 } }, { collation: EN_CI, returnDocument: "after" });
+    const found = await c.findOneAndUpdate({ k: "B" }, { $set: { seen: 1 } }, {
+      collation: EN_CI,
+      returnDocument: "after",
+    });
     assert.equal(found?._id, 3);
     const bulk = await c.bulkWrite([
       { updateMany: { filter: { k: "A" }, update: { $inc: { n: 1 } as Document }, collation: EN_CI } },
@@ -116,7 +128,9 @@ describe("embedded engine: collation", () => {
     await c.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, s: i % 2 ? `v${i}` : `V${i}` })));
     await c.createIndex({ s: 1 }, { name: "s_ci", collation: EN_CI });
     const plan = async (collation?: CollationOptions) => {
-      const explained = await c.find({}, collation ? { collation } : {}).sort({ s: 1 }).limit(3).explain("executionStats");
+      const explained = await c.find({}, collation ? { collation } : {}).sort({ s: 1 }).limit(3).explain(
+        "executionStats",
+      );
       return JSON.stringify(explained.queryPlanner.winningPlan);
     };
     assert.match(await plan(EN_CI), /s_ci/);
@@ -130,18 +144,27 @@ describe("embedded engine: collation", () => {
 
   test("what cannot be honoured is refused with MongoDB's error, not ignored", async () => {
     const refuse = async (collation: Document, code: number, pattern: RegExp) => {
-      await assert.rejects(words.find({ w: "x" }, { collation: collation as CollationOptions }).toArray(), (e: MongoServerError) => {
-        assert.equal(e.code, code, e.message);
-        assert.match(e.message, pattern);
-        return true;
-      });
+      await assert.rejects(
+        words.find({ w: "x" }, { collation: collation as CollationOptions }).toArray(),
+        (e: MongoServerError) => {
+          assert.equal(e.code, code, e.message);
+          assert.match(e.message, pattern);
+          return true;
+        },
+      );
     };
     await refuse({ locale: "xx" }, 2, /Field 'locale' is invalid in/);
     await refuse({ locale: "en", strength: 6 }, 2, /strength/);
     await refuse({ locale: "en", backwards: true }, 2, /backwards/);
     await refuse({ locale: "en", strength: 4 }, 2, /strength 4/);
     await refuse({ locale: "en", colour: "blue" }, 40415, /collation\.colour/);
-    await assert.rejects(conn.db.collection("nowhere").updateOne({}, { $set: { a: 1 } }, { collation: { locale: "xx" } }), (e: MongoServerError) => e.code === 2);
-    await assert.rejects(conn.db.createCollection("bad", { collation: { locale: "zz_ZZ" } }), (e: MongoServerError) => e.code === 2);
+    await assert.rejects(
+      conn.db.collection("nowhere").updateOne({}, { $set: { a: 1 } }, { collation: { locale: "xx" } }),
+      (e: MongoServerError) => e.code === 2,
+    );
+    await assert.rejects(
+      conn.db.createCollection("bad", { collation: { locale: "zz_ZZ" } }),
+      (e: MongoServerError) => e.code === 2,
+    );
   });
 });

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Document, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** create, listCollections, listDatabases, drop, dropDatabase, endSessions. */
 describe("embedded engine: collections and databases", () => {
@@ -17,7 +17,10 @@ describe("embedded engine: collections and databases", () => {
   test("create, list and drop collections", async () => {
     await conn.db.createCollection("alpha");
     await conn.db.collection("beta").insertOne({ _id: 1 } as Document);
-    await assert.rejects(conn.db.createCollection("alpha"), (e: unknown) => e instanceof MongoServerError && e.code === 48);
+    await assert.rejects(
+      conn.db.createCollection("alpha"),
+      (e: unknown) => e instanceof MongoServerError && e.code === 48,
+    );
     const names = (await conn.db.listCollections().toArray()).map((c) => c.name).sort();
     assert.deepEqual(names, ["alpha", "beta"]);
     const filtered = await conn.db.listCollections({ name: "beta" }, { nameOnly: true }).toArray();
@@ -28,14 +31,21 @@ describe("embedded engine: collections and databases", () => {
 
   test("listCollections and listIndexes honour a filter and cursor.batchSize", async () => {
     for (const name of ["l1", "l2", "l3"]) await conn.db.createCollection(name);
-    const listed = await conn.db.command({ listCollections: 1, filter: { name: { $in: ["l1", "l3"] } }, cursor: { batchSize: 1 } });
+    const listed = await conn.db.command({
+      listCollections: 1,
+      filter: { name: { $in: ["l1", "l3"] } },
+      cursor: { batchSize: 1 },
+    });
     assert.deepEqual(listed.cursor.firstBatch.map((c: Document) => c.name), ["l1"]);
     const rest = await conn.db.command({ getMore: listed.cursor.id, collection: "$cmd.listCollections" });
     assert.deepEqual(rest.cursor.nextBatch.map((c: Document) => c.name), ["l3"]);
     await conn.db.collection("l1").createIndex({ k: 1 });
     const indexes = await conn.db.command({ listIndexes: "l1", cursor: { batchSize: 1 } });
     assert.deepEqual(indexes.cursor.firstBatch.map((i: Document) => i.name), ["_id_"]);
-    await assert.rejects(conn.db.command({ listIndexes: "l1", cursor: { batchSize: -1 } }), (e: unknown) => e instanceof MongoServerError);
+    await assert.rejects(
+      conn.db.command({ listIndexes: "l1", cursor: { batchSize: -1 } }),
+      (e: unknown) => e instanceof MongoServerError,
+    );
   });
 
   test("listDatabases includes databases with data; dropDatabase removes one", async () => {

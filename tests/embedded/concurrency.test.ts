@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoClient, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Document, MongoClient } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Single-document read-modify-write is atomic. */
 describe("embedded engine: concurrency", () => {
@@ -30,7 +30,7 @@ describe("embedded engine: concurrency", () => {
               .collection("counters")
               .findOneAndUpdate({ _id: "seq" } as Document, { $inc: { value: 1 } }, { returnDocument: "after" });
             return doc!.value as number;
-          }),
+          })
         ),
       );
       assert.equal(new Set(values).size, values.length);

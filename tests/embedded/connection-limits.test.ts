@@ -2,14 +2,17 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Socket } from "node:net";
-import { MongoClient, type Document } from "mongodb";
-import { startEmbeddedEngine, type EmbeddedEngine, type EmbeddedEngineOptions } from "../../src/embedded/mod.ts";
+import { type Document, MongoClient } from "mongodb";
+import { type EmbeddedEngine, type EmbeddedEngineOptions, startEmbeddedEngine } from "../../src/embedded/mod.ts";
 import { opMsg, rawSocket, roundTrip, sendUntilClosed } from "./helpers.ts";
 
 // These are the engine's own limits: they run against the engine even when MONGODB_URI is set.
 
 /** Starts an engine with `options`, runs `body`, and always closes the engine. */
-async function withEngine(options: EmbeddedEngineOptions, body: (engine: EmbeddedEngine) => Promise<void>): Promise<void> {
+async function withEngine(
+  options: EmbeddedEngineOptions,
+  body: (engine: EmbeddedEngine) => Promise<void>,
+): Promise<void> {
   const engine = await startEmbeddedEngine(options);
   try {
     await body(engine);
@@ -40,7 +43,11 @@ describe("embedded engine: connection limits", () => {
       const held = await Promise.all([1, 2, 3].map(() => rawSocket(engine.uri)));
       for (const socket of held) assert.equal((await roundTrip(socket, opMsg({ ping: 1, $db: "admin" }))).ok, 1);
       const refused = await rawSocket(engine.uri);
-      assert.equal((await sendUntilClosed(refused, opMsg({ ping: 1, $db: "admin" }))).length, 0, "no reply past the cap");
+      assert.equal(
+        (await sendUntilClosed(refused, opMsg({ ping: 1, $db: "admin" }))).length,
+        0,
+        "no reply past the cap",
+      );
       const freed = closedByServer(held[0]!);
       held[0]!.destroy();
       await freed;
@@ -78,16 +85,25 @@ describe("embedded engine: connection limits", () => {
         await db.collection("big").insertOne({ _id: 1, blob: "x".repeat(1_000_000) } as Document);
         const socket = await rawSocket(engine.uri);
         socket.pause(); // reads nothing
-        const finds = Array.from({ length: 40 }, (_, i) => opMsg({ find: "big", filter: { _id: 1 }, $db: "limits" }, i + 1));
+        const finds = Array.from(
+          { length: 40 },
+          (_, i) => opMsg({ find: "big", filter: { _id: 1 }, $db: "limits" }, i + 1),
+        );
         const marker = opMsg({ insert: "markers", documents: [{ _id: "after-40-MB-of-replies" }], $db: "limits" }, 99);
         socket.write(Buffer.concat([...finds, marker]));
         // 40 MB of replies cannot fit in socket buffers plus 64 KiB: the engine must stop
         // before the marker. Round trips on another connection give it every chance not to.
         for (let i = 0; i < 50; i++) await db.command({ ping: 1 });
-        assert.equal(await db.collection("markers").countDocuments(), 0, "the marker was handled while replies piled up");
+        assert.equal(
+          await db.collection("markers").countDocuments(),
+          0,
+          "the marker was handled while replies piled up",
+        );
         // Reading the replies lets the engine go on, up to the marker.
         socket.resume();
-        while ((await db.collection("markers").countDocuments()) === 0) await new Promise((resolve) => setImmediate(resolve));
+        while ((await db.collection("markers").countDocuments()) === 0) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         socket.destroy();
       } finally {
         await client.close();
@@ -96,6 +112,9 @@ describe("embedded engine: connection limits", () => {
   });
 
   test("limits are checked at start-up", async () => {
-    await assert.rejects(startEmbeddedEngine({ maxConnections: 0 }), /^RangeError: The engine option maxConnections must be a positive number; got 0$/);
+    await assert.rejects(
+      startEmbeddedEngine({ maxConnections: 0 }),
+      /^RangeError: The engine option maxConnections must be a positive number; got 0$/,
+    );
   });
 });

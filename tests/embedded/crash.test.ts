@@ -1,10 +1,10 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 // The driver's own bson classes, so documents read back compare equal to those written.
-import { Binary, Decimal128, Long, MongoClient, ObjectId, type Db, type Document } from "mongodb";
+import { Binary, type Db, Decimal128, type Document, Long, MongoClient, ObjectId } from "mongodb";
 import { tempFolder } from "../fixtures/engine-model.ts";
-import { spawnEngine, spawnFixture, type EngineProcess, type FixtureProcess } from "../fixtures/engine-spawn.ts";
+import { type EngineProcess, type FixtureProcess, spawnEngine, spawnFixture } from "../fixtures/engine-spawn.ts";
 import { openModel } from "../fixtures/engine-store.ts";
 import { reportingSeed, seededRandom } from "../helpers/seed.ts";
 
@@ -154,38 +154,39 @@ describe("crash recovery of an engine process", () => {
     await cleanup();
   });
 
-  test("keeps every acknowledged write across SIGKILLs", { timeout: 180_000 }, () => reportingSeed(async () => {
-    const random = seededRandom(1);
-    const ledger: Ledger = { counters: [], docs: new Map() };
-    for (let round = 1; round <= ROUNDS; round++) {
-      engine = await spawnEngine(dir);
-      if (round === 1) {
-        await assert.rejects(spawnEngine(dir), new RegExp(`in use by another engine \\(pid ${engine.pid}\\)`));
-      } else {
-        await verify(engine.uri, ledger);
+  test("keeps every acknowledged write across SIGKILLs", { timeout: 180_000 }, () =>
+    reportingSeed(async () => {
+      const random = seededRandom(1);
+      const ledger: Ledger = { counters: [], docs: new Map() };
+      for (let round = 1; round <= ROUNDS; round++) {
+        engine = await spawnEngine(dir);
+        if (round === 1) {
+          await assert.rejects(spawnEngine(dir), new RegExp(`in use by another engine \\(pid ${engine.pid}\\)`));
+        } else {
+          await verify(engine.uri, ledger);
+        }
+        // At least 90 acknowledgements: each writer's loop stores a document per 3 of them at
+        // worst, so every round adds over 20 documents whatever the seed (checked at the end).
+        const state = new RoundState(90 + Math.floor(random() * 200), engine);
+        const writers = Array.from({ length: WRITERS }, (_, n) => writer(engine!.uri, ledger, round, n, state));
+        await Promise.all(writers);
+        assert.deepEqual(state.failures, [], `round ${round}: writes failed before the kill`);
+        assert.ok(state.killed, `round ${round}: the writers stopped before the kill`);
+        const exit = await engine.stop("SIGKILL");
+        assert.equal(exit.signal, "SIGKILL");
+        engine = undefined;
       }
-      // At least 90 acknowledgements: each writer's loop stores a document per 3 of them at
-      // worst, so every round adds over 20 documents whatever the seed (checked at the end).
-      const state = new RoundState(90 + Math.floor(random() * 200), engine);
-      const writers = Array.from({ length: WRITERS }, (_, n) => writer(engine!.uri, ledger, round, n, state));
-      await Promise.all(writers);
-      assert.deepEqual(state.failures, [], `round ${round}: writes failed before the kill`);
-      assert.ok(state.killed, `round ${round}: the writers stopped before the kill`);
-      const exit = await engine.stop("SIGKILL");
-      assert.equal(exit.signal, "SIGKILL");
-      engine = undefined;
-    }
 
-    // A last restart checks the final crash, then a clean stop releases the folder.
-    engine = await spawnEngine(dir);
-    await verify(engine.uri, ledger);
-    const stopping = engine;
-    engine = undefined;
-    await stopping.stop("SIGTERM");
-    assert.ok(stopping.lines().includes("stopped"), `clean stop failed: ${stopping.stderr()}`);
-    assert.ok(!(await readdir(dir)).includes("engine.lock"), "a clean stop releases the lock");
-    assert.ok(ledger.docs.size > ROUNDS * 20);
-  }));
+      // A last restart checks the final crash, then a clean stop releases the folder.
+      engine = await spawnEngine(dir);
+      await verify(engine.uri, ledger);
+      const stopping = engine;
+      engine = undefined;
+      await stopping.stop("SIGTERM");
+      assert.ok(stopping.lines().includes("stopped"), `clean stop failed: ${stopping.stderr()}`);
+      assert.ok(!(await readdir(dir)).includes("engine.lock"), "a clean stop releases the lock");
+      assert.ok(ledger.docs.size > ROUNDS * 20);
+    }));
 });
 
 describe("crash recovery of the durable store in the middle of compactions", () => {
@@ -199,40 +200,45 @@ describe("crash recovery of the durable store in the middle of compactions", () 
     await cleanup();
   });
 
-  test("keeps every acknowledged write and delete across SIGKILLs", { timeout: 180_000 }, () => reportingSeed(async () => {
-    const random = seededRandom(2);
-    // Entries that are never deleted, and acknowledged deletes.
-    const kept = new Set<string>();
-    const deleted = new Set<string>();
-    for (let round = 1; round <= ROUNDS; round++) {
-      // A 16 KiB threshold: a compaction every few dozen writes, so kills often hit one.
-      const running = await spawnFixture("engine-store-process.ts", [dir, String(16 << 10)]);
-      child = running;
-      const killAfter = 100 + Math.floor(random() * 600);
-      let acks = 0;
-      const killed = new Promise<void>((resolve) => {
-        running.onLine((line) => {
-          const [kind, id] = line.split(" ");
-          if (kind === "put") kept.add(id);
-          if (kind === "del") deleted.add(id);
-          if (++acks === killAfter) resolve();
-        });
-      });
-      let killing = false;
-      const early = running.exited.then((exit) => {
-        if (killing) return;
-        throw new Error(`store process died on its own (${JSON.stringify(exit)}): ${running.stderr()}`);
-      });
-      await Promise.race([killed, early]);
-      killing = true;
-      await running.stop("SIGKILL");
-      child = undefined;
+  test(
+    "keeps every acknowledged write and delete across SIGKILLs",
+    { timeout: 180_000 },
+    () =>
+      reportingSeed(async () => {
+        const random = seededRandom(2);
+        // Entries that are never deleted, and acknowledged deletes.
+        const kept = new Set<string>();
+        const deleted = new Set<string>();
+        for (let round = 1; round <= ROUNDS; round++) {
+          // A 16 KiB threshold: a compaction every few dozen writes, so kills often hit one.
+          const running = await spawnFixture("engine-store-process.ts", [dir, String(16 << 10)]);
+          child = running;
+          const killAfter = 100 + Math.floor(random() * 600);
+          let acks = 0;
+          const killed = new Promise<void>((resolve) => {
+            running.onLine((line) => {
+              const [kind, id] = line.split(" ");
+              if (kind === "put") kept.add(id);
+              if (kind === "del") deleted.add(id);
+              if (++acks === killAfter) resolve();
+            });
+          });
+          let killing = false;
+          const early = running.exited.then((exit) => {
+            if (killing) return;
+            throw new Error(`store process died on its own (${JSON.stringify(exit)}): ${running.stderr()}`);
+          });
+          await Promise.race([killed, early]);
+          killing = true;
+          await running.stop("SIGKILL");
+          child = undefined;
 
-      const { model, store } = await openModel(dir);
-      await store.close();
-      for (const id of kept) assert.ok(model.has("t", "log", id), `round ${round}: acknowledged ${id} is missing`);
-      for (const id of deleted) assert.ok(!model.has("t", "log", id), `round ${round}: deleted ${id} is back`);
-    }
-    assert.ok(kept.size >= ROUNDS * 50 && deleted.size > 0);
-  }));
+          const { model, store } = await openModel(dir);
+          await store.close();
+          for (const id of kept) assert.ok(model.has("t", "log", id), `round ${round}: acknowledged ${id} is missing`);
+          for (const id of deleted) assert.ok(!model.has("t", "log", id), `round ${round}: deleted ${id} is back`);
+        }
+        assert.ok(kept.size >= ROUNDS * 50 && deleted.size > 0);
+      }),
+  );
 });

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { ObjectId, type Collection, type Db, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Collection, type Db, type Document, ObjectId } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 // BSON classes come from "mongodb": the driver loads bson's CommonJS build, so instanceof
 // checks must use the same copy.
@@ -94,7 +94,9 @@ describe("embedded engine: CRUD through the driver", () => {
 
   test("updateMany, upsert and arrayFilters", async () => {
     const c = db.collection("upd2");
-    await c.insertMany([{ _id: 1, k: "a", grades: [80, 95] }, { _id: 2, k: "a", grades: [91] }, { _id: 3, k: "b" }] as Document[]);
+    await c.insertMany(
+      [{ _id: 1, k: "a", grades: [80, 95] }, { _id: 2, k: "a", grades: [91] }, { _id: 3, k: "b" }] as Document[],
+    );
     const many = await c.updateMany({ k: "a" }, { $set: { seen: true } });
     assert.equal(many.matchedCount, 2);
     assert.equal(many.modifiedCount, 2);
@@ -104,14 +106,19 @@ describe("embedded engine: CRUD through the driver", () => {
     const created = await c.findOne({ k: "new" });
     assert.equal(created?.v, 1);
     assert.equal(created?.created, true);
-    await c.updateOne({ _id: 1 } as Document, { $set: { "grades.$[g]": 100 } }, { arrayFilters: [{ g: { $gte: 90 } }] });
+    await c.updateOne({ _id: 1 } as Document, { $set: { "grades.$[g]": 100 } }, {
+      arrayFilters: [{ g: { $gte: 90 } }],
+    });
     assert.deepEqual((await c.findOne({ _id: 1 } as Document))?.grades, [80, 100]);
   });
 
   test("changing _id is refused", async () => {
     const c = db.collection("upd3");
     await c.insertOne({ _id: 1, v: 1 } as Document);
-    await assert.rejects(c.updateOne({ _id: 1 } as Document, { $set: { _id: 2 } }), (e: Error & { code?: number }) => e.code === 66);
+    await assert.rejects(
+      c.updateOne({ _id: 1 } as Document, { $set: { _id: 2 } }),
+      (e: Error & { code?: number }) => e.code === 66,
+    );
   });
 
   test("deleteOne and deleteMany", async () => {
@@ -128,9 +135,15 @@ describe("embedded engine: CRUD through the driver", () => {
     await c.insertMany([{ _id: 1, n: 1, g: "x" }, { _id: 2, n: 2, g: "x" }] as Document[]);
     const before = await c.findOneAndUpdate({ g: "x" }, { $inc: { n: 10 } }, { sort: { n: -1 } });
     assert.deepEqual(before, { _id: 2, n: 2, g: "x" });
-    const after = await c.findOneAndUpdate({ _id: 2 } as Document, { $inc: { n: 1 } }, { returnDocument: "after", projection: { n: 1 } });
+    const after = await c.findOneAndUpdate({ _id: 2 } as Document, { $inc: { n: 1 } }, {
+      returnDocument: "after",
+      projection: { n: 1 },
+    });
     assert.deepEqual(after, { _id: 2, n: 13 });
-    const upserted = await c.findOneAndUpdate({ _id: 5 } as Document, { $set: { g: "y" } }, { upsert: true, returnDocument: "after" });
+    const upserted = await c.findOneAndUpdate({ _id: 5 } as Document, { $set: { g: "y" } }, {
+      upsert: true,
+      returnDocument: "after",
+    });
     assert.deepEqual(upserted, { _id: 5, g: "y" });
     const replaced = await c.findOneAndReplace({ _id: 1 } as Document, { r: true }, { returnDocument: "after" });
     assert.deepEqual(replaced, { _id: 1, r: true });
@@ -153,7 +166,9 @@ describe("embedded engine: projections", () => {
 
   before(async () => {
     conn = await connectTarget("projections");
-    await conn.db.collection("p").insertOne({ _id: 1, b: 2, a: 1, secret: "x", nested: { x: 1, y: 2 }, list: [1, 2, 3] } as Document);
+    await conn.db.collection("p").insertOne(
+      { _id: 1, b: 2, a: 1, secret: "x", nested: { x: 1, y: 2 }, list: [1, 2, 3] } as Document,
+    );
   });
   after(async () => {
     await conn.close();

@@ -1,8 +1,8 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Long, MongoServerError, type Document } from "mongodb";
+import { type Document, Long, MongoServerError } from "mongodb";
 import { CursorRegistry } from "../../src/embedded/cursors.ts";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Batches, getMore, killCursors, and cursor lifetime. */
 describe("embedded engine: cursors", () => {
@@ -11,7 +11,9 @@ describe("embedded engine: cursors", () => {
 
   before(async () => {
     conn = await connectTarget("cursors");
-    await conn.db.collection("c").insertMany(Array.from({ length: N }, (_, i) => ({ _id: i, v: i % 10 })) as Document[]);
+    await conn.db.collection("c").insertMany(
+      Array.from({ length: N }, (_, i) => ({ _id: i, v: i % 10 })) as Document[],
+    );
   });
   after(async () => {
     await conn.close();
@@ -26,7 +28,10 @@ describe("embedded engine: cursors", () => {
     assert.equal(more.cursor.nextBatch.length, N - 101);
     assert.ok(Long.fromValue(more.cursor.id).isZero());
     assert.equal(more.cursor.nextBatch[0]._id, 101);
-    await assert.rejects(conn.db.command({ getMore: first.cursor.id, collection: "c" }), (e: unknown) => e instanceof MongoServerError && e.code === 43);
+    await assert.rejects(
+      conn.db.command({ getMore: first.cursor.id, collection: "c" }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 43,
+    );
   });
 
   test("batchSize is honoured and the driver reads everything in order", async () => {
@@ -53,7 +58,10 @@ describe("embedded engine: cursors", () => {
     const killed = await conn.db.command({ killCursors: "c", cursors: [first.cursor.id, Long.fromNumber(42)] });
     assert.equal(killed.cursorsKilled.length, 1);
     assert.equal(killed.cursorsNotFound.length, 1);
-    await assert.rejects(conn.db.command({ getMore: first.cursor.id, collection: "c" }), (e: unknown) => e instanceof MongoServerError && e.code === 43);
+    await assert.rejects(
+      conn.db.command({ getMore: first.cursor.id, collection: "c" }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 43,
+    );
   });
 
   test("closing a driver cursor early kills it on the server", async () => {
@@ -61,7 +69,10 @@ describe("embedded engine: cursors", () => {
     assert.equal((await cursor.next())?._id, 0);
     const id = cursor.id!;
     await cursor.close();
-    await assert.rejects(conn.db.command({ getMore: id, collection: "c" }), (e: unknown) => e instanceof MongoServerError && e.code === 43);
+    await assert.rejects(
+      conn.db.command({ getMore: id, collection: "c" }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 43,
+    );
   });
 
   test("a cursor stays consistent when documents are deleted and inserted between batches", async () => {

@@ -1,11 +1,11 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFile, readFile, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { Binary, Decimal128, Long, ObjectId, Timestamp, UUID } from "bson";
 import type { Change } from "../../src/embedded/changes.ts";
-import { openDurableStore, type CompactableStore } from "../../src/embedded/durability/mod.ts";
+import { type CompactableStore, openDurableStore } from "../../src/embedded/durability/mod.ts";
 import { ModelState, tempFolder } from "../fixtures/engine-model.ts";
 import { deadPid, filesLike, openModel, put, quiet, reopen } from "../fixtures/engine-store.ts";
 
@@ -204,7 +204,6 @@ describe("durable store", () => {
   });
 });
 
-
 describe("compaction", () => {
   let dir: string;
   let cleanup: () => Promise<void>;
@@ -238,7 +237,12 @@ describe("compaction", () => {
     assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"]);
     assert.deepEqual(await filesLike(folder, "journal-"), ["journal-0000000002.log"]);
 
-    await write([put(1, { v: "after" }), remove(2), put(500), { op: "dropIndex", db: "app", coll: "items", name: "n_1" }]);
+    await write([put(1, { v: "after" }), remove(2), put(500), {
+      op: "dropIndex",
+      db: "app",
+      coll: "items",
+      name: "n_1",
+    }]);
     await write([{ op: "createCollection", db: "other", coll: "c" }]);
     await store.close();
     assert.deepEqual(await recovered(folder), model.view());
@@ -276,7 +280,9 @@ describe("compaction", () => {
     const folder = fresh();
     const first = await openModel(folder, { ...quiet, compactThreshold: 4096 });
     // Each append resolves after the flush that crossed the threshold has started a compaction.
-    for (let i = 0; i < 100 && !first.store.stats().compacting; i++) await first.write([put(i, { pad: "x".repeat(100) })]);
+    for (let i = 0; i < 100 && !first.store.stats().compacting; i++) {
+      await first.write([put(i, { pad: "x".repeat(100) })]);
+    }
     assert.ok(first.store.stats().compacting);
     await first.store.idle();
     assert.equal((await filesLike(folder, "snapshot-")).length, 1);

@@ -1,10 +1,10 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "bson";
 import { writeDocument } from "../../src/embedded/bson.ts";
 import { EncodedDocs } from "../../src/embedded/encoded.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../../src/embedded/query/project.ts";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** The documents of the driver test: integer ids. */
 type Row = { _id: number; name: string; secret?: string };
@@ -42,7 +42,9 @@ describe("embedded engine: serialised page documents", () => {
     let conn: Connected;
     before(async () => {
       conn = await connectTarget("encoded");
-      await conn.db.collection<Row>("c").insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, name: `n${i}`, secret: "s" })));
+      await conn.db.collection<Row>("c").insertMany(
+        Array.from({ length: 30 }, (_, i) => ({ _id: i, name: `n${i}`, secret: "s" })),
+      );
     });
     after(async () => {
       await conn.close();
@@ -55,8 +57,15 @@ describe("embedded engine: serialised page documents", () => {
       await c.updateOne({ _id: 11 }, { $set: { name: "changed" } });
       await c.deleteOne({ _id: 12 });
       await c.insertOne({ _id: 12, name: "again", secret: "s" });
-      assert.deepEqual(await page(), [{ _id: 10, name: "n10" }, { _id: 11, name: "changed" }, { _id: 12, name: "again" }]);
-      assert.deepEqual(await c.find({}, { skip: 10, limit: 2 }).toArray(), [{ _id: 10, name: "n10", secret: "s" }, { _id: 11, name: "changed", secret: "s" }]);
+      assert.deepEqual(await page(), [{ _id: 10, name: "n10" }, { _id: 11, name: "changed" }, {
+        _id: 12,
+        name: "again",
+      }]);
+      assert.deepEqual(await c.find({}, { skip: 10, limit: 2 }).toArray(), [{ _id: 10, name: "n10", secret: "s" }, {
+        _id: 11,
+        name: "changed",
+        secret: "s",
+      }]);
     });
   });
 });

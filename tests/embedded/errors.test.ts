@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Long, MongoServerError, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Document, Long, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 type ServerError = MongoServerError & { keyPattern?: Document; keyValue?: Document };
 
@@ -57,7 +57,11 @@ describe("embedded engine: error replies", () => {
     assert.equal(ordered.writeErrors.length, 1);
     assert.equal(ordered.writeErrors[0].index, 1);
     assert.equal(ordered.writeErrors[0].code, 11000);
-    const unordered = await conn.db.command({ insert: "ordered", ordered: false, documents: [{ _id: 1 }, { _id: 3 }, { _id: 2 }] });
+    const unordered = await conn.db.command({
+      insert: "ordered",
+      ordered: false,
+      documents: [{ _id: 1 }, { _id: 3 }, { _id: 2 }],
+    });
     assert.equal(unordered.n, 2);
     assert.deepEqual(unordered.writeErrors.map((w: Document) => w.index), [0]);
     assert.deepEqual((await c.find().toArray()).map((d) => d._id), [1, 2, 3]);
@@ -74,7 +78,10 @@ describe("embedded engine: error replies", () => {
     };
     await assert.rejects(c.insertOne({ _id: 3, email: "a" } as Document), isServerError(11000, dupCheck));
     await assert.rejects(c.updateOne({ _id: 2 } as Document, { $set: { email: "a" } }), isServerError(11000, dupCheck));
-    await assert.rejects(c.findOneAndUpdate({ _id: 2 } as Document, { $set: { email: "a" } }), isServerError(11000, dupCheck));
+    await assert.rejects(
+      c.findOneAndUpdate({ _id: 2 } as Document, { $set: { email: "a" } }),
+      isServerError(11000, dupCheck),
+    );
     assert.deepEqual(await c.find().sort({ _id: 1 }).toArray(), [{ _id: 1, email: "a" }, { _id: 2, email: "b" }]);
     await c.updateOne({ _id: 1 } as Document, { $set: { email: "c" } });
     await c.insertOne({ _id: 3, email: "a" } as Document);

@@ -1,4 +1,4 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { stat } from "node:fs/promises";
@@ -9,8 +9,8 @@ import { encodeChanges } from "../../src/embedded/durability/codec.ts";
 import type { CompactableStore } from "../../src/embedded/durability/mod.ts";
 import { frameRecord } from "../../src/embedded/durability/records.ts";
 import { put, reopen } from "../fixtures/engine-store.ts";
-import { startEmbeddedEngine, type EmbeddedEngine } from "../../src/embedded/mod.ts";
-import { mountTinyDisk, tinyDiskUnavailable, type TinyDisk } from "../fixtures/tiny-disk.ts";
+import { type EmbeddedEngine, startEmbeddedEngine } from "../../src/embedded/mod.ts";
+import { mountTinyDisk, type TinyDisk, tinyDiskUnavailable } from "../fixtures/tiny-disk.ts";
 
 /**
  * The engine on a real full disk (a 1 MiB tmpfs): a write that finds no room is refused with
@@ -68,7 +68,10 @@ describe("embedded engine on a full disk", { skip: tinyDiskUnavailable }, () => 
         if (result.status === "fulfilled") return void acknowledged.push(ids[i]);
         assert.ok(result.reason instanceof MongoServerError, String(result.reason));
         assert.equal(result.reason.code, OUT_OF_DISK_SPACE, result.reason.message);
-        assert.match(result.reason.message, /^Out of disk space: the write was not saved and is not applied \(.+\)\. Free space/);
+        assert.match(
+          result.reason.message,
+          /^Out of disk space: the write was not saved and is not applied \(.+\)\. Free space/,
+        );
         refused.push(ids[i]);
       });
     }
@@ -112,7 +115,9 @@ describe("journal on a full disk", { skip: tinyDiskUnavailable }, () => {
     const used = (await stat(journal)).size % pageBytes;
     const overhead = recordBytes([put(2, { pad: "" })]);
     const padding = (pageBytes - used + pageBytes / 4) % pageBytes;
-    await opened.append([put(2, { pad: "p".repeat(padding < overhead ? padding + pageBytes - overhead : padding - overhead) })]);
+    await opened.append([
+      put(2, { pad: "p".repeat(padding < overhead ? padding + pageBytes - overhead : padding - overhead) }),
+    ]);
     assert.equal((await stat(journal)).size % pageBytes, pageBytes / 4, "the journal's last page is a quarter full");
 
     await disk.fill();

@@ -2,8 +2,8 @@ import process from "node:process";
 import { connect as netConnect, type Socket } from "node:net";
 import { Buffer } from "node:buffer";
 import { BSON, type Document } from "bson";
-import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
-import { startEmbeddedEngine, type EmbeddedEngineOptions } from "../../src/embedded/mod.ts";
+import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
+import { type EmbeddedEngineOptions, startEmbeddedEngine } from "../../src/embedded/mod.ts";
 
 /** Where a test file's commands go: a fresh embedded engine, or MONGODB_URI when set. */
 export interface Target {

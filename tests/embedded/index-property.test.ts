@@ -1,11 +1,11 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import fc from "fast-check";
 import type { Document, Sort } from "mongodb";
 import type { CursorSide } from "../../src/query/cursor.ts";
 import { keysetFilter, sortKeys } from "../../src/query/keyset.ts";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Fixed by default so failures reproduce; override with INDEX_PROPERTY_SEED. */
 /** Documents keyed by number, as this test inserts them. */
@@ -27,13 +27,18 @@ const condition = fc.oneof(
   scalar,
   fc.record({ $in: fc.array(scalar, { minLength: 1, maxLength: 3 }) }),
   fc.constantFrom("$gt", "$gte", "$lt", "$lte").chain((op) => scalar.map((v) => ({ [op]: v }))),
-  fc.tuple(fc.integer({ min: -3, max: 5 }), fc.integer({ min: 0, max: 12 })).map(([lo, hi]) => ({ $gte: lo, $lte: hi })),
+  fc.tuple(fc.integer({ min: -3, max: 5 }), fc.integer({ min: 0, max: 12 })).map(([lo, hi]) => ({
+    $gte: lo,
+    $lte: hi,
+  })),
   fc.constantFrom(/^a/, /^ab/, /^b/, /^a/i, /b$/),
   scalar.map((v) => ({ $ne: v })),
 );
 /** Conditions on _id (0..59 as inserted): ranges both ways, a point, or a between. */
 const idCondition = fc.oneof(
-  fc.constantFrom("$gt", "$gte", "$lt", "$lte").chain((op) => fc.integer({ min: -1, max: 61 }).map((v) => ({ [op]: v }))),
+  fc.constantFrom("$gt", "$gte", "$lt", "$lte").chain((op) =>
+    fc.integer({ min: -1, max: 61 }).map((v) => ({ [op]: v }))
+  ),
   fc.integer({ min: 0, max: 59 }),
   fc.tuple(fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 })).map(([lo, hi]) => ({ $gt: lo, $lte: hi })),
 );
@@ -43,21 +48,47 @@ const branch = fc
   .filter((b) => Object.keys(b).length > 0 && Object.keys(b).length <= 2)
   .map((b) => b as Document);
 /** A condition present about a third of the time, so most filters match some documents. */
-const sometimes = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
+const sometimes = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
 const conditions = fc
   .tuple(sometimes(condition), sometimes(condition), sometimes(fc.integer({ min: 0, max: 5 })), sometimes(idCondition))
-  .map(([a, b, c, _id]) => Object.fromEntries(Object.entries({ a, b, c, _id }).filter(([, v]) => v !== undefined)) as Document);
+  .map(([a, b, c, _id]) =>
+    Object.fromEntries(Object.entries({ a, b, c, _id }).filter(([, v]) => v !== undefined)) as Document
+  );
 const or = fc.array(branch, { minLength: 1, maxLength: 3 });
 /** Field conditions, sometimes with an $or beside them, or two $ors ANDed (a cursor's range and a client's q). */
 const filter = fc.oneof(
   { weight: 3, arbitrary: conditions },
   { weight: 2, arbitrary: fc.tuple(conditions, or).map(([where, branches]) => ({ ...where, $or: branches })) },
-  { weight: 1, arbitrary: fc.tuple(conditions, or, or).map(([where, x, y]) => ({ $and: [where, { $or: x }, { $or: y }] })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(conditions, or, or).map(([where, x, y]) => ({ $and: [where, { $or: x }, { $or: y }] })),
+  },
 );
-const sort = fc.constantFrom<Document>({}, { _id: -1 }, { a: 1 }, { a: -1 }, { b: 1 }, { a: 1, b: -1 }, { a: -1, b: 1 }, { c: 1, a: 1 }, { b: -1, c: 1 });
+const sort = fc.constantFrom<Document>(
+  {},
+  { _id: -1 },
+  { a: 1 },
+  { a: -1 },
+  { b: 1 },
+  { a: 1, b: -1 },
+  { a: -1, b: 1 },
+  { c: 1, a: 1 },
+  { b: -1, c: 1 },
+);
 /** A cursor's range (as the framework builds it) after or before a random key, on a sort the indexes serve. */
 const keyset = fc
-  .tuple(fc.constantFrom<Document>({ a: 1, _id: 1 }, { a: -1, _id: -1 }, { b: -1, c: 1, _id: 1 }, { c: 1, a: -1, _id: 1 }, { _id: -1 }), scalar, scalar, fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom<CursorSide>("after", "before"), fc.boolean())
+  .tuple(
+    fc.constantFrom<Document>({ a: 1, _id: 1 }, { a: -1, _id: -1 }, { b: -1, c: 1, _id: 1 }, { c: 1, a: -1, _id: 1 }, {
+      _id: -1,
+    }),
+    scalar,
+    scalar,
+    fc.integer({ min: 0, max: 5 }),
+    fc.integer({ min: 0, max: 59 }),
+    fc.constantFrom<CursorSide>("after", "before"),
+    fc.boolean(),
+  )
   .map(([order, x, y, c, id, side, inclusive]) => {
     const keys = sortKeys(order);
     const values: Record<string, unknown> = { a: x, b: y, c, _id: id };
@@ -100,7 +131,8 @@ describe("embedded engine: indexed reads equal unindexed ones (property)", () =>
         const indexed = conn.db.collection<Row>(scalarsOnly ? "flat_indexed" : "indexed");
         await plain.deleteMany({});
         await indexed.deleteMany({});
-        const scalars = (r: Document) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Array.isArray(v) ? (v[0] ?? null) : v]));
+        const scalars = (r: Document) =>
+          Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Array.isArray(v) ? (v[0] ?? null) : v]));
         const docs = rows.map((r, i) => ({ _id: i, ...(scalarsOnly ? scalars(r) : r) }));
         if (docs.length) {
           await plain.insertMany(docs.map((d) => ({ ...d })));
@@ -114,7 +146,11 @@ describe("embedded engine: indexed reads equal unindexed ones (property)", () =>
         assert.deepEqual(got, want);
         assert.equal(await indexed.countDocuments(where), await plain.countDocuments(where));
         const ranged = { sort: range.order as Sort, skip: 0, limit };
-        assert.deepEqual(await indexed.find(range.where, ranged).toArray(), await plain.find(range.where, ranged).toArray(), "keyset range");
+        assert.deepEqual(
+          await indexed.find(range.where, ranged).toArray(),
+          await plain.find(range.where, ranged).toArray(),
+          "keyset range",
+        );
       },
     );
     const result = await fc.check(property, { seed: SEED, numRuns: RUNS });

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Document, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** createIndexes / listIndexes / dropIndexes, and lookups answered through unique indexes. */
 describe("embedded engine: indexes", () => {
@@ -36,19 +36,37 @@ describe("embedded engine: indexes", () => {
 
   test("an unknown index option is refused (197); sparse, partial, TTL and hidden ones too, never ignored", async () => {
     const c = conn.db.collection("options");
-    const refusal = (spec: Document) => conn.db.command({ createIndexes: "options", indexes: [{ key: { a: 1 }, name: "a_1", ...spec }] });
-    await assert.rejects(refusal({ colation: { locale: "en" } }), (e: unknown) => e instanceof MongoServerError && e.code === 197);
+    const refusal = (spec: Document) =>
+      conn.db.command({ createIndexes: "options", indexes: [{ key: { a: 1 }, name: "a_1", ...spec }] });
+    await assert.rejects(
+      refusal({ colation: { locale: "en" } }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 197,
+    );
     if (conn.target.embedded) {
-      for (const option of [{ sparse: true }, { partialFilterExpression: { a: { $gt: 1 } } }, { expireAfterSeconds: 60 }, { hidden: true }]) {
-        await assert.rejects(refusal(option), (e: unknown) => e instanceof MongoServerError && e.code === 238, JSON.stringify(option));
+      for (
+        const option of [{ sparse: true }, { partialFilterExpression: { a: { $gt: 1 } } }, { expireAfterSeconds: 60 }, {
+          hidden: true,
+        }]
+      ) {
+        await assert.rejects(
+          refusal(option),
+          (e: unknown) => e instanceof MongoServerError && e.code === 238,
+          JSON.stringify(option),
+        );
       }
     }
     assert.deepEqual((await c.indexes().catch(() => [])).map((i) => i.name).filter((n) => n !== "_id_"), []);
-    assert.equal(await c.createIndex({ a: 1 }, { sparse: false, background: true, collation: { locale: "en" } }), "a_1");
+    assert.equal(
+      await c.createIndex({ a: 1 }, { sparse: false, background: true, collation: { locale: "en" } }),
+      "a_1",
+    );
   });
 
   test("listIndexes on a missing collection is NamespaceNotFound", async () => {
-    await assert.rejects(conn.db.collection("missing").indexes(), (e: unknown) => e instanceof MongoServerError && e.code === 26);
+    await assert.rejects(
+      conn.db.collection("missing").indexes(),
+      (e: unknown) => e instanceof MongoServerError && e.code === 26,
+    );
   });
 
   test("a compound unique index compares the combination", async () => {
@@ -69,22 +87,29 @@ describe("embedded engine: indexes", () => {
     const c = conn.db.collection("widths");
     await c.createIndex({ n: 1 }, { unique: true });
     await c.insertOne({ _id: 1, n: 5 } as Document);
-    await assert.rejects(conn.db.command({ insert: "widths", documents: [{ _id: 2, n: 5.0 }] }).then((r) => {
-      if (r.writeErrors) throw new MongoServerError(r.writeErrors[0]);
-    }));
+    await assert.rejects(
+      conn.db.command({ insert: "widths", documents: [{ _id: 2, n: 5.0 }] }).then((r) => {
+        if (r.writeErrors) throw new MongoServerError(r.writeErrors[0]);
+      }),
+    );
   });
 
   test("documents missing a unique field collide on null", async () => {
     const c = conn.db.collection("missing_field");
     await c.createIndex({ code: 1 }, { unique: true });
     await c.insertOne({ _id: 1 } as Document);
-    await assert.rejects(c.insertOne({ _id: 2 } as Document), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
+    await assert.rejects(
+      c.insertOne({ _id: 2 } as Document),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
   });
 
   test("equality lookups through a unique index return exactly the filter's matches", async () => {
     const c = conn.db.collection("accounts");
     await c.createIndex({ email: 1 }, { unique: true });
-    await c.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, email: `u${i}@x`, active: i % 2 === 0 })) as Document[]);
+    await c.insertMany(
+      Array.from({ length: 50 }, (_, i) => ({ _id: i, email: `u${i}@x`, active: i % 2 === 0 })) as Document[],
+    );
     assert.deepEqual(await c.findOne({ email: "u7@x" }), { _id: 7, email: "u7@x", active: false });
     assert.equal(await c.findOne({ email: "u7@x", active: true }), null);
     assert.equal(await c.countDocuments({ email: "u8@x" }), 1);
@@ -144,7 +169,10 @@ describe("embedded engine: indexes", () => {
     const c = conn.db.collection("tags");
     await c.createIndex({ tags: 1 }, { unique: true });
     await c.insertOne({ _id: 1, tags: ["a", "b"] } as Document);
-    await assert.rejects(c.insertOne({ _id: 2, tags: ["c", "b"] } as Document), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
+    await assert.rejects(
+      c.insertOne({ _id: 2, tags: ["c", "b"] } as Document),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
     assert.equal((await c.findOne({ tags: "b" }))?._id, 1);
   });
 });

@@ -1,9 +1,9 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import type { Collection, Document } from "mongodb";
-import { keyOf, keysetFilter, reversed, sortKeys, type SortKey } from "../../src/query/keyset.ts";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { keyOf, keysetFilter, reversed, type SortKey, sortKeys } from "../../src/query/keyset.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 // Keyset pages, as the framework's cursors send them, read about one page of index entries
 // however deep they lie: checked through explain on a collection with indexes, and against an
@@ -56,12 +56,16 @@ const SORTS: [Document, string][] = [
 function indexScans(stage: Document | undefined): Document[] {
   if (!stage) return [];
   if (stage.stage === "IXSCAN") return [stage];
-  return [...indexScans(stage.inputStage), ...((stage.inputStages as Document[] | undefined) ?? []).flatMap(indexScans)];
+  return [
+    ...indexScans(stage.inputStage),
+    ...((stage.inputStages as Document[] | undefined) ?? []).flatMap(indexScans),
+  ];
 }
 
 function hasStage(stage: Document | undefined, name: string): boolean {
   if (!stage) return false;
-  return stage.stage === name || hasStage(stage.inputStage, name) || ((stage.inputStages as Document[] | undefined) ?? []).some((s) => hasStage(s, name));
+  return stage.stage === name || hasStage(stage.inputStage, name) ||
+    ((stage.inputStages as Document[] | undefined) ?? []).some((s) => hasStage(s, name));
 }
 
 describe("embedded engine: keyset pages read one page of index entries", () => {
@@ -98,7 +102,13 @@ describe("embedded engine: keyset pages read one page of index entries", () => {
     const all = await plain.find(filter, { sort }).toArray();
     const firstKey = Object.keys(sort)[0];
     const nullish = all.find((r) => r[firstKey] === undefined || r[firstKey] === null);
-    return [all[0], all[Math.floor(all.length / 2)], all[all.length - PAGE], all[all.length - 1], ...(nullish ? [nullish] : [])];
+    return [
+      all[0],
+      all[Math.floor(all.length / 2)],
+      all[all.length - PAGE],
+      all[all.length - 1],
+      ...(nullish ? [nullish] : []),
+    ];
   }
 
   for (const [sort, indexName] of SORTS) {
@@ -114,17 +124,33 @@ describe("embedded engine: keyset pages read one page of index entries", () => {
             const { plan, stats, got } = await page(filter, order, PAGE + 1, label);
             if (stats.totalKeysExamined > 0) {
               // (Past the last record, a plan that reads nothing at all may win instead.)
-              assert.ok(!hasStage(plan, "SORT") && !hasStage(plan, "COLLSCAN"), `seed ${SEED}: ${label}: ${JSON.stringify(plan)}`);
-              assert.deepEqual([...new Set(indexScans(plan).map((s) => s.indexName))], [indexName], `seed ${SEED}: ${label}`);
+              assert.ok(
+                !hasStage(plan, "SORT") && !hasStage(plan, "COLLSCAN"),
+                `seed ${SEED}: ${label}: ${JSON.stringify(plan)}`,
+              );
+              assert.deepEqual(
+                [...new Set(indexScans(plan).map((s) => s.indexName))],
+                [indexName],
+                `seed ${SEED}: ${label}`,
+              );
             }
             // The q matches about two thirds of the rows: a page reads about 1.5 times its size.
             const budget = Object.keys(q).length ? 2 * (PAGE + 1) + SLACK : PAGE + 1 + SLACK;
-            assert.ok(stats.totalKeysExamined <= budget, `seed ${SEED}: ${label}: ${stats.totalKeysExamined} keys for ${got.length}`);
-            assert.ok(stats.totalDocsExamined <= budget, `seed ${SEED}: ${label}: ${stats.totalDocsExamined} docs for ${got.length}`);
+            assert.ok(
+              stats.totalKeysExamined <= budget,
+              `seed ${SEED}: ${label}: ${stats.totalKeysExamined} keys for ${got.length}`,
+            );
+            assert.ok(
+              stats.totalDocsExamined <= budget,
+              `seed ${SEED}: ${label}: ${stats.totalDocsExamined} docs for ${got.length}`,
+            );
             // Whether anything lies behind the page: the boundary or beyond it, read from the boundary.
             const behind = { $and: [q, keysetFilter(keys, key, side === "after" ? "before" : "after", true)] };
             const look = await page(behind, side === "after" ? reversed(keys) : sort, 1, `${label} behind`);
-            assert.ok(look.stats.totalKeysExamined <= 1 + SLACK, `seed ${SEED}: ${label} behind: ${look.stats.totalKeysExamined} keys`);
+            assert.ok(
+              look.stats.totalKeysExamined <= 1 + SLACK,
+              `seed ${SEED}: ${label} behind: ${look.stats.totalKeysExamined} keys`,
+            );
           }
         }
       });
@@ -138,7 +164,9 @@ describe("embedded engine: keyset pages read one page of index entries", () => {
     assert.equal(plan.stage, "LIMIT");
     assert.equal(plan.inputStage.stage, "FETCH");
     assert.equal(merge.stage, "SORT_MERGE");
-    assert.deepEqual(merge.inputStages.map((s: Document) => s.indexBounds.score), [["(7.5, -inf]"], ["[null, null]"], ["[7.5, 7.5]"]]);
+    assert.deepEqual(merge.inputStages.map((s: Document) => s.indexBounds.score), [["(7.5, -inf]"], ["[null, null]"], [
+      "[7.5, 7.5]",
+    ]]);
   });
 
   test("null bounds: {f: null} is decided by a single-key index; $ne: null keeps an empty array on a multikey one", async () => {
@@ -148,27 +176,46 @@ describe("embedded engine: keyset pages read one page of index entries", () => {
     assert.deepEqual(await indexed.find(nulls).toArray(), await plain.find(nulls).toArray());
     const mixed = conn.db.collection<Row>("mixed");
     await mixed.createIndex({ a: 1 });
-    await mixed.insertMany([{ _id: 1, a: [] }, { _id: 2, a: null }, { _id: 3 }, { _id: 4, a: 1 }, { _id: 5, a: [null, 2] }]);
+    await mixed.insertMany([{ _id: 1, a: [] }, { _id: 2, a: null }, { _id: 3 }, { _id: 4, a: 1 }, {
+      _id: 5,
+      a: [null, 2],
+    }]);
     assert.deepEqual((await mixed.find({ a: { $ne: null } }).toArray()).map((r) => r._id), [1, 4]);
     assert.equal(await mixed.countDocuments({ a: { $ne: null } }), 2);
   });
 
   test("a capped count stops reading at its cap, as count=estimated asks with a filter", async () => {
     const query = { group: { $in: ["a", "b", "c"] }, created_at: { $type: "date" } }; // every row, not decided by an index
-    const explained = await conn.db.command({ explain: { count: "indexed", query, limit: 100 }, verbosity: "executionStats" });
-    assert.ok(explained.executionStats.totalDocsExamined <= 100, `${explained.executionStats.totalDocsExamined} docs for a cap of 100`);
+    const explained = await conn.db.command({
+      explain: { count: "indexed", query, limit: 100 },
+      verbosity: "executionStats",
+    });
+    assert.ok(
+      explained.executionStats.totalDocsExamined <= 100,
+      `${explained.executionStats.totalDocsExamined} docs for a cap of 100`,
+    );
     assert.equal(await indexed.countDocuments(query, { limit: 100 }), 100);
     assert.equal(await indexed.countDocuments(query, { skip: 3990, limit: 100 }), 10);
   });
 
   test("_id ranges seek in the _id order: forward, backward, with a sort the _id order gives", async () => {
-    for (const [filter, sort] of [[{ _id: { $gt: 3000 } }, { _id: 1 }], [{ _id: { $lt: 1000 } }, { _id: -1 }], [{ _id: { $gte: 10, $lte: 20 } }, { _id: 1 }]] as const) {
+    for (
+      const [filter, sort] of [[{ _id: { $gt: 3000 } }, { _id: 1 }], [{ _id: { $lt: 1000 } }, { _id: -1 }], [{
+        _id: { $gte: 10, $lte: 20 },
+      }, { _id: 1 }]] as const
+    ) {
       const { plan, stats } = await page(filter, sort, 10, JSON.stringify(filter));
       const scan = indexScans(plan)[0];
       assert.equal(scan.indexName, "_id_");
-      assert.ok(stats.totalKeysExamined <= 10 && stats.totalDocsExamined <= 10, `${JSON.stringify(filter)}: ${JSON.stringify(stats)}`);
+      assert.ok(
+        stats.totalKeysExamined <= 10 && stats.totalDocsExamined <= 10,
+        `${JSON.stringify(filter)}: ${JSON.stringify(stats)}`,
+      );
     }
-    const count = await conn.db.command({ explain: { count: "indexed", query: { _id: { $gt: 3900 } } }, verbosity: "executionStats" });
+    const count = await conn.db.command({
+      explain: { count: "indexed", query: { _id: { $gt: 3900 } } },
+      verbosity: "executionStats",
+    });
     assert.equal(count.executionStats.totalDocsExamined, 0, "an _id range alone is counted by position");
     assert.equal(await indexed.countDocuments({ _id: { $gt: 3900 } }), 100);
   });

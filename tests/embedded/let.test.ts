@@ -1,7 +1,7 @@
-import { describe, test, before, after, beforeEach } from "node:test";
+import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Collection, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Collection, type Document, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 interface Item {
   _id: number;
@@ -32,10 +32,13 @@ describe("embedded engine: let variables", () => {
   });
 
   test("find reads a variable in $expr, also under $or, and evaluates let expressions once", async () => {
-    const found = await items.find({ $expr: { $gt: ["$stock", "$$least"] } }, { let: { least: 4 }, sort: { _id: 1 } }).toArray();
+    const found = await items.find({ $expr: { $gt: ["$stock", "$$least"] } }, { let: { least: 4 }, sort: { _id: 1 } })
+      .toArray();
     assert.deepEqual(found.map((d) => d._id), [1, 3]);
     const either = await items
-      .find({ $or: [{ $expr: { $eq: ["$name", "$$wanted"] } }, { stock: 0 }] }, { let: { wanted: { $concat: ["p", "ad"] } } })
+      .find({ $or: [{ $expr: { $eq: ["$name", "$$wanted"] } }, { stock: 0 }] }, {
+        let: { wanted: { $concat: ["p", "ad"] } },
+      })
       .toArray();
     assert.deepEqual(either.map((d) => d._id).sort(), [2, 3]);
   });
@@ -53,7 +56,9 @@ describe("embedded engine: let variables", () => {
 
   test("aggregate reads variables in its leading $match, later stages and a counting pipeline", async () => {
     const out = await items
-      .aggregate([{ $match: { $expr: { $lt: ["$stock", "$$cap"] } } }, { $project: { _id: 1, label: { $concat: ["$name", "$$suffix"] } } }, { $sort: { _id: 1 } }], {
+      .aggregate([{ $match: { $expr: { $lt: ["$stock", "$$cap"] } } }, {
+        $project: { _id: 1, label: { $concat: ["$name", "$$suffix"] } },
+      }, { $sort: { _id: 1 } }], {
         let: { cap: 10, suffix: "!" },
       })
       .toArray();
@@ -63,7 +68,9 @@ describe("embedded engine: let variables", () => {
   });
 
   test("updateMany and an update pipeline read variables", async () => {
-    const res = await items.updateMany({ $expr: { $eq: ["$stock", "$$empty"] } }, { $set: { out: true } }, { let: { empty: 0 } });
+    const res = await items.updateMany({ $expr: { $eq: ["$stock", "$$empty"] } }, { $set: { out: true } }, {
+      let: { empty: 0 },
+    });
     assert.equal(res.modifiedCount, 1);
     await items.updateOne({ _id: 3 }, [{ $set: { stock: { $add: ["$stock", "$$delta"] } } }], { let: { delta: 3 } });
     assert.equal((await items.findOne({ _id: 3 }))?.stock, 15);

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Document } from "mongodb";
-import { connectTarget, externalUri, type Connected } from "./helpers.ts";
+import { type Document, MongoServerError } from "mongodb";
+import { type Connected, connectTarget, externalUri } from "./helpers.ts";
 
 /** A small document limit keeps the oversize cases cheap; MongoDB's own is 16 MiB. */
 const MAX = 256 * 1024;
@@ -26,7 +26,9 @@ function nested(levels: number, leaf: Document = { x: 1 }): Document {
 }
 
 /** Document limits: what MongoDB refuses to store, the engine refuses too. */
-describe("embedded engine: document limits", { skip: externalUri !== undefined && "needs the engine's configurable limit" }, () => {
+describe("embedded engine: document limits", {
+  skip: externalUri !== undefined && "needs the engine's configurable limit",
+}, () => {
   let conn: Connected;
 
   before(async () => {
@@ -64,14 +66,30 @@ describe("embedded engine: document limits", { skip: externalUri !== undefined &
     await c.insertOne({ _id: 1, ...nested(100) } as Document);
     // Empty documents and arrays add no level: this one is 100 levels deep.
     await c.insertOne({ _id: 2, ...nested(100, { x: {}, y: [] }) } as Document);
-    await assert.rejects(c.insertOne({ _id: 3, ...nested(101) } as Document), serverError(15, /exceeds 100 levels of nesting/));
-    const batch = await conn.db.command({ insert: "depth", ordered: false, documents: [{ _id: 4, d: nested(150) }, { _id: 5 }] });
+    await assert.rejects(
+      c.insertOne({ _id: 3, ...nested(101) } as Document),
+      serverError(15, /exceeds 100 levels of nesting/),
+    );
+    const batch = await conn.db.command({
+      insert: "depth",
+      ordered: false,
+      documents: [{ _id: 4, d: nested(150) }, { _id: 5 }],
+    });
     assert.equal(batch.n, 1);
     assert.deepEqual(batch.writeErrors.map((e: Document) => [e.index, e.code]), [[0, 15]]);
-    await assert.rejects(c.updateOne({ _id: 5 } as Document, { $set: { d: nested(100) } }), serverError(15, /levels of nesting/));
+    await assert.rejects(
+      c.updateOne({ _id: 5 } as Document, { $set: { d: nested(100) } }),
+      serverError(15, /levels of nesting/),
+    );
     const innermost = "d.".repeat(99);
-    await assert.rejects(c.updateOne({ _id: 2 } as Document, { $set: { [innermost + "x"]: { z: 1 } } }), serverError(15, /levels of nesting/));
-    await assert.rejects(c.updateOne({ _id: 2 } as Document, { $push: { [innermost + "y"]: [] } } as Document), serverError(15, /levels of nesting/));
+    await assert.rejects(
+      c.updateOne({ _id: 2 } as Document, { $set: { [innermost + "x"]: { z: 1 } } }),
+      serverError(15, /levels of nesting/),
+    );
+    await assert.rejects(
+      c.updateOne({ _id: 2 } as Document, { $push: { [innermost + "y"]: [] } } as Document),
+      serverError(15, /levels of nesting/),
+    );
     await c.updateOne({ _id: 2 } as Document, { $set: { [innermost + "z"]: 1 } });
     assert.deepEqual((await c.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id), [1, 2, 5]);
     assert.deepEqual(await c.findOne({ _id: 5 } as Document), { _id: 5 });

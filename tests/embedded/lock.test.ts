@@ -1,6 +1,6 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
@@ -134,31 +134,35 @@ describe("data-folder lock", { skip }, () => {
     parent.kill("SIGKILL");
   });
 
-  test("restarts at once after a wrapper's whole process group is SIGKILLed, five times", { timeout: 120_000 }, async (t) => {
-    const folder = fresh();
-    const acknowledged: number[] = [];
-    let zombies = 0;
-    for (let round = 0; round < 5; round++) {
-      // Like `npm start`: a shell that runs the engine as its child, in a group of their own.
-      const wrapper = spawn("sh", ["-c", `${engineCommand(folder)}; exit $?`], {
-        cwd: ROOT,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      children.push(wrapper);
-      const closed = new Promise((resolve) => wrapper.once("close", resolve));
-      const [uri] = await readLines(wrapper, (seen) => seen.length >= 1);
-      const enginePid = await firstChild(wrapper.pid!);
-      acknowledged.push(...(await writeAcknowledged(uri, acknowledged.length + 1, 10)));
+  test(
+    "restarts at once after a wrapper's whole process group is SIGKILLed, five times",
+    { timeout: 120_000 },
+    async (t) => {
+      const folder = fresh();
+      const acknowledged: number[] = [];
+      let zombies = 0;
+      for (let round = 0; round < 5; round++) {
+        // Like `npm start`: a shell that runs the engine as its child, in a group of their own.
+        const wrapper = spawn("sh", ["-c", `${engineCommand(folder)}; exit $?`], {
+          cwd: ROOT,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        children.push(wrapper);
+        const closed = new Promise((resolve) => wrapper.once("close", resolve));
+        const [uri] = await readLines(wrapper, (seen) => seen.length >= 1);
+        const enginePid = await firstChild(wrapper.pid!);
+        acknowledged.push(...(await writeAcknowledged(uri, acknowledged.length + 1, 10)));
 
-      process.kill(-wrapper.pid!, "SIGKILL");
-      // Every descriptor of the group is closed (the pipes report it); the engine may not be reaped.
-      await closed;
-      if ((await processState(enginePid)) === "Z") zombies++;
-      await restartAndCheck(folder, acknowledged);
-    }
-    t.diagnostic(`the killed engine was still a zombie at ${zombies} of 5 restarts`);
-  });
+        process.kill(-wrapper.pid!, "SIGKILL");
+        // Every descriptor of the group is closed (the pipes report it); the engine may not be reaped.
+        await closed;
+        if ((await processState(enginePid)) === "Z") zombies++;
+        await restartAndCheck(folder, acknowledged);
+      }
+      t.diagnostic(`the killed engine was still a zombie at ${zombies} of 5 restarts`);
+    },
+  );
 
   test("a second live engine is refused with the owner's pid, and the first keeps the folder", async () => {
     const folder = fresh();
@@ -166,7 +170,9 @@ describe("data-folder lock", { skip }, () => {
     try {
       await assert.rejects(
         startEmbeddedEngine({ dataDir: folder }),
-        new RegExp(`^Error: Data directory .+ is in use by another engine \\(pid ${process.pid}\\)\\. Stop it or choose another DATA_DIR\\.$`),
+        new RegExp(
+          `^Error: Data directory .+ is in use by another engine \\(pid ${process.pid}\\)\\. Stop it or choose another DATA_DIR\\.$`,
+        ),
       );
       assert.deepEqual(await writeAcknowledged(engine.uri, 1, 1), [1]);
     } finally {

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Decimal128, Double, Int32, Long, MongoServerError, type Collection, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Collection, Decimal128, type Document, Double, Int32, Long, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 type Doc = { _id: number; [field: string]: unknown };
 
@@ -28,7 +28,8 @@ describe("embedded engine: numbers of every width", () => {
     await conn.close();
   });
 
-  const ids = async (filter: Document, sort: Document = { _id: 1 }) => (await nums.find(filter).sort(sort).toArray()).map((d) => d._id);
+  const ids = async (filter: Document, sort: Document = { _id: 1 }) =>
+    (await nums.find(filter).sort(sort).toArray()).map((d) => d._id);
 
   test("equality and $in match every numeric type by value, never the string", async () => {
     assert.deepEqual(await ids({ n: 5 }), [1, 2, 3, 4]);
@@ -60,8 +61,16 @@ describe("embedded engine: numbers of every width", () => {
 
   test("$inc, $mul, $min and $max on a Long keep a Long; with a double they give a double", async () => {
     const c = conn.db.collection<Doc>("counters");
-    await c.insertOne({ _id: 1, a: Long.fromNumber(10), b: Long.fromNumber(10), d: Decimal128.fromString("1.10"), m: Long.fromNumber(7) });
-    await c.updateOne({ _id: 1 }, { $inc: { a: 5, b: 0.5, d: Decimal128.fromString("0.05"), fresh: Long.fromNumber(3) } as Document });
+    await c.insertOne({
+      _id: 1,
+      a: Long.fromNumber(10),
+      b: Long.fromNumber(10),
+      d: Decimal128.fromString("1.10"),
+      m: Long.fromNumber(7),
+    });
+    await c.updateOne({ _id: 1 }, {
+      $inc: { a: 5, b: 0.5, d: Decimal128.fromString("0.05"), fresh: Long.fromNumber(3) } as Document,
+    });
     await c.updateOne({ _id: 1 }, { $mul: { m: Long.fromNumber(3) }, $max: { a: 100 } } as Document);
     const raw = (await c.findOne({ _id: 1 }, { promoteLongs: false, promoteValues: false })) as Document | null;
     assert.ok(raw);
@@ -71,14 +80,20 @@ describe("embedded engine: numbers of every width", () => {
     assert.equal(raw.d.toString(), "1.15");
     assert.ok(raw.fresh instanceof Long && raw.fresh.toNumber() === 3, "a missing field takes the Long amount");
     assert.ok(raw.m instanceof Long && raw.m.toNumber() === 21);
-    const counter = await c.findOneAndUpdate({ _id: 1 }, { $inc: { fresh: 1 } as Document }, { returnDocument: "after", promoteLongs: false });
+    const counter = await c.findOneAndUpdate({ _id: 1 }, { $inc: { fresh: 1 } as Document }, {
+      returnDocument: "after",
+      promoteLongs: false,
+    });
     assert.ok(counter?.fresh instanceof Long && counter.fresh.toNumber() === 4);
   });
 
   test("a Long overflow is refused and leaves the document unchanged", async () => {
     const c = conn.db.collection<Doc>("overflow");
     await c.insertOne({ _id: 1, n: Long.MAX_VALUE });
-    await assert.rejects(c.updateOne({ _id: 1 }, { $inc: { n: 1 } as Document }), (e: MongoServerError) => e.code === 2 && /overflow/.test(e.message));
+    await assert.rejects(
+      c.updateOne({ _id: 1 }, { $inc: { n: 1 } as Document }),
+      (e: MongoServerError) => e.code === 2 && /overflow/.test(e.message),
+    );
     const doc = await c.findOne({ _id: 1 }, { promoteLongs: false });
     assert.ok(doc?.n instanceof Long && doc.n.equals(Long.MAX_VALUE));
   });

@@ -1,11 +1,11 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MongoServerError, ObjectId, type Collection, type Document } from "mongodb";
+import { type Collection, type Document, MongoServerError, ObjectId } from "mongodb";
 import type { Change, ChangeSink } from "../../src/embedded/changes.ts";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Documents keyed by number, as these tests insert them. */
 type Row = { _id: number; [field: string]: unknown };
@@ -121,9 +121,14 @@ describe("embedded engine: ordered indexes, through explain", () => {
     assert.deepEqual(stages(explained.queryPlanner.winningPlan), ["COUNT", "COUNT_SCAN"]);
     assert.equal(explained.executionStats.totalDocsExamined, 0);
     assert.equal(await c.countDocuments(query), 200);
-    const agg = planOf(await c.aggregate([{ $match: query }, { $group: { _id: 1, n: { $sum: 1 } } }]).explain("executionStats"));
+    const agg = planOf(
+      await c.aggregate([{ $match: query }, { $group: { _id: 1, n: { $sum: 1 } } }]).explain("executionStats"),
+    );
     assert.equal(agg.stats.totalDocsExamined, 0);
-    const partial = await conn.db.command({ explain: { count: "people", query: { ...query, score: 3 } }, verbosity: "executionStats" });
+    const partial = await conn.db.command({
+      explain: { count: "people", query: { ...query, score: 3 } },
+      verbosity: "executionStats",
+    });
     assert.ok(partial.executionStats.totalDocsExamined > 0, "a filter on an unindexed field must read documents");
   });
 
@@ -138,7 +143,10 @@ describe("embedded engine: ordered indexes, through explain", () => {
     const explained = await c.find({ age: 5 }).explain("queryPlanner");
     assert.equal(explained.executionStats, undefined);
     assert.equal(findStage(explained.queryPlanner.winningPlan, "IXSCAN")!.indexName, "age_1");
-    await assert.rejects(conn.db.command({ explain: { distinct: "people", key: "age" } }), (e: unknown) => e instanceof MongoServerError && /find, count and aggregate/.test(e.message));
+    await assert.rejects(
+      conn.db.command({ explain: { distinct: "people", key: "age" } }),
+      (e: unknown) => e instanceof MongoServerError && /find, count and aggregate/.test(e.message),
+    );
     const { version } = await conn.client.db("admin").command({ buildInfo: 1 });
     assert.equal(explained.serverInfo.version, version, "explain names the version buildInfo reports");
   });
@@ -148,7 +156,10 @@ describe("embedded engine: ordered indexes follow MongoDB's order and semantics"
   let conn: Connected;
   const oid = new ObjectId("000000000000000000000001");
   const values: unknown[] = [3, "b", null, 2.5, { x: 1 }, true, new Date(5), oid, "a", -1, [7, "z"], []];
-  const docs = [...values.map((v, i) => ({ _id: i, v })), { _id: 100 }, { _id: 101, v: [1, 1, 2] }, { _id: 102, v: [0, 9] }];
+  const docs = [...values.map((v, i) => ({ _id: i, v })), { _id: 100 }, { _id: 101, v: [1, 1, 2] }, {
+    _id: 102,
+    v: [0, 9],
+  }];
 
   before(async () => {
     conn = await connectTarget("ordered_types");
@@ -161,7 +172,17 @@ describe("embedded engine: ordered indexes follow MongoDB's order and semantics"
   });
 
   test("sorts, ranges and null lookups agree with a scan across types, null, missing and arrays", async () => {
-    const filters: Document[] = [{}, { v: null }, { v: { $gt: 2 } }, { v: { $lte: "b" } }, { v: { $gte: new Date(0) } }, { v: { $in: [1, "a", null] } }, { v: /^[a-z]/ }, { v: 7 }, { v: { $exists: false } }];
+    const filters: Document[] = [
+      {},
+      { v: null },
+      { v: { $gt: 2 } },
+      { v: { $lte: "b" } },
+      { v: { $gte: new Date(0) } },
+      { v: { $in: [1, "a", null] } },
+      { v: /^[a-z]/ },
+      { v: 7 },
+      { v: { $exists: false } },
+    ];
     for (const filter of filters) {
       for (const sort of [{ v: 1, _id: 1 }, { v: -1, _id: -1 }] as Document[]) {
         const want = await conn.db.collection<Row>("plain").find(filter, { sort }).toArray();
@@ -169,7 +190,9 @@ describe("embedded engine: ordered indexes follow MongoDB's order and semantics"
         assert.deepEqual(got, want, `${JSON.stringify(filter)} ${JSON.stringify(sort)}`);
       }
     }
-    const ids = (await conn.db.collection<Row>("indexed").find({}, { sort: { v: 1, _id: 1 } }).toArray()).map((d) => d._id);
+    const ids = (await conn.db.collection<Row>("indexed").find({}, { sort: { v: 1, _id: 1 } }).toArray()).map((d) =>
+      d._id
+    );
     // MongoDB's order: null and missing (and []), numbers (arrays by their smallest element), strings, objects, ObjectId, booleans, dates.
     assert.deepEqual(ids, [2, 11, 100, 9, 102, 101, 3, 0, 10, 8, 1, 4, 7, 5, 6]);
   });
@@ -189,10 +212,20 @@ describe("embedded engine: ordered indexes follow MongoDB's order and semantics"
     const u = conn.db.collection<Row>("unique");
     await u.createIndex({ a: 1, b: -1 }, { unique: true });
     await u.insertMany([{ _id: 1, a: 1, b: 1 }, { _id: 2, a: 1, b: 2 }]);
-    await assert.rejects(u.insertOne({ _id: 3, a: 1.0, b: 2 }), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
-    await assert.rejects(u.updateOne({ _id: 1 }, { $set: { b: 2 } }), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
+    await assert.rejects(
+      u.insertOne({ _id: 3, a: 1.0, b: 2 }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
+    await assert.rejects(
+      u.updateOne({ _id: 1 }, { $set: { b: 2 } }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
     await u.updateOne({ _id: 1 }, { $set: { b: 3 } });
-    assert.deepEqual(await u.find({ a: 1 }, { sort: { b: -1 } }).toArray(), [{ _id: 1, a: 1, b: 3 }, { _id: 2, a: 1, b: 2 }]);
+    assert.deepEqual(await u.find({ a: 1 }, { sort: { b: -1 } }).toArray(), [{ _id: 1, a: 1, b: 3 }, {
+      _id: 2,
+      a: 1,
+      b: 2,
+    }]);
   });
 });
 
@@ -211,10 +244,12 @@ describe("embedded engine: indexes stay consistent through writes, rollback, rec
   /** Indexed reads of `c` equal a scan's (the hint-free plan uses the index). */
   async function assertConsistent(c: Collection<Row>): Promise<void> {
     const all = await c.find({}, { sort: { _id: 1 } }).toArray();
-    for (const [filter, match] of [
-      [{ k: { $gte: 10, $lt: 40 } }, (d: Document) => typeof d.k === "number" && d.k >= 10 && d.k < 40],
-      [{ k: { $in: [5, 77] } }, (d: Document) => d.k === 5 || d.k === 77],
-    ] as const) {
+    for (
+      const [filter, match] of [
+        [{ k: { $gte: 10, $lt: 40 } }, (d: Document) => typeof d.k === "number" && d.k >= 10 && d.k < 40],
+        [{ k: { $in: [5, 77] } }, (d: Document) => d.k === 5 || d.k === 77],
+      ] as const
+    ) {
       assert.deepEqual(await c.find(filter, { sort: { _id: 1 } }).toArray(), all.filter(match));
       assert.equal(await c.countDocuments(filter), all.filter(match).length);
     }

@@ -1,8 +1,8 @@
-import { describe, test, before, after, beforeEach } from "node:test";
+import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoClient, MongoServerError, type Collection } from "mongodb";
+import { type Collection, MongoClient, MongoServerError } from "mongodb";
 import { startEmbeddedEngine } from "../../src/embedded/mod.ts";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 interface Sale {
   _id: number;
@@ -54,7 +54,10 @@ describe("embedded engine: $out and $merge", () => {
     await totals.createIndex({ total: 1 }, { name: "by_total" });
     const returned = await sales.aggregate([...byRegion, { $out: "totals" }]).toArray();
     assert.deepEqual(returned, []);
-    assert.deepEqual(await totals.find().sort({ _id: 1 }).toArray(), [{ _id: "north", total: 6 }, { _id: "south", total: 7 }]);
+    assert.deepEqual(await totals.find().sort({ _id: 1 }).toArray(), [{ _id: "north", total: 6 }, {
+      _id: "south",
+      total: 7,
+    }]);
     assert.ok((await totals.indexes()).some((i) => i.name === "by_total"));
     // The index is maintained: a read through it sees the new documents.
     assert.deepEqual(await totals.find({ total: { $gt: 6 } }).hint("by_total").toArray(), [{ _id: "south", total: 7 }]);
@@ -63,13 +66,16 @@ describe("embedded engine: $out and $merge", () => {
   test("$out is all or nothing: a unique-index violation leaves the target unchanged", async () => {
     await totals.insertOne({ _id: "keep", total: 1 });
     await totals.createIndex({ total: 1 }, { unique: true });
-    const error = await failure(sales.aggregate([{ $project: { total: { $literal: 3 } } }, { $out: "totals" }]).toArray());
+    const error = await failure(
+      sales.aggregate([{ $project: { total: { $literal: 3 } } }, { $out: "totals" }]).toArray(),
+    );
     assert.equal(error.code, 11000);
     assert.deepEqual(await totals.find().toArray(), [{ _id: "keep", total: 1 }]);
   });
 
   test("$out into {db, coll} of the same database, and documents without _id get one", async () => {
-    await sales.aggregate([{ $project: { _id: 0, region: 1 } }, { $out: { db: conn.db.databaseName, coll: "totals" } }]).toArray();
+    await sales.aggregate([{ $project: { _id: 0, region: 1 } }, { $out: { db: conn.db.databaseName, coll: "totals" } }])
+      .toArray();
     const docs = await totals.find().toArray();
     assert.equal(docs.length, 3);
     assert.equal(new Set(docs.map((d) => String(d._id))).size, 3);
@@ -87,37 +93,69 @@ describe("embedded engine: $out and $merge", () => {
 
   test("$merge whenMatched replace / keepExisting and whenNotMatched discard", async () => {
     await totals.insertMany([{ _id: "north", note: "old" }]);
-    await sales.aggregate([...byRegion, { $merge: { into: "totals", whenMatched: "replace", whenNotMatched: "discard" } }]).toArray();
+    await sales.aggregate([...byRegion, {
+      $merge: { into: "totals", whenMatched: "replace", whenNotMatched: "discard" },
+    }]).toArray();
     assert.deepEqual(await totals.find().toArray(), [{ _id: "north", total: 6 }]);
-    await sales.aggregate([{ $group: { _id: "$region", total: { $max: 100 } } }, { $merge: { into: "totals", whenMatched: "keepExisting" } }]).toArray();
-    assert.deepEqual(await totals.find().sort({ _id: 1 }).toArray(), [{ _id: "north", total: 6 }, { _id: "south", total: 100 }]);
+    await sales.aggregate([{ $group: { _id: "$region", total: { $max: 100 } } }, {
+      $merge: { into: "totals", whenMatched: "keepExisting" },
+    }]).toArray();
+    assert.deepEqual(await totals.find().sort({ _id: 1 }).toArray(), [{ _id: "north", total: 6 }, {
+      _id: "south",
+      total: 100,
+    }]);
   });
 
   test("$merge whenMatched fail and whenNotMatched fail report errors", async () => {
     await totals.insertOne({ _id: "north", total: 0 });
-    const matched = await failure(sales.aggregate([...byRegion, { $merge: { into: "totals", whenMatched: "fail" } }]).toArray());
+    const matched = await failure(
+      sales.aggregate([...byRegion, { $merge: { into: "totals", whenMatched: "fail" } }]).toArray(),
+    );
     assert.equal(matched.code, 11000);
-    const notMatched = await failure(sales.aggregate([...byRegion, { $merge: { into: "totals", whenNotMatched: "fail" } }]).toArray());
+    const notMatched = await failure(
+      sales.aggregate([...byRegion, { $merge: { into: "totals", whenNotMatched: "fail" } }]).toArray(),
+    );
     assert.equal(notMatched.code, 13113);
   });
 
   test("$merge with a pipeline, $$new and the stage's let", async () => {
     await totals.insertMany([{ _id: "north", total: 1, runs: 1 }]);
-    await sales.aggregate([...byRegion, { $merge: { into: "totals", whenMatched: [{ $set: { total: { $add: ["$total", "$$new.total"] }, runs: { $add: ["$runs", 1] } } }] } }]).toArray();
-    assert.deepEqual(await totals.find().sort({ _id: 1 }).toArray(), [{ _id: "north", total: 7, runs: 2 }, { _id: "south", total: 7 }]);
+    await sales.aggregate([...byRegion, {
+      $merge: {
+        into: "totals",
+        whenMatched: [{ $set: { total: { $add: ["$total", "$$new.total"] }, runs: { $add: ["$runs", 1] } } }],
+      },
+    }]).toArray();
+    assert.deepEqual(await totals.find().sort({ _id: 1 }).toArray(), [{ _id: "north", total: 7, runs: 2 }, {
+      _id: "south",
+      total: 7,
+    }]);
     await sales
-      .aggregate([...byRegion, { $merge: { into: "totals", let: { add: "$total" }, whenMatched: [{ $set: { total: { $add: ["$total", "$$add"] } } }], whenNotMatched: "discard" } }])
+      .aggregate([...byRegion, {
+        $merge: {
+          into: "totals",
+          let: { add: "$total" },
+          whenMatched: [{ $set: { total: { $add: ["$total", "$$add"] } } }],
+          whenNotMatched: "discard",
+        },
+      }])
       .toArray();
     assert.deepEqual((await totals.find().sort({ _id: 1 }).toArray()).map((d) => d.total), [13, 14]);
   });
 
   test("$merge on a field needs a unique index on it, then matches through it", async () => {
     await totals.insertOne({ _id: 1, code: "north", total: 0 });
-    const noIndex = await failure(sales.aggregate([{ $group: { _id: null, code: { $first: "north" } } }, { $project: { _id: 0, code: 1 } }, { $merge: { into: "totals", on: "code" } }]).toArray());
+    const noIndex = await failure(
+      sales.aggregate([{ $group: { _id: null, code: { $first: "north" } } }, { $project: { _id: 0, code: 1 } }, {
+        $merge: { into: "totals", on: "code" },
+      }]).toArray(),
+    );
     assert.equal(noIndex.code, 51183);
     await totals.createIndex({ code: 1 }, { unique: true });
     await sales
-      .aggregate([{ $group: { _id: "$region", total: { $sum: "$amount" } } }, { $project: { _id: 0, code: "$_id", total: 1 } }, { $merge: { into: "totals", on: "code" } }])
+      .aggregate([{ $group: { _id: "$region", total: { $sum: "$amount" } } }, {
+        $project: { _id: 0, code: "$_id", total: 1 },
+      }, { $merge: { into: "totals", on: "code" } }])
       .toArray();
     const docs = await totals.find().sort({ code: 1 }).toArray();
     assert.deepEqual(docs.map((d) => [d.code, d.total]), [["north", 6], ["south", 7]]);

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** The framework's hot path: a page via find(skip/limit) plus countDocuments, concurrently. */
 describe("embedded engine: pagination", () => {
@@ -11,7 +11,9 @@ describe("embedded engine: pagination", () => {
   before(async () => {
     conn = await connectTarget("paging");
     const c = conn.db.collection("rows");
-    await c.insertMany(Array.from({ length: N }, (_, i) => ({ _id: i + 1, even: i % 2 === 1, name: `row ${i + 1}` })) as Document[]);
+    await c.insertMany(
+      Array.from({ length: N }, (_, i) => ({ _id: i + 1, even: i % 2 === 1, name: `row ${i + 1}` })) as Document[],
+    );
   });
   after(async () => {
     await conn.close();
@@ -31,19 +33,27 @@ describe("embedded engine: pagination", () => {
 
   test("descending pages and filtered pages", async () => {
     const c = conn.db.collection("rows");
-    assert.deepEqual((await c.find({}, { sort: { _id: -1 }, skip: 5, limit: 3 }).toArray()).map((d) => d._id), [1995, 1994, 1993]);
+    assert.deepEqual((await c.find({}, { sort: { _id: -1 }, skip: 5, limit: 3 }).toArray()).map((d) => d._id), [
+      1995,
+      1994,
+      1993,
+    ]);
     const [page, total] = await Promise.all([
       c.find({ even: true }, { skip: 10, limit: 3 }).toArray(),
       c.countDocuments({ even: true }),
     ]);
     assert.equal(total, N / 2);
     assert.deepEqual(page.map((d) => d._id), [22, 24, 26]);
-    assert.deepEqual((await c.find({ even: true }, { sort: { _id: -1 }, limit: 2 }).toArray()).map((d) => d._id), [2000, 1998]);
+    assert.deepEqual((await c.find({ even: true }, { sort: { _id: -1 }, limit: 2 }).toArray()).map((d) => d._id), [
+      2000,
+      1998,
+    ]);
   });
 
   test("pages sorted by another field keep only what they need, with _id breaking ties", async () => {
     const c = conn.db.collection("rows");
-    const page = await c.find({}, { sort: { even: -1, name: 1 }, skip: 2, limit: 3, projection: { name: 1 } }).toArray();
+    const page = await c.find({}, { sort: { even: -1, name: 1 }, skip: 2, limit: 3, projection: { name: 1 } })
+      .toArray();
     assert.deepEqual(page, [
       { _id: 1000, name: "row 1000" },
       { _id: 1002, name: "row 1002" },

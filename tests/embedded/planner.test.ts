@@ -1,8 +1,8 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
 import { planStats } from "../../src/embedded/query/plan.ts";
-import { connectTarget, externalUri, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget, externalUri } from "./helpers.ts";
 
 const N = 3000;
 const USERS = 100;
@@ -15,49 +15,57 @@ async function work<T>(run: () => Promise<T>): Promise<{ result: T; examined: nu
 }
 
 /** Which documents a read looks at: index lookups instead of scans, no needless sorting. */
-describe("embedded engine: query planning", { skip: externalUri !== undefined && "counts the engine's own work" }, () => {
-  let conn: Connected;
-  const posts = Array.from({ length: N }, (_, i) => ({ _id: i, user_id: i % USERS, title: `post ${i}` }));
+describe(
+  "embedded engine: query planning",
+  { skip: externalUri !== undefined && "counts the engine's own work" },
+  () => {
+    let conn: Connected;
+    const posts = Array.from({ length: N }, (_, i) => ({ _id: i, user_id: i % USERS, title: `post ${i}` }));
 
-  before(async () => {
-    conn = await connectTarget("planner");
-    const c = conn.db.collection("posts");
-    await c.createIndex({ user_id: 1 });
-    await c.insertMany(posts as Document[]);
-  });
-  after(async () => {
-    await conn.close();
-  });
+    before(async () => {
+      conn = await connectTarget("planner");
+      const c = conn.db.collection("posts");
+      await c.createIndex({ user_id: 1 });
+      await c.insertMany(posts as Document[]);
+    });
+    after(async () => {
+      await conn.close();
+    });
 
-  test("conditions inside a top-level $and narrow the read through an index, as the framework sends them", async () => {
-    const c = conn.db.collection("posts");
-    const filter = { $and: [{ user_id: 2 }, { title: { $regex: "^post 1" } }] };
-    const expected = posts.filter((p) => p.user_id === 2 && p.title.startsWith("post 1")).map((p) => p._id);
-    const { result, examined } = await work(() => c.find(filter as Document).toArray());
-    assert.deepEqual(result.map((d) => d._id), expected);
-    assert.ok(examined <= N / USERS, `${examined} documents examined`);
+    test("conditions inside a top-level $and narrow the read through an index, as the framework sends them", async () => {
+      const c = conn.db.collection("posts");
+      const filter = { $and: [{ user_id: 2 }, { title: { $regex: "^post 1" } }] };
+      const expected = posts.filter((p) => p.user_id === 2 && p.title.startsWith("post 1")).map((p) => p._id);
+      const { result, examined } = await work(() => c.find(filter as Document).toArray());
+      assert.deepEqual(result.map((d) => d._id), expected);
+      assert.ok(examined <= N / USERS, `${examined} documents examined`);
 
-    const byId = await work(() => c.find({ $and: [{ $and: [{ _id: { $in: [7, 5, 9000] } }] }, { title: /post/ }] } as Document).toArray());
-    assert.deepEqual(byId.result.map((d) => d._id), [5, 7]);
-    assert.ok(byId.examined <= 2, `${byId.examined} documents examined`);
+      const byId = await work(() =>
+        c.find({ $and: [{ $and: [{ _id: { $in: [7, 5, 9000] } }] }, { title: /post/ }] } as Document).toArray()
+      );
+      assert.deepEqual(byId.result.map((d) => d._id), [5, 7]);
+      assert.ok(byId.examined <= 2, `${byId.examined} documents examined`);
 
-    const counted = await work(() => c.countDocuments({ $and: [{ user_id: 3 }] }));
-    assert.equal(counted.result, N / USERS);
-    assert.equal(counted.examined, 0);
-  });
+      const counted = await work(() => c.countDocuments({ $and: [{ user_id: 3 }] }));
+      assert.equal(counted.result, N / USERS);
+      assert.equal(counted.examined, 0);
+    });
 
-  test("other terms next to $and still apply", async () => {
-    const c = conn.db.collection("posts");
-    const ids = async (filter: Document) => (await c.find(filter).toArray()).map((d) => d._id);
-    assert.deepEqual(await ids({ user_id: 2, $and: [{ user_id: 3 }] }), []);
-    assert.deepEqual(await ids({ $and: [{ user_id: 2 }], $or: [{ _id: 102 }, { _id: 103 }] }), [102]);
-    assert.deepEqual(await ids({ $and: [{ user_id: { $in: [1, 2] } }, { _id: { $lt: 150 } }] }), [1, 2, 101, 102]);
-    assert.equal(await c.countDocuments({ $and: [{ user_id: 4 }, { _id: { $gte: 2900 } }] } as Document), 1);
-  });
-});
+    test("other terms next to $and still apply", async () => {
+      const c = conn.db.collection("posts");
+      const ids = async (filter: Document) => (await c.find(filter).toArray()).map((d) => d._id);
+      assert.deepEqual(await ids({ user_id: 2, $and: [{ user_id: 3 }] }), []);
+      assert.deepEqual(await ids({ $and: [{ user_id: 2 }], $or: [{ _id: 102 }, { _id: 103 }] }), [102]);
+      assert.deepEqual(await ids({ $and: [{ user_id: { $in: [1, 2] } }, { _id: { $lt: 150 } }] }), [1, 2, 101, 102]);
+      assert.equal(await c.countDocuments({ $and: [{ user_id: 4 }, { _id: { $gte: 2900 } }] } as Document), 1);
+    });
+  },
+);
 
 /** An index key's documents come back in `_id` order through every kind of write. */
-describe("embedded engine: non-unique index order", { skip: externalUri !== undefined && "counts the engine's own work" }, () => {
+describe("embedded engine: non-unique index order", {
+  skip: externalUri !== undefined && "counts the engine's own work",
+}, () => {
   let conn: Connected;
 
   before(async () => {

@@ -1,10 +1,10 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Db, type Document } from "mongodb";
+import { type Db, type Document, MongoServerError } from "mongodb";
 import type { Change, ChangeSink } from "../../src/embedded/changes.ts";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
 import { Ledger } from "../../src/embedded/store/ledger.ts";
-import { connectTarget, externalUri, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget, externalUri } from "./helpers.ts";
 
 interface Pending {
   changes: readonly Change[];
@@ -73,7 +73,9 @@ function sorted(state: Record<string, Document[]>): Record<string, Document[]> {
 const refused = (e: unknown): boolean => e instanceof MongoServerError && /disk full/.test(e.message);
 
 /** A write the sink refuses is undone in memory before the client hears of the failure. */
-describe("embedded engine: writes the sink refuses", { skip: externalUri !== undefined && "injects a failing sink into the engine" }, () => {
+describe("embedded engine: writes the sink refuses", {
+  skip: externalUri !== undefined && "injects a failing sink into the engine",
+}, () => {
   let conn: Connected;
   const sink = new TestSink();
 
@@ -114,7 +116,10 @@ describe("embedded engine: writes the sink refuses", { skip: externalUri !== und
     // The index followed every undo: lookups and uniqueness answer as before.
     assert.deepEqual(await c.find({ n: 2 }).toArray(), [{ _id: 2, n: 2 }]);
     assert.equal(await c.countDocuments({ n: 11 }), 0);
-    await assert.rejects(c.insertOne({ _id: 5, n: 1 } as Document), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
+    await assert.rejects(
+      c.insertOne({ _id: 5, n: 1 } as Document),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
   });
 
   test("collection, index and database changes are undone", async () => {
@@ -128,7 +133,10 @@ describe("embedded engine: writes the sink refuses", { skip: externalUri !== und
     await refusedWhileFailing(() => kept.dropIndex("k_unique"));
     await refusedWhileFailing(() => conn.db.dropDatabase());
     assert.deepEqual((await kept.indexes()).map((i) => i.name), ["_id_", "k_unique"]);
-    await assert.rejects(kept.insertOne({ _id: 2, k: 1 } as Document), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
+    await assert.rejects(
+      kept.insertOne({ _id: 2, k: 1 } as Document),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
   });
 
   test("overlapping writes to one document end as a restart would see them, whatever fails", async () => {
@@ -171,10 +179,18 @@ describe("embedded engine: writes the sink refuses", { skip: externalUri !== und
 /** The chains behind the rollback, on one piece of state. */
 describe("embedded engine: undo ledger", () => {
   test("each outcome order restores what the durable writes leave, and nothing stays pending", () => {
-    for (const [firstOk, secondOk, firstSettlesFirst] of [
-      [false, true, true], [true, false, true], [false, false, true], [true, true, true],
-      [false, true, false], [true, false, false], [false, false, false], [true, true, false],
-    ]) {
+    for (
+      const [firstOk, secondOk, firstSettlesFirst] of [
+        [false, true, true],
+        [true, false, true],
+        [false, false, true],
+        [true, true, true],
+        [false, true, false],
+        [true, false, false],
+        [false, false, false],
+        [true, true, false],
+      ]
+    ) {
       const ledger = new Ledger();
       let state = "v0";
       const slot = [{}, "x"] as const;

@@ -37,7 +37,7 @@ describe("embedded engine: document store", () => {
     for (let step = it.next(); !step.done; step = it.next()) {
       const id = step.value._id as number;
       seen.push(id);
-      if (id === 20) for (let j = 0; j < 10; j++) docs.delete(j * 2);
+      if (id === 20) { for (let j = 0; j < 10; j++) docs.delete(j * 2); }
       if (id === 40) docs.put({ _id: 41 });
       if (id === 60) docs.put({ _id: 1 });
     }
@@ -121,7 +121,7 @@ describe("embedded engine: document store", () => {
     for (const change of catalog.dump()) {
       if (change.op !== "put") continue;
       put.push(change.doc._id as number);
-      if (change.doc._id === 10) for (let j = 0; j < 10; j++) coll.delete(j);
+      if (change.doc._id === 10) { for (let j = 0; j < 10; j++) coll.delete(j); }
     }
     assert.deepEqual(put, Array.from({ length: 50 }, (_, i) => i));
   });
@@ -132,7 +132,9 @@ describe("embedded engine: document store", () => {
     const order = (a: [number, number], b: [number, number]) => b[0] - a[0] || a[1] - b[1];
     const read = () => {
       const out: [number, number][] = [];
-      for (let pos = blocks.seek(() => 0); blocks.valid(pos); pos = blocks.next(pos)) out.push([blocks.keyAt(pos, 0) as number, blocks.docAt(pos)._id as number]);
+      for (let pos = blocks.seek(() => 0); blocks.valid(pos); pos = blocks.next(pos)) {
+        out.push([blocks.keyAt(pos, 0) as number, blocks.docAt(pos)._id as number]);
+      }
       return out;
     };
     // A fixed pseudo-random sequence: keys repeat, so ties are ordered by _id.

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoBulkWriteError, MongoClientBulkWriteError, MongoServerError, type Collection } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Collection, MongoBulkWriteError, MongoClientBulkWriteError, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 interface Row {
   _id: number;
@@ -45,18 +45,23 @@ describe("embedded engine: refuses what MongoDB refuses", () => {
   });
 
   test("a hint naming no index is refused with BadValue on reads and writes; a valid one is accepted", async () => {
-    for (const attempt of [
-      () => rows.find({}, { hint: "nope" }).toArray(),
-      () => rows.find({}, { hint: { m: 1 } }).toArray(),
-      () => rows.countDocuments({}, { hint: "nope" }),
-      () => rows.aggregate([{ $match: {} }], { hint: { n: -1 } }).toArray(),
-      () => rows.findOneAndUpdate({ _id: 1 }, { $set: { n: 9 } }, { hint: { nope: 1 } }),
-    ]) {
+    for (
+      const attempt of [
+        () => rows.find({}, { hint: "nope" }).toArray(),
+        () => rows.find({}, { hint: { m: 1 } }).toArray(),
+        () => rows.countDocuments({}, { hint: "nope" }),
+        () => rows.aggregate([{ $match: {} }], { hint: { n: -1 } }).toArray(),
+        () => rows.findOneAndUpdate({ _id: 1 }, { $set: { n: 9 } }, { hint: { nope: 1 } }),
+      ]
+    ) {
       const error = await refusal(attempt());
       assert.equal(error.code, 2);
       assert.match(error.message, /hint provided does not correspond to an existing index/);
     }
-    const update = await rows.updateOne({ _id: 1 }, { $set: { n: 9 } }, { hint: "nope" }).then(() => undefined, (e: unknown) => e);
+    const update = await rows.updateOne({ _id: 1 }, { $set: { n: 9 } }, { hint: "nope" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(update instanceof MongoServerError);
     assert.equal(update.code, 2);
     const del = await rows.deleteOne({ _id: 1 }, { hint: { zz: 1 } }).then(() => undefined, (e: unknown) => e);
@@ -76,7 +81,9 @@ describe("embedded engine: refuses what MongoDB refuses", () => {
     assert.match(error.message, /find\.fliter/);
     const count = await refusal(conn.db.command({ count: "rows", querry: {} }));
     assert.equal(count.code, 40415);
-    const inStatement = await refusal(conn.db.command({ delete: "rows", deletes: [{ q: { _id: 1 }, limit: 1, bogus: 1 }] }));
+    const inStatement = await refusal(
+      conn.db.command({ delete: "rows", deletes: [{ q: { _id: 1 }, limit: 1, bogus: 1 }] }),
+    );
     assert.equal(inStatement.code, 40415);
     assert.match(inStatement.message, /delete\.deletes\.bogus/);
     const explained = await refusal(conn.db.command({ explain: { find: "rows", wrong: 1 } }));
@@ -85,10 +92,12 @@ describe("embedded engine: refuses what MongoDB refuses", () => {
   });
 
   test("a sort on updateOne/replaceOne is refused as MongoDB 7.0 does, and nothing is updated", async () => {
-    for (const attempt of [
-      () => rows.updateOne({}, { $set: { n: 100 } }, { sort: { n: -1 } }),
-      () => rows.replaceOne({}, { n: 100 }, { sort: { n: 1 } }),
-    ]) {
+    for (
+      const attempt of [
+        () => rows.updateOne({}, { $set: { n: 100 } }, { sort: { n: -1 } }),
+        () => rows.replaceOne({}, { n: 100 }, { sort: { n: 1 } }),
+      ]
+    ) {
       const error = await refusal(attempt());
       assert.equal(error.code, 40415);
       assert.match(error.message, /update\.updates\.sort/);
@@ -105,8 +114,18 @@ describe("embedded engine: refuses what MongoDB refuses", () => {
     await rows.findOneAndReplace({ _id: 2 }, { n: 1 }, { projection: { n: 1 }, sort: { _id: 1 }, upsert: true });
     await rows.distinct("n", { n: { $gt: 0 } });
     await rows.estimatedDocumentCount();
-    await rows.find({ n: { $gt: 0 } }, { sort: { n: 1 }, skip: 1, limit: 1, batchSize: 1, projection: { n: 1 }, comment: "c", maxTimeMS: 1000, allowDiskUse: true }).toArray();
-    await rows.aggregate([{ $sort: { n: 1 } }], { batchSize: 1, allowDiskUse: true, maxTimeMS: 1000, comment: "c" }).toArray();
+    await rows.find({ n: { $gt: 0 } }, {
+      sort: { n: 1 },
+      skip: 1,
+      limit: 1,
+      batchSize: 1,
+      projection: { n: 1 },
+      comment: "c",
+      maxTimeMS: 1000,
+      allowDiskUse: true,
+    }).toArray();
+    await rows.aggregate([{ $sort: { n: 1 } }], { batchSize: 1, allowDiskUse: true, maxTimeMS: 1000, comment: "c" })
+      .toArray();
     await rows.indexes();
     await conn.db.listCollections({}, { nameOnly: true }).toArray();
     await conn.client.db("admin").admin().listDatabases();
@@ -116,7 +135,11 @@ describe("embedded engine: refuses what MongoDB refuses", () => {
   test("the client-level bulkWrite of MongoDB 8.0 is refused and writes nothing", async (t) => {
     if (!conn.target.embedded) return t.skip("depends on the server's version");
     const error = await conn.client
-      .bulkWrite<Record<string, { v: number }>>([{ name: "insertOne", namespace: `${conn.db.databaseName}.bulk`, document: { v: 1 } }])
+      .bulkWrite<Record<string, { v: number }>>([{
+        name: "insertOne",
+        namespace: `${conn.db.databaseName}.bulk`,
+        document: { v: 1 },
+      }])
       .then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof MongoClientBulkWriteError);
     assert.ok(error.cause instanceof MongoServerError);

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Binary, Decimal128, Long, ObjectId, Timestamp, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { Binary, Decimal128, type Document, Long, ObjectId, Timestamp } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 /** BSON types survive the trip through the engine, and filters compare them correctly. */
 describe("embedded engine: BSON types", () => {
@@ -63,7 +63,10 @@ describe("embedded engine: BSON types", () => {
     await c.insertMany([...ids].reverse().map((id, i) => ({ _id: id, n: 3 - i })));
     const fresh = (id: ObjectId) => new ObjectId(id.toHexString());
     assert.equal((await c.findOne({ _id: fresh(ids[2]) }))?.n, 2);
-    assert.deepEqual((await c.find({ _id: { $in: [fresh(ids[3]), fresh(ids[0])] } }).toArray()).map((d) => d.n), [0, 3]);
+    assert.deepEqual((await c.find({ _id: { $in: [fresh(ids[3]), fresh(ids[0])] } }).toArray()).map((d) => d.n), [
+      0,
+      3,
+    ]);
     assert.deepEqual((await c.find({ _id: { $gt: fresh(ids[1]) } }).toArray()).map((d) => d.n), [2, 3]);
     assert.deepEqual((await c.find().toArray()).map((d) => d.n), [0, 1, 2, 3]);
     await c.insertOne({ _id: new ObjectId(), n: 4, ref: fresh(ids[1]) });

@@ -1,7 +1,7 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoBulkWriteError, MongoServerError, type Collection, type Document } from "mongodb";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Collection, type Document, MongoBulkWriteError, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 interface Account {
   _id: number;
@@ -19,7 +19,11 @@ describe("embedded engine: document validation", () => {
     conn = await connectTarget("validation");
     await conn.db.createCollection("accounts", {
       validator: {
-        $jsonSchema: { bsonType: "object", required: ["email"], properties: { email: { bsonType: "string", pattern: "@" }, age: { bsonType: "int", minimum: 0 } } },
+        $jsonSchema: {
+          bsonType: "object",
+          required: ["email"],
+          properties: { email: { bsonType: "string", pattern: "@" }, age: { bsonType: "int", minimum: 0 } },
+        },
         age: { $lt: 150 },
       },
     });
@@ -45,14 +49,26 @@ describe("embedded engine: document validation", () => {
     const [clause] = info.details.clausesNotSatisfied;
     assert.equal(clause.index, 0);
     assert.equal(clause.details.operatorName, "$jsonSchema");
-    assert.ok(clause.details.schemaRulesNotSatisfied.some((r: Document) => r.operatorName === "required" && r.missingProperties.includes("email")));
+    assert.ok(
+      clause.details.schemaRulesNotSatisfied.some((r: Document) =>
+        r.operatorName === "required" && r.missingProperties.includes("email")
+      ),
+    );
     assert.equal(await accounts.countDocuments(), 1);
   });
 
   test("a query-operator clause reports what it compared", async () => {
     const error = await failure(accounts.insertOne({ _id: 3, email: "b@x", age: 200 }));
     const [clause] = (error.errInfo as Document).details.clausesNotSatisfied;
-    assert.deepEqual(clause, { index: 1, details: { operatorName: "$lt", specifiedAs: { age: { $lt: 150 } }, reason: "comparison failed", consideredValue: 200 } });
+    assert.deepEqual(clause, {
+      index: 1,
+      details: {
+        operatorName: "$lt",
+        specifiedAs: { age: { $lt: 150 } },
+        reason: "comparison failed",
+        consideredValue: 200,
+      },
+    });
   });
 
   test("updates, upserts, replacements and findAndModify are validated; a refused one changes nothing", async () => {
@@ -71,9 +87,16 @@ describe("embedded engine: document validation", () => {
   });
 
   test("an ordered insertMany stops at the first invalid document, reported as a write error", async () => {
-    const error = await accounts.insertMany([{ _id: 10, email: "c@x", age: 9 }, { _id: 11 }, { _id: 12, email: "d@x", age: 9 }]).then(() => undefined, (e: unknown) => e);
+    const error = await accounts.insertMany([{ _id: 10, email: "c@x", age: 9 }, { _id: 11 }, {
+      _id: 12,
+      email: "d@x",
+      age: 9,
+    }]).then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof MongoBulkWriteError);
-    assert.equal(error.writeErrors instanceof Array ? error.writeErrors[0].code : (error.writeErrors as { code: number }).code, 121);
+    assert.equal(
+      error.writeErrors instanceof Array ? error.writeErrors[0].code : (error.writeErrors as { code: number }).code,
+      121,
+    );
     assert.equal(await accounts.countDocuments({ _id: { $in: [10, 11, 12] } }), 1);
   });
 
@@ -103,7 +126,9 @@ describe("embedded engine: document validation", () => {
     await conn.db.createCollection("strict_out", { validator: { n: { $type: "number" } } });
     const out = await failure(accounts.aggregate([{ $project: { n: "$email" } }, { $out: "strict_out" }]).toArray());
     assert.equal(out.code, 121);
-    const merged = await failure(accounts.aggregate([{ $project: { n: "$email" } }, { $merge: "strict_out" }]).toArray());
+    const merged = await failure(
+      accounts.aggregate([{ $project: { n: "$email" } }, { $merge: "strict_out" }]).toArray(),
+    );
     assert.equal(merged.code, 121);
     assert.equal(await conn.db.collection("strict_out").countDocuments(), 0);
   });

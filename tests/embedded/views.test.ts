@@ -1,10 +1,10 @@
-import { describe, test, before, after } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { MongoServerError, type Collection, type Document } from "mongodb";
+import { type Collection, type Document, MongoServerError } from "mongodb";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectTarget, type Connected } from "./helpers.ts";
+import { type Connected, connectTarget } from "./helpers.ts";
 
 interface Person {
   _id: number;
@@ -28,7 +28,10 @@ describe("embedded engine: views", () => {
       { _id: 3, name: "cid", age: 51, city: "Oslo" },
       { _id: 4, name: "dee", age: 19, city: "Rome" },
     ]);
-    await conn.db.createCollection("adults", { viewOn: "people", pipeline: [{ $match: { age: { $gte: 18 } } }, { $project: { city: 0 } }] });
+    await conn.db.createCollection("adults", {
+      viewOn: "people",
+      pipeline: [{ $match: { age: { $gte: 18 } } }, { $project: { city: 0 } }],
+    });
     adults = conn.db.collection<Partial<Person> & { _id: number }>("adults");
   });
   after(async () => {
@@ -47,7 +50,8 @@ describe("embedded engine: views", () => {
       { _id: 3, name: "cid", age: 51 },
       { _id: 4, name: "dee", age: 19 },
     ]);
-    const page = await adults.find({ age: { $lt: 50 } }, { projection: { _id: 0, name: 1 } }).sort({ age: -1 }).skip(1).limit(1).toArray();
+    const page = await adults.find({ age: { $lt: 50 } }, { projection: { _id: 0, name: 1 } }).sort({ age: -1 }).skip(1)
+      .limit(1).toArray();
     assert.deepEqual(page, [{ name: "dee" }]);
   });
 
@@ -57,28 +61,35 @@ describe("embedded engine: views", () => {
     const counted = await conn.db.command({ count: "adults", query: { name: "bob" } });
     assert.equal(counted.n, 0);
     assert.deepEqual(await adults.distinct("name"), ["ann", "cid", "dee"]);
-    const oldest = await adults.aggregate([{ $sort: { age: -1 } }, { $limit: 1 }, { $project: { _id: 0, name: 1 } }]).toArray();
+    const oldest = await adults.aggregate([{ $sort: { age: -1 } }, { $limit: 1 }, { $project: { _id: 0, name: 1 } }])
+      .toArray();
     assert.deepEqual(oldest, [{ name: "cid" }]);
   });
 
   test("a view on a view, and a $lookup from a view", async () => {
     await conn.db.createCollection("adult_names", { viewOn: "adults", pipeline: [{ $project: { _id: 0, name: 1 } }] });
-    assert.deepEqual(await conn.db.collection("adult_names").find().sort({ name: -1 }).toArray(), [{ name: "dee" }, { name: "cid" }, { name: "ann" }]);
+    assert.deepEqual(await conn.db.collection("adult_names").find().sort({ name: -1 }).toArray(), [{ name: "dee" }, {
+      name: "cid",
+    }, { name: "ann" }]);
     const joined = await people
-      .aggregate([{ $match: { _id: 2 } }, { $lookup: { from: "adults", localField: "city", foreignField: "name", as: "x" } }, { $project: { n: { $size: "$x" } } }])
+      .aggregate([{ $match: { _id: 2 } }, {
+        $lookup: { from: "adults", localField: "city", foreignField: "name", as: "x" },
+      }, { $project: { n: { $size: "$x" } } }])
       .toArray();
     assert.deepEqual(joined, [{ _id: 2, n: 0 }]);
   });
 
   test("every write is refused with CommandNotSupportedOnView (166) and nothing changes", async () => {
-    for (const attempt of [
-      () => adults.insertOne({ _id: 9, name: "x" }),
-      () => adults.updateOne({ _id: 1 }, { $set: { age: 1 } }),
-      () => adults.deleteMany({}),
-      () => adults.findOneAndDelete({ _id: 1 }),
-      () => adults.createIndex({ name: 1 }),
-      () => people.aggregate([{ $out: "adults" }]).toArray(),
-    ]) {
+    for (
+      const attempt of [
+        () => adults.insertOne({ _id: 9, name: "x" }),
+        () => adults.updateOne({ _id: 1 }, { $set: { age: 1 } }),
+        () => adults.deleteMany({}),
+        () => adults.findOneAndDelete({ _id: 1 }),
+        () => adults.createIndex({ name: 1 }),
+        () => people.aggregate([{ $out: "adults" }]).toArray(),
+      ]
+    ) {
       assert.equal((await failure(attempt())).code, 166);
     }
     assert.equal(await people.countDocuments(), 4);
@@ -116,7 +127,10 @@ describe("embedded engine: views", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "views-"));
     try {
       let restarted = await connectTarget("views_recovery", { dataDir });
-      await restarted.db.collection<{ _id: number; v: number }>("base").insertMany([{ _id: 1, v: 1 }, { _id: 2, v: 5 }]);
+      await restarted.db.collection<{ _id: number; v: number }>("base").insertMany([{ _id: 1, v: 1 }, {
+        _id: 2,
+        v: 5,
+      }]);
       await restarted.db.createCollection("big", { viewOn: "base", pipeline: [{ $match: { v: { $gt: 2 } } }] });
       await restarted.db.createCollection("checked", { validator: { v: { $type: "number" } } });
       await restarted.close();

@@ -1,5 +1,5 @@
 import { Comment, Post, postHooks, User } from "../fixtures/blog.ts";
-import { createApp, type App, type AppOptions } from "../../src/mod.ts";
+import { type App, type AppOptions, createApp } from "../../src/mod.ts";
 
 /**
  * The fixture blog app (tests/fixtures/blog.ts: User, Post, Comment and the Post hooks, not the
@@ -16,7 +16,13 @@ export async function exampleApp(options: Partial<AppOptions> = {}): Promise<App
 }
 
 /** A request against the app, with a JSON body when one is given. */
-export async function call(app: App, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export async function call(
+  app: App,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -36,7 +42,12 @@ export async function seedUsers(app: App, count: number): Promise<number[]> {
   const ids: number[] = [];
   const start = (await app.db.collection("users").countDocuments()) + 1;
   for (let i = start; i < start + count; i++) {
-    const res = await call(app, "POST", "/api/v1/users", { email: `u${i}@example.com`, name: `Name${i}`, surname: `Surname${i}`, password: "secret" });
+    const res = await call(app, "POST", "/api/v1/users", {
+      email: `u${i}@example.com`,
+      name: `Name${i}`,
+      surname: `Surname${i}`,
+      password: "secret",
+    });
     if (res.status !== 201) throw new Error(`seed failed: ${res.status} ${await res.text()}`);
     ids.push((await res.json()).id);
   }

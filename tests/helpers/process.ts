@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 
 /** A started server process and what it printed. */
@@ -12,13 +12,22 @@ export interface ServerProcess {
 }
 
 /** Spawns a server command in its own process group and waits until it prints `ready`. */
-export async function startServer(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ServerProcess> {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+export async function startServer(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<ServerProcess> {
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal })),
+    child.on("close", (code, signal) => resolve({ code, signal }))
   );
   const server: ServerProcess = {
     child,
@@ -64,7 +73,9 @@ export async function liveGroupMembers(pgid: number): Promise<string[]> {
     // "pid (name) state ppid pgrp ...": the name may hold spaces and parentheses.
     const close = stat.lastIndexOf(")");
     const [state, , pgrp] = stat.slice(close + 2).split(" ");
-    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") live.push(`${entry} ${stat.slice(stat.indexOf("("), close + 1)}`);
+    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") {
+      live.push(`${entry} ${stat.slice(stat.indexOf("("), close + 1)}`);
+    }
   }
   return live;
 }

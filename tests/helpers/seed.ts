@@ -26,7 +26,10 @@ export function seeded<T>(parameters: Parameters<T> = {}): Parameters<T> {
 }
 
 /** `fc.assert` with the suite's seed; a failure's message ends with how to replay it. */
-export async function checkProperty<T>(property: IProperty<T> | IAsyncProperty<T>, parameters: Parameters<T> = {}): Promise<void> {
+export async function checkProperty<T>(
+  property: IProperty<T> | IAsyncProperty<T>,
+  parameters: Parameters<T> = {},
+): Promise<void> {
   await reportingSeed(() => fc.assert(property, seeded(parameters)));
 }
 

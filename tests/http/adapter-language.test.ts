@@ -2,8 +2,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { request } from "undici";
-import { serveNode, type NodeServer } from "../../src/adapters/node/node-adapter.ts";
-import { cutResponse, serveDeno, type DenoRuntime } from "../../src/adapters/deno.ts";
+import { type NodeServer, serveNode } from "../../src/adapters/node/node-adapter.ts";
+import { cutResponse, type DenoRuntime, serveDeno } from "../../src/adapters/deno.ts";
 import { listen } from "../../src/adapters/serve.ts";
 import { Languages } from "../../src/i18n/languages.ts";
 
@@ -38,7 +38,11 @@ describe("node adapter errors in the client's language", () => {
   after(() => server.close());
 
   test("a 413 refused by Content-Length is German for Accept-Language: de-CH", async () => {
-    const response = await request(`${server.url}/x`, { method: "POST", body: "0123456789", headers: { "accept-language": "de-CH, en;q=0.5" } });
+    const response = await request(`${server.url}/x`, {
+      method: "POST",
+      body: "0123456789",
+      headers: { "accept-language": "de-CH, en;q=0.5" },
+    });
     assert.equal(response.statusCode, 413);
     assert.equal(response.headers["content-language"], "de");
     assert.deepEqual(await response.body.json(), { error: "Der Request-Body ist größer als das Limit von 8 Bytes." });
@@ -46,7 +50,11 @@ describe("node adapter errors in the client's language", () => {
 
   test("a 413 for a streamed body that outgrows the limit is German too", async () => {
     // No Content-Length: sent chunked, so only reading it shows it is too large.
-    const response = await request(`${server.url}/x`, { method: "POST", body: Readable.from(["01234", "56789"]), headers: { "accept-language": "de" } });
+    const response = await request(`${server.url}/x`, {
+      method: "POST",
+      body: Readable.from(["01234", "56789"]),
+      headers: { "accept-language": "de" },
+    });
     assert.equal(response.statusCode, 413);
     assert.equal(response.headers["content-language"], "de");
     assert.deepEqual(await response.body.json(), { error: "Der Request-Body ist größer als das Limit von 8 Bytes." });
@@ -54,7 +62,9 @@ describe("node adapter errors in the client's language", () => {
 
   test("a 400 for a malformed Host header is German, and the handler never runs", async () => {
     const before = reached;
-    const response = await request(`${server.url}/x`, { headers: { host: "evil.example/path", "accept-language": "de" } });
+    const response = await request(`${server.url}/x`, {
+      headers: { host: "evil.example/path", "accept-language": "de" },
+    });
     assert.equal(response.statusCode, 400);
     assert.equal(response.headers["content-language"], "de");
     assert.deepEqual(await response.body.json(), { error: "Das Anfrageziel oder der Host-Header ist fehlerhaft." });
@@ -63,9 +73,13 @@ describe("node adapter errors in the client's language", () => {
 
   test("the app's overrides apply, and a client that asks for no language gets the default", async () => {
     const french = await request(`${server.url}/x`, { headers: { host: "a b", "accept-language": "fr-CA" } });
-    assert.deepEqual([french.statusCode, french.headers["content-language"], await french.body.json()], [400, "fr", { error: "Cible refusée." }]);
+    assert.deepEqual([french.statusCode, french.headers["content-language"], await french.body.json()], [400, "fr", {
+      error: "Cible refusée.",
+    }]);
     const plain = await request(`${server.url}/x`, { headers: { host: "a b" } });
-    assert.deepEqual([plain.statusCode, plain.headers["content-language"], await plain.body.json()], [400, "en", { error: "The request target or Host header is malformed." }]);
+    assert.deepEqual([plain.statusCode, plain.headers["content-language"], await plain.body.json()], [400, "en", {
+      error: "The request target or Host header is malformed.",
+    }]);
   });
 
   test("a 500 from a failing handler keeps the spec's constant body, labelled with the negotiated language", async () => {
@@ -77,9 +91,18 @@ describe("node adapter errors in the client's language", () => {
 
 describe("node adapter without languages", () => {
   test("answers English, labelled with the `language` option", async () => {
-    const server = await serveNode(() => new Response(null, { status: 204 }), { port: 0, host: "127.0.0.1", bodyLimit: 8, language: "de" });
+    const server = await serveNode(() => new Response(null, { status: 204 }), {
+      port: 0,
+      host: "127.0.0.1",
+      bodyLimit: 8,
+      language: "de",
+    });
     try {
-      const response = await request(`${server.url}/x`, { method: "POST", body: "0123456789", headers: { "accept-language": "fr" } });
+      const response = await request(`${server.url}/x`, {
+        method: "POST",
+        body: "0123456789",
+        headers: { "accept-language": "fr" },
+      });
       assert.deepEqual([response.statusCode, response.headers["content-language"]], [413, "de"]);
       assert.deepEqual(await response.body.json(), { error: "The request body is larger than the limit of 8 bytes." });
     } finally {
@@ -91,8 +114,14 @@ describe("node adapter without languages", () => {
 describe("Deno's shutdown 503 in the client's language", () => {
   test("cutResponse negotiates Accept-Language", async () => {
     const german = cutResponse(new Request("http://a/x", { headers: { "accept-language": "de-AT" } }), languages);
-    assert.deepEqual([german.status, german.headers.get("content-language"), german.headers.get("retry-after")], [503, "de", "1"]);
-    assert.deepEqual(await german.json(), { error: "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen." });
+    assert.deepEqual([german.status, german.headers.get("content-language"), german.headers.get("retry-after")], [
+      503,
+      "de",
+      "1",
+    ]);
+    assert.deepEqual(await german.json(), {
+      error: "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen.",
+    });
     const english = cutResponse(new Request("http://a/x"), languages);
     assert.deepEqual(await english.json(), { error: "The server is shutting down; retry the request shortly." });
   });
@@ -106,12 +135,20 @@ describe("Deno's shutdown 503 in the client's language", () => {
         return { addr: { port: 1 }, shutdown: () => new Promise<void>(() => {}) };
       },
     };
-    const server = serveDeno(runtime, () => new Promise<Response>(() => {}), { port: 0, host: "127.0.0.1", shutdownTimeout: 1, log: () => {}, languages });
+    const server = serveDeno(runtime, () => new Promise<Response>(() => {}), {
+      port: 0,
+      host: "127.0.0.1",
+      shutdownTimeout: 1,
+      log: () => {},
+      languages,
+    });
     const answer = handler(new Request("http://a/stuck", { headers: { "accept-language": "de" } }));
     await server.close();
     const response = await answer;
     assert.deepEqual([response.status, response.headers.get("content-language")], [503, "de"]);
-    assert.deepEqual(await response.json(), { error: "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen." });
+    assert.deepEqual(await response.json(), {
+      error: "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen.",
+    });
   });
 
   test("over a real socket on Deno.serve", { skip: !isDeno && "Deno.serve runs on Deno only" }, async () => {
@@ -126,6 +163,8 @@ describe("Deno's shutdown 503 in the client's language", () => {
     await server.close();
     const response = await pending;
     assert.deepEqual([response.statusCode, response.headers["content-language"]], [503, "de"]);
-    assert.deepEqual(await response.body.json(), { error: "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen." });
+    assert.deepEqual(await response.body.json(), {
+      error: "Der Server wird heruntergefahren; bitte die Anfrage in Kürze wiederholen.",
+    });
   });
 });

@@ -5,7 +5,12 @@ import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { createResponse, directResponse } from "../../src/http/fast-response.ts";
 import { createServer } from "node:http";
-import { createNodeListener, serveNode, type FetchHandler, type NodeServer } from "../../src/adapters/node/node-adapter.ts";
+import {
+  createNodeListener,
+  type FetchHandler,
+  type NodeServer,
+  serveNode,
+} from "../../src/adapters/node/node-adapter.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
@@ -77,7 +82,14 @@ describe("serveNode", () => {
   });
 
   test("hands the handler a Request with method, URL with query string, and headers", async () => {
-    let seen: { isRequest: boolean; method: string; url: string; custom: string | null; accept: string | null; body: unknown } | undefined;
+    let seen: {
+      isRequest: boolean;
+      method: string;
+      url: string;
+      custom: string | null;
+      accept: string | null;
+      body: unknown;
+    } | undefined;
     app.use((request) => {
       seen = {
         isRequest: request instanceof Request,
@@ -130,7 +142,10 @@ describe("serveNode", () => {
       seen.afterSet = headers.get("x-once");
       return createResponse(null, 204, {});
     });
-    const raw = await rawExchange(server.port, "GET / HTTP/1.1\r\nHost: localhost\r\nX-Twice: one\r\nx-once: 1\r\nX-TWICE: two\r\nConnection: close\r\n\r\n");
+    const raw = await rawExchange(
+      server.port,
+      "GET / HTTP/1.1\r\nHost: localhost\r\nX-Twice: one\r\nx-once: 1\r\nX-TWICE: two\r\nConnection: close\r\n\r\n",
+    );
     assert.equal(parseRaw(raw).status, 204);
     assert.deepEqual(seen, {
       isHeaders: true,
@@ -151,7 +166,10 @@ describe("serveNode", () => {
       return createResponse(null, 204, {});
     });
     for (const path of ["/a/./b/../c?x=1", "/quote'd/%2E/x?q='1'", "//other.example/p"]) {
-      const raw = await rawExchange(server.port, `GET ${path} HTTP/1.1\r\nHost: LOCALHOST:${server.port}\r\nConnection: close\r\n\r\n`);
+      const raw = await rawExchange(
+        server.port,
+        `GET ${path} HTTP/1.1\r\nHost: LOCALHOST:${server.port}\r\nConnection: close\r\n\r\n`,
+      );
       assert.equal(parseRaw(raw).status, 204);
     }
     const origin = `http://localhost:${server.port}`;
@@ -176,7 +194,12 @@ describe("serveNode", () => {
       const [copied, cloned] = await Promise.all([copy.text(), clone.text()]);
       return createResponse(JSON.stringify({ copied, cloned }), 200, { "content-type": JSON_TYPE });
     });
-    const response = await request(`${base}/put`, { dispatcher: agent, method: "PUT", body: "payload", headers: { "x-custom": "1" } });
+    const response = await request(`${base}/put`, {
+      dispatcher: agent,
+      method: "PUT",
+      body: "payload",
+      headers: { "x-custom": "1" },
+    });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(await response.body.json(), { copied: "payload", cloned: "payload" });
   });
@@ -196,7 +219,9 @@ describe("serveNode", () => {
         received += decoder.decode(next.value, { stream: true });
       }
       const parsed = JSON.parse(received) as typeof document;
-      return createResponse(JSON.stringify({ name: parsed.name, tags: parsed.tags.length }), 201, { "content-type": JSON_TYPE });
+      return createResponse(JSON.stringify({ name: parsed.name, tags: parsed.tags.length }), 201, {
+        "content-type": JSON_TYPE,
+      });
     });
     const response = await request(`${base}/widgets`, {
       dispatcher: agent,
@@ -216,8 +241,12 @@ describe("serveNode", () => {
       const first = await reader.read();
       firstArrived.resolve();
       let rest = "";
-      for (let next = await reader.read(); !next.done; next = await reader.read()) rest += new TextDecoder().decode(next.value);
-      return createResponse(JSON.stringify({ first: new TextDecoder().decode(first.value), rest }), 200, { "content-type": JSON_TYPE });
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        rest += new TextDecoder().decode(next.value);
+      }
+      return createResponse(JSON.stringify({ first: new TextDecoder().decode(first.value), rest }), 200, {
+        "content-type": JSON_TYPE,
+      });
     });
     async function* body(): AsyncGenerator<string> {
       yield "first part;";
@@ -225,12 +254,18 @@ describe("serveNode", () => {
       await firstArrived.promise;
       yield "second part";
     }
-    const response = await request(`${base}/upload`, { dispatcher: agent, method: "POST", body: Readable.from(body()) });
+    const response = await request(`${base}/upload`, {
+      dispatcher: agent,
+      method: "POST",
+      body: Readable.from(body()),
+    });
     assert.deepEqual(await response.body.json(), { first: "first part;", rest: "second part" });
   });
 
   test("json() reads a small body", async () => {
-    app.use(async (request) => createResponse(JSON.stringify(await request.json()), 200, { "content-type": JSON_TYPE }));
+    app.use(async (request) =>
+      createResponse(JSON.stringify(await request.json()), 200, { "content-type": JSON_TYPE })
+    );
     const response = await request(`${base}/echo`, { dispatcher: agent, method: "POST", body: '{"a":[1,2,3]}' });
     assert.deepEqual(await response.body.json(), { a: [1, 2, 3] });
   });
@@ -266,7 +301,9 @@ describe("serveNode", () => {
     app.use(async (request) => createResponse(`got ${await request.text()}`, 200, {}));
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(server.port, "127.0.0.1", () => {
-        socket.write("POST /upload HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n");
+        socket.write(
+          "POST /upload HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n",
+        );
       });
       let received = "";
       socket.on("data", (chunk: Buffer) => {
@@ -303,9 +340,17 @@ describe("serveNode", () => {
   });
 
   test("204 carries no body and no Content-Length", async () => {
-    for (const make of [() => createResponse(null, 204, { "x-done": "yes" }), () => new Response(null, { status: 204, headers: { "x-done": "yes" } })]) {
+    for (
+      const make of [
+        () => createResponse(null, 204, { "x-done": "yes" }),
+        () => new Response(null, { status: 204, headers: { "x-done": "yes" } }),
+      ]
+    ) {
       app.use(make);
-      const raw = await rawExchange(server.port, `DELETE /thing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      const raw = await rawExchange(
+        server.port,
+        `DELETE /thing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      );
       const { status, headers, body } = parseRaw(raw);
       assert.equal(status, 204);
       assert.equal(headers.get("x-done"), "yes");
@@ -315,7 +360,9 @@ describe("serveNode", () => {
     }
   });
 
-  test("a direct write carries the body's UTF-8 length as its only Content-Length", { skip: isDeno && "Deno gets real Responses" }, async () => {
+  test("a direct write carries the body's UTF-8 length as its only Content-Length", {
+    skip: isDeno && "Deno gets real Responses",
+  }, async () => {
     app.use(() => createResponse("héllo", 200, { "Content-Length": "1", "content-type": "text/plain; charset=utf-8" }));
     const raw = await rawExchange(server.port, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     assert.equal(raw.match(/content-length/gi)?.length, 1);
@@ -334,7 +381,9 @@ describe("serveNode", () => {
 
   test("an empty real Response says Content-Length: 0", async () => {
     app.use(() => new Response(null, { status: 202 }));
-    const { status, headers, body } = parseRaw(await rawExchange(server.port, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"));
+    const { status, headers, body } = parseRaw(
+      await rawExchange(server.port, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+    );
     assert.equal(status, 202);
     assert.equal(headers.get("content-length"), "0");
     assert.equal(headers.has("transfer-encoding"), false);
@@ -380,12 +429,14 @@ describe("serveNode", () => {
     const count = 64;
     app.use(() => {
       let sent = 0;
-      return new Response(new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent++ < count) controller.enqueue(chunk);
-          else controller.close();
-        },
-      }));
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent++ < count) controller.enqueue(chunk);
+            else controller.close();
+          },
+        }),
+      );
     });
     const response = await request(`${base}/big`, { dispatcher: agent });
     let received = 0;
@@ -398,16 +449,22 @@ describe("serveNode", () => {
     const aborted = deferred();
     app.use((request) => {
       request.signal.addEventListener("abort", () => aborted.resolve());
-      return new Response(new ReadableStream<Uint8Array>({
-        pull(controller) {
-          controller.enqueue(new Uint8Array(16 * 1024));
-        },
-        cancel(reason) {
-          cancelled.resolve(reason);
-        },
-      }));
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(new Uint8Array(16 * 1024));
+          },
+          cancel(reason) {
+            cancelled.resolve(reason);
+          },
+        }),
+      );
     });
-    const socket = connect(server.port, "127.0.0.1", () => socket.write("GET /endless HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+    const socket = connect(
+      server.port,
+      "127.0.0.1",
+      () => socket.write("GET /endless HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+    );
     socket.once("data", () => socket.destroy());
     await Promise.all([cancelled.promise, aborted.promise]);
     app.use(() => createResponse("fine", 200, {}));
@@ -466,12 +523,18 @@ describe("serveNode", () => {
     app.use((request) => {
       entered.resolve();
       // Settles only on the abort: the server's close() waits for handlers to settle.
-      return new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => {
-        aborted.resolve(request.signal.reason);
-        reject(request.signal.reason);
-      }));
+      return new Promise<Response>((_, reject) =>
+        request.signal.addEventListener("abort", () => {
+          aborted.resolve(request.signal.reason);
+          reject(request.signal.reason);
+        })
+      );
     });
-    const socket = connect(server.port, "127.0.0.1", () => socket.write("GET /hang HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+    const socket = connect(
+      server.port,
+      "127.0.0.1",
+      () => socket.write("GET /hang HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+    );
     await entered.promise;
     socket.destroy();
     const reason = await aborted.promise;
@@ -506,7 +569,10 @@ describe("serveNode body limit", () => {
   test("a declared Content-Length over the limit gets 413 before the body is sent", async () => {
     calls = 0;
     // The body is never sent: the answer cannot depend on reading it.
-    const raw = await rawExchange(server.port, `POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${limit + 1}\r\n\r\n`);
+    const raw = await rawExchange(
+      server.port,
+      `POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${limit + 1}\r\n\r\n`,
+    );
     const { status, headers, body } = parseRaw(raw);
     assert.equal(status, 413);
     assert.equal(headers.get("content-type"), JSON_TYPE);
@@ -517,7 +583,10 @@ describe("serveNode body limit", () => {
   });
 
   test("Expect: 100-continue over the limit gets 413 instead of 100 Continue", async () => {
-    const raw = await rawExchange(server.port, `PUT /upload HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: ${limit * 10}\r\n\r\n`);
+    const raw = await rawExchange(
+      server.port,
+      `PUT /upload HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: ${limit * 10}\r\n\r\n`,
+    );
     assert.ok(raw.startsWith("HTTP/1.1 413"), raw);
     assert.equal(parseRaw(raw).body, expected);
   });
@@ -552,7 +621,10 @@ describe("serveNode body limit", () => {
   test("the default limit is 1 MiB", async () => {
     const defaults = await serveNode(() => createResponse(null, 204, {}), { port: 0, host: "127.0.0.1" });
     try {
-      const raw = await rawExchange(defaults.port, `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${1024 * 1024 + 1}\r\n\r\n`);
+      const raw = await rawExchange(
+        defaults.port,
+        `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${1024 * 1024 + 1}\r\n\r\n`,
+      );
       assert.equal(parseRaw(raw).status, 413);
       assert.equal(parseRaw(raw).body, '{"error":"The request body is larger than the limit of 1048576 bytes."}');
     } finally {
@@ -646,7 +718,13 @@ describe("createResponse outside the adapter", () => {
 describe("createNodeListener", () => {
   test("mounts the fetch handler in a node:http server the caller owns", async () => {
     const server = createServer(
-      createNodeListener(async (request) => createResponse(JSON.stringify({ url: request.url, body: await request.text() }), 200, { "content-type": "application/json" }), { bodyLimit: 8 }),
+      createNodeListener(
+        async (request) =>
+          createResponse(JSON.stringify({ url: request.url, body: await request.text() }), 200, {
+            "content-type": "application/json",
+          }),
+        { bodyLimit: 8 },
+      ),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };

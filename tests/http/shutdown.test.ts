@@ -103,22 +103,36 @@ describe("serveNode close()", () => {
 });
 
 describe("serveNode timeouts", () => {
-  test("a client that never finishes its body is answered 408 after requestTimeout", { skip: isDeno && "Deno serves through Deno.serve, whose timeouts are its own" }, async () => {
+  test("a client that never finishes its body is answered 408 after requestTimeout", {
+    skip: isDeno && "Deno serves through Deno.serve, whose timeouts are its own",
+  }, async () => {
     const server = await serveNode(async (request) => createResponse(await request.text(), 200, {}), {
-      port: 0, host: "127.0.0.1", headersTimeout: 50, requestTimeout: 100,
+      port: 0,
+      host: "127.0.0.1",
+      headersTimeout: 50,
+      requestTimeout: 100,
     });
     try {
       const socket = await open(server.port);
       const reply = received(socket);
-      socket.write("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly a few bytes");
+      socket.write(
+        "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly a few bytes",
+      );
       assert.match(await reply, /^HTTP\/1\.1 408 /);
     } finally {
       await server.close();
     }
   });
 
-  test("a client that never finishes its headers is cut after headersTimeout", { skip: isDeno && "Deno serves through Deno.serve, whose timeouts are its own" }, async () => {
-    const server = await serveNode(() => createResponse("never", 200, {}), { port: 0, host: "127.0.0.1", headersTimeout: 50, requestTimeout: 100 });
+  test("a client that never finishes its headers is cut after headersTimeout", {
+    skip: isDeno && "Deno serves through Deno.serve, whose timeouts are its own",
+  }, async () => {
+    const server = await serveNode(() => createResponse("never", 200, {}), {
+      port: 0,
+      host: "127.0.0.1",
+      headersTimeout: 50,
+      requestTimeout: 100,
+    });
     try {
       const socket = await open(server.port);
       const reply = received(socket);
@@ -130,11 +144,25 @@ describe("serveNode timeouts", () => {
   });
 
   test("defaults, and refusals that name the option", () => {
-    assert.deepEqual(resolveTimeouts({}), { shutdownTimeout: 10_000, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 });
-    assert.throws(() => resolveTimeouts({ shutdownTimeout: -1 }), /^RangeError: shutdownTimeout must be a number of milliseconds, 0 or more; got -1$/);
-    assert.throws(() => resolveTimeouts({ headersTimeout: 40_000 }), /headersTimeout \(40000 ms\) must not exceed requestTimeout \(30000 ms\)/);
+    assert.deepEqual(resolveTimeouts({}), {
+      shutdownTimeout: 10_000,
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      keepAliveTimeout: 5_000,
+    });
+    assert.throws(
+      () => resolveTimeouts({ shutdownTimeout: -1 }),
+      /^RangeError: shutdownTimeout must be a number of milliseconds, 0 or more; got -1$/,
+    );
+    assert.throws(
+      () => resolveTimeouts({ headersTimeout: 40_000 }),
+      /headersTimeout \(40000 ms\) must not exceed requestTimeout \(30000 ms\)/,
+    );
     assert.deepEqual(timeoutsFromEnv({ SHUTDOWN_TIMEOUT_MS: "2500", REQUEST_TIMEOUT_MS: "" }).shutdownTimeout, 2500);
-    assert.throws(() => timeoutsFromEnv({ KEEP_ALIVE_TIMEOUT_MS: "5s" }), /^RangeError: KEEP_ALIVE_TIMEOUT_MS must be a whole number of milliseconds, 0 or more; got "5s"$/);
+    assert.throws(
+      () => timeoutsFromEnv({ KEEP_ALIVE_TIMEOUT_MS: "5s" }),
+      /^RangeError: KEEP_ALIVE_TIMEOUT_MS must be a whole number of milliseconds, 0 or more; got "5s"$/,
+    );
   });
 });
 
@@ -154,8 +182,9 @@ describe(`listen() on ${isDeno ? "Deno.serve" : "Node"}: shutdown deadline`, () 
     await server.close();
     // Node drops the connection; Deno.serve cannot, so it answers 503 and closes.
     const answer = await reply;
-    if (isDeno) assert.match(answer, /^HTTP\/1\.1 503 [^]*"error":"The server is shutting down; retry the request shortly\."/);
-    else assert.equal(answer, "");
+    if (isDeno) {
+      assert.match(answer, /^HTTP\/1\.1 503 [^]*"error":"The server is shutting down; retry the request shortly\."/);
+    } else assert.equal(answer, "");
     assert.deepEqual(logged, ["Shutdown deadline of 1 ms passed: cutting 1 unfinished request(s): GET /stuck"]);
   });
 });
@@ -167,7 +196,10 @@ describe("handleShutdownSignals", () => {
     const lines: string[] = [];
     const clock = { ms: 0 };
     return {
-      handlers, exits, lines, clock,
+      handlers,
+      exits,
+      lines,
+      clock,
       host: {
         on: (signal: string, handler: () => void) => void handlers.set(signal, handler),
         exit: (code: number) => void exits.push(code),

@@ -2,11 +2,15 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 
 // ajv-formats is CommonJS: its default export arrives as the function or wrapped in `default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 /** An OpenAPI document as served, parsed. */
 // deno-lint-ignore no-explicit-any -- parsed JSON that the tests walk freely
-export type OpenApiDocument = { paths: Record<string, Record<string, any>>; components: Record<string, any> } & Record<string, any>;
+export type OpenApiDocument =
+  & { paths: Record<string, Record<string, any>>; components: Record<string, any> }
+  & Record<string, any>;
 
 const DOCUMENT_ID = "https://mongorest.invalid/openapi.json";
 
@@ -19,7 +23,8 @@ export function templateOf(doc: OpenApiDocument, pathname: string): string | und
   const segments = pathname.split("/");
   return Object.keys(doc.paths).find((template) => {
     const parts = template.split("/");
-    return parts.length === segments.length && parts.every((part, i) => /^\{\w+\}$/.test(part) ? segments[i] !== "" : part === segments[i]);
+    return parts.length === segments.length &&
+      parts.every((part, i) => /^\{\w+\}$/.test(part) ? segments[i] !== "" : part === segments[i]);
   });
 }
 
@@ -61,7 +66,8 @@ export class ResponseChecker {
     const response = this.doc.paths[template][found.method].responses[found.key];
     if (!response.content) return text === "" ? [] : [`${status} should have no body, got ${text.slice(0, 100)}`];
     if (!contentType?.startsWith("application/json")) return [`expected JSON, got ${contentType}`];
-    const pointer = ["paths", template, found.method, "responses", found.key, "content", "application/json", "schema"].map(pointerEscape).join("/");
+    const pointer = ["paths", template, found.method, "responses", found.key, "content", "application/json", "schema"]
+      .map(pointerEscape).join("/");
     const id = `${DOCUMENT_ID}#/${pointer}`;
     let validate = this.compiled.get(id);
     if (!validate) {
@@ -69,6 +75,8 @@ export class ResponseChecker {
       this.compiled.set(id, validate);
     }
     if (validate(JSON.parse(text))) return [];
-    return [`${method} ${template} ${status}: ${this.ajv.errorsText((validate as unknown as { errors: never }).errors)}`];
+    return [
+      `${method} ${template} ${status}: ${this.ajv.errorsText((validate as unknown as { errors: never }).errors)}`,
+    ];
   }
 }

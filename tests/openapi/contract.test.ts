@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { after, before, test } from "node:test";
-import { defaultErrorHandler, type App } from "../../src/mod.ts";
+import { type App, defaultErrorHandler } from "../../src/mod.ts";
 import { call } from "../helpers/app.ts";
 import { exampleProjectApp } from "../helpers/example.ts";
-import { ResponseChecker, templateOf, type OpenApiDocument } from "./checker.ts";
+import { type OpenApiDocument, ResponseChecker, templateOf } from "./checker.ts";
 
 let app: App;
 let doc: OpenApiDocument;
@@ -27,12 +27,22 @@ before(async () => {
 after(async () => await app.close());
 
 /** One request of the session: the status must be the expected one and the body must match the document. */
-async function step(method: string, path: string, expected: number, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+async function step(
+  method: string,
+  path: string,
+  expected: number,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const response = await call(app, method, path, body, headers);
   const text = await response.clone().text();
   assert.equal(response.status, expected, `${method} ${path}: ${text}`);
   const pathname = path.split("?")[0];
-  assert.deepEqual(checker.check(method, pathname, response.status, response.headers.get("content-type"), text), [], `${method} ${path}`);
+  assert.deepEqual(
+    checker.check(method, pathname, response.status, response.headers.get("content-type"), text),
+    [],
+    `${method} ${path}`,
+  );
   const template = templateOf(doc, pathname)!;
   const found = checker.responseKey(method.toLowerCase(), template, response.status)!;
   if (doc.paths[template][method.toLowerCase()]) seenOperations.add(`${method} ${template}`);
@@ -58,18 +68,18 @@ async function users(): Promise<void> {
   const first = await (await step("GET", "/api/v1/users?per_page=1&sort=name&count=none", 200)).json();
   await step("GET", `/api/v1/users?cursor=${first.pagination.next}`, 200);
   await step("GET", `/api/v1/users?cursor=${first.pagination.next}&page=2`, 400);
-  await step("GET", "/api/v1/users?count=estimated&q={\"name\":\"Ada\"}", 200);
-  await step("GET", "/api/v1/users?with=posts{title|comments{content}}&q={\"name.$like\":\"A%\"}", 200);
+  await step("GET", '/api/v1/users?count=estimated&q={"name":"Ada"}', 200);
+  await step("GET", '/api/v1/users?with=posts{title|comments{content}}&q={"name.$like":"A%"}', 200);
   const one = await step("GET", "/api/v1/users/1", 200);
   await step("GET", "/api/v1/users/1", 304, undefined, { "if-none-match": one.headers.get("etag")! });
   await step("GET", "/api/v1/users/1?fields=password", 400);
   await step("GET", "/api/v1/users/99", 404);
   await step("PUT", "/api/v1/users/1", 200, { ...ada, name: "Ada K." });
-  await step("PUT", "/api/v1/users/1", 412, ada, { "if-match": "\"stale\"" });
+  await step("PUT", "/api/v1/users/1", 412, ada, { "if-match": '"stale"' });
   await step("PUT", "/api/v1/users/1", 400, { email: "not an address" });
   await step("PUT", "/api/v1/users/99", 404, ada);
   await step("PATCH", "/api/v1/users/2", 200, { surname: "Bytes" });
-  await step("PATCH", "/api/v1/users/2", 412, { surname: "B" }, { "if-match": "\"stale\"" });
+  await step("PATCH", "/api/v1/users/2", 412, { surname: "B" }, { "if-match": '"stale"' });
   await step("PATCH", "/api/v1/users/2", 409, { email: ada.email });
   await step("DELETE", "/api/v1/users", 405);
 }
@@ -93,11 +103,11 @@ async function comments(): Promise<void> {
   await step("GET", "/api/v1/posts/1/comments", 200);
   await step("POST", "/api/v1/comments", 201, { post_id: 2, content: "Second" });
   await step("POST", "/api/v1/comments", 400, { post_id: 99, content: "Nowhere" });
-  await step("GET", "/api/v1/comments?q={\"post_id\":2}", 200);
+  await step("GET", '/api/v1/comments?q={"post_id":2}', 200);
   await step("GET", "/api/v1/comments/2?with=post", 200);
   await step("PUT", "/api/v1/comments/2", 200, { post_id: 2, content: "Edited" });
   await step("PATCH", "/api/v1/comments/2", 200, { content: "Edited again" });
-  await step("DELETE", "/api/v1/comments/2", 412, undefined, { "if-match": "\"stale\"" });
+  await step("DELETE", "/api/v1/comments/2", 412, undefined, { "if-match": '"stale"' });
   await step("DELETE", "/api/v1/comments/2", 204);
   await step("DELETE", "/api/v1/posts/2", 204, undefined, as1);
   await step("DELETE", "/api/v1/users/2", 204);
@@ -149,19 +159,36 @@ test("every response of a scripted session matches the document's schema for its
 });
 
 test("the session reached every documented operation and every documented status", () => {
-  const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)
+  );
   assert.deepEqual(operations.filter((op) => !seenOperations.has(op)), []);
-  const statuses = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op: any) => Object.keys(op.responses))));
+  const statuses = new Set(
+    Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op: any) => Object.keys(op.responses))),
+  );
   // 507 needs a full disk: tests/app/full-disk.test.ts reaches it and checks it against this document.
   const elsewhere = new Set(["507"]);
   assert.deepEqual([...statuses].filter((status) => !seenStatuses.has(status) && !elsewhere.has(status)).sort(), []);
 });
 
 test("the checker refuses what the document does not allow", () => {
-  const record = { id: 1, email: "a@b.co", name: "A", surname: "B", created_at: "2026-01-02T03:04:05.678Z", updated_at: "2026-01-02T03:04:05.678Z" };
+  const record = {
+    id: 1,
+    email: "a@b.co",
+    name: "A",
+    surname: "B",
+    created_at: "2026-01-02T03:04:05.678Z",
+    updated_at: "2026-01-02T03:04:05.678Z",
+  };
   assert.deepEqual(checker.check("GET", "/api/v1/users/1", 200, "application/json", JSON.stringify(record)), []);
   const leaked = JSON.stringify({ ...record, password: "s3cret" });
-  assert.match(checker.check("GET", "/api/v1/users/1", 200, "application/json", leaked).join(), /additional properties/);
+  assert.match(
+    checker.check("GET", "/api/v1/users/1", 200, "application/json", leaked).join(),
+    /additional properties/,
+  );
   assert.match(checker.check("GET", "/api/v1/users/1", 418, "application/json", "{}").join(), /not documented/);
-  assert.match(checker.check("GET", "/api/v1/users", 400, "application/json", JSON.stringify({ message: "x" })).join(), /required property 'error'/);
+  assert.match(
+    checker.check("GET", "/api/v1/users", 400, "application/json", JSON.stringify({ message: "x" })).join(),
+    /required property 'error'/,
+  );
 });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { boolean, defaulted, enums, nullable, number, optional, string } from "superstruct";
-import { createApp, defineModel, email, id, type App } from "../../src/mod.ts";
+import { type App, createApp, defineModel, email, id } from "../../src/mod.ts";
 import { call, exampleApp } from "../helpers/app.ts";
 
 const Author = defineModel({
@@ -39,7 +39,12 @@ let doc: any;
 before(async () => {
   app = await createApp({
     models: [Author, Book],
-    openapi: { title: "Library", version: "2.3.0", description: "Books and their authors.", servers: [{ url: "https://api.example.com", description: "live" }] },
+    openapi: {
+      title: "Library",
+      version: "2.3.0",
+      description: "Books and their authors.",
+      servers: [{ url: "https://api.example.com", description: "live" }],
+    },
   });
   const response = await call(app, "GET", "/api/v1/openapi.json");
   assert.equal(response.status, 200);
@@ -68,16 +73,32 @@ test("the validator itself refuses a broken document", async () => {
 });
 
 test("every enabled route is an operation, nested and force-delete ones included; switched-off ones are not", () => {
-  const operations = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.keys(item).map((m) => `${m} ${path}`)).sort();
-  assert.deepEqual(operations, [
-    "delete /api/v1/authors/{id}", "get /api/v1/authors", "get /api/v1/authors/{id}", "patch /api/v1/authors/{id}",
-    "post /api/v1/authors", "put /api/v1/authors/{id}",
-    "delete /api/v1/books/{id}", "delete /api/v1/books/{id}/force", "get /api/v1/books", "get /api/v1/books/{id}",
-    "patch /api/v1/books/{id}", "post /api/v1/books",
-    "get /api/v1/authors/{authorId}/books", "post /api/v1/authors/{authorId}/books",
-    "get /api/v1/authors/{authorId}/books/{id}", "patch /api/v1/authors/{authorId}/books/{id}",
-    "delete /api/v1/authors/{authorId}/books/{id}", "delete /api/v1/authors/{authorId}/books/{id}/force",
-  ].sort());
+  const operations = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+    Object.keys(item).map((m) => `${m} ${path}`)
+  ).sort();
+  assert.deepEqual(
+    operations,
+    [
+      "delete /api/v1/authors/{id}",
+      "get /api/v1/authors",
+      "get /api/v1/authors/{id}",
+      "patch /api/v1/authors/{id}",
+      "post /api/v1/authors",
+      "put /api/v1/authors/{id}",
+      "delete /api/v1/books/{id}",
+      "delete /api/v1/books/{id}/force",
+      "get /api/v1/books",
+      "get /api/v1/books/{id}",
+      "patch /api/v1/books/{id}",
+      "post /api/v1/books",
+      "get /api/v1/authors/{authorId}/books",
+      "post /api/v1/authors/{authorId}/books",
+      "get /api/v1/authors/{authorId}/books/{id}",
+      "patch /api/v1/authors/{authorId}/books/{id}",
+      "delete /api/v1/authors/{authorId}/books/{id}",
+      "delete /api/v1/authors/{authorId}/books/{id}/force",
+    ].sort(),
+  );
 });
 
 test("nested item operations have their own ids, both path parameters, and a body without the foreign key", () => {
@@ -111,10 +132,23 @@ function parameter(path: string, method: string, name: string): any {
 
 test("list parameters carry the model's real limits", () => {
   assert.deepEqual(parameter("/api/v1/authors", "get", "page").schema, { type: "integer", minimum: 1, default: 1 });
-  assert.deepEqual(parameter("/api/v1/authors", "get", "per_page").schema, { type: "integer", minimum: 1, maximum: 25, default: 5 });
+  assert.deepEqual(parameter("/api/v1/authors", "get", "per_page").schema, {
+    type: "integer",
+    minimum: 1,
+    maximum: 25,
+    default: 5,
+  });
   assert.equal(parameter("/api/v1/books", "get", "per_page").schema.maximum, 100);
   const fields = parameter("/api/v1/authors", "get", "fields");
-  assert.deepEqual(fields.schema.items.enum, ["id", "created_at", "updated_at", "email", "pen_name", "rating", "genre"]);
+  assert.deepEqual(fields.schema.items.enum, [
+    "id",
+    "created_at",
+    "updated_at",
+    "email",
+    "pen_name",
+    "rating",
+    "genre",
+  ]);
   assert.equal(fields.style, "form");
   assert.equal(fields.explode, false);
   assert.ok(parameter("/api/v1/authors", "get", "sort").schema.items.enum.includes("-rating"));
@@ -128,7 +162,10 @@ test("list parameters carry the model's real limits", () => {
   assert.equal(parameter("/api/v1/authors", "get", "trashed"), undefined);
   assert.ok(parameter("/api/v1/books/{id}", "get", "fields"), "SHOW takes fields too");
   assert.equal(parameter("/api/v1/books/{id}", "get", "page"), undefined);
-  assert.deepEqual(parameter("/api/v1/authors/{authorId}/books", "get", "authorId").schema, { type: "integer", minimum: 1 });
+  assert.deepEqual(parameter("/api/v1/authors/{authorId}/books", "get", "authorId").schema, {
+    type: "integer",
+    minimum: 1,
+  });
 });
 
 test("a nested list documents its relation's limit and sort; with names only loadable relations", async () => {
@@ -146,9 +183,22 @@ test("a nested list documents its relation's limit and sort; with names only loa
   try {
     const paths = (await (await call(racks, "GET", "/api/v1/openapi.json")).json()).paths;
     const param = (path: string, name: string) => paths[path].get.parameters.find((p: any) => p.name === name);
-    assert.deepEqual(param("/api/v1/racks/{rackId}/newest", "per_page").schema, { type: "integer", minimum: 1, maximum: 3, default: 3 });
-    assert.match(param("/api/v1/racks/{rackId}/newest", "sort").description, /Default: the relation's, `-created_at,id`/);
-    assert.deepEqual(param("/api/v1/racks/{rackId}/volumes", "per_page").schema, { type: "integer", minimum: 1, maximum: 100, default: 10 });
+    assert.deepEqual(param("/api/v1/racks/{rackId}/newest", "per_page").schema, {
+      type: "integer",
+      minimum: 1,
+      maximum: 3,
+      default: 3,
+    });
+    assert.match(
+      param("/api/v1/racks/{rackId}/newest", "sort").description,
+      /Default: the relation's, `-created_at,id`/,
+    );
+    assert.deepEqual(param("/api/v1/racks/{rackId}/volumes", "per_page").schema, {
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 10,
+    });
     assert.match(param("/api/v1/racks/{rackId}/volumes", "sort").description, /Default: `id`/);
     const withs = param("/api/v1/racks", "with");
     assert.match(withs.description, /`volumes`/);
@@ -192,14 +242,28 @@ test("each operation lists every response it can give, with its schema", () => {
   assert.deepEqual(statuses("/api/v1/authors", "get"), ["200", "304", "400", "404", "405", "500"]);
   assert.deepEqual(statuses("/api/v1/authors", "post"), ["201", "400", "404", "405", "413", "415", "500", "507"]);
   assert.deepEqual(statuses("/api/v1/books", "post"), ["201", "400", "404", "405", "409", "413", "415", "500", "507"]);
-  assert.deepEqual(statuses("/api/v1/books/{id}", "patch"), ["200", "400", "404", "405", "409", "412", "413", "415", "500", "507"]);
+  assert.deepEqual(statuses("/api/v1/books/{id}", "patch"), [
+    "200",
+    "400",
+    "404",
+    "405",
+    "409",
+    "412",
+    "413",
+    "415",
+    "500",
+    "507",
+  ]);
   assert.deepEqual(statuses("/api/v1/books/{id}", "delete"), ["204", "400", "404", "405", "412", "500", "507"]);
   const responses = doc.paths["/api/v1/books/{id}"].patch.responses;
   assert.deepEqual(responses["400"].content["application/json"].schema.oneOf, [
-    { $ref: "#/components/schemas/ValidationErrors" }, { $ref: "#/components/schemas/Error" },
+    { $ref: "#/components/schemas/ValidationErrors" },
+    { $ref: "#/components/schemas/Error" },
   ]);
   assert.deepEqual(responses["500"].content["application/json"].schema, { $ref: "#/components/schemas/InternalError" });
-  assert.deepEqual(doc.components.schemas.AuthorPage.properties.pagination, { $ref: "#/components/schemas/Pagination" });
+  assert.deepEqual(doc.components.schemas.AuthorPage.properties.pagination, {
+    $ref: "#/components/schemas/Pagination",
+  });
 });
 
 test("docs: false switches off openapi.json and /docs", async () => {
@@ -220,7 +284,11 @@ test("the document follows the base path, answers HEAD and 304, and refuses othe
   try {
     const response = await call(moved, "GET", "/v2/openapi.json");
     assert.ok(Object.keys((await response.json()).paths).every((path) => path.startsWith("/v2/")));
-    assert.equal((await call(moved, "GET", "/v2/openapi.json", undefined, { "if-none-match": response.headers.get("etag")! })).status, 304);
+    assert.equal(
+      (await call(moved, "GET", "/v2/openapi.json", undefined, { "if-none-match": response.headers.get("etag")! }))
+        .status,
+      304,
+    );
     assert.equal((await call(moved, "HEAD", "/v2/openapi.json")).status, 200);
     const post = await call(moved, "POST", "/v2/openapi.json", {});
     assert.equal(post.status, 405);
@@ -236,7 +304,12 @@ test("the docs page and its assets come from the app itself", async () => {
   assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
   const html = await page.text();
   assert.doesNotMatch(html, /https?:\/\//, "no CDN");
-  for (const [path, type] of [["/docs/swagger-ui-bundle.js", "javascript"], ["/docs/swagger-ui.css", "css"], ["/docs/docs-init.js", "javascript"]]) {
+  for (
+    const [path, type] of [["/docs/swagger-ui-bundle.js", "javascript"], ["/docs/swagger-ui.css", "css"], [
+      "/docs/docs-init.js",
+      "javascript",
+    ]]
+  ) {
     assert.ok(html.includes(`src="${path}"`) || html.includes(`href="${path}"`), path);
     const asset = await call(app, "GET", path);
     assert.equal(asset.status, 200, path);

@@ -47,17 +47,29 @@ defineModel({ name: "Other", fields: {}, serialize: true });
 console.log(server.url, typeof listener);
 `;
 
-const TSCONFIG = (typeRoot: string): string => JSON.stringify({
-  compilerOptions: {
-    target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true,
-    lib: ["ES2023", "DOM"], types: ["node"], typeRoots: [typeRoot], skipLibCheck: true,
-  },
-  files: ["consumer.ts"],
-});
+const TSCONFIG = (typeRoot: string): string =>
+  JSON.stringify({
+    compilerOptions: {
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      strict: true,
+      noEmit: true,
+      lib: ["ES2023", "DOM"],
+      types: ["node"],
+      typeRoots: [typeRoot],
+      skipLibCheck: true,
+    },
+    files: ["consumer.ts"],
+  });
 
 /** Spawns a server, waits (on its output, no polling) for its URL, and hands back a stop function. */
 async function serve(command: string, args: string[], cwd: string): Promise<{ base: string; stop(): Promise<void> }> {
-  const child = spawn(command, args, { cwd, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", NODE_ENV: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", NODE_ENV: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const base = await new Promise<string>((resolve, reject) => {
@@ -93,14 +105,19 @@ async function assertDocs(base: string, project: string): Promise<void> {
   const page = await request(`${base}/docs`);
   assert.equal(page.statusCode, 200);
   const html = await page.body.text();
-  for (const name of ["swagger-ui.css", "swagger-ui-bundle.js"]) assert.ok(html.includes(`/docs/${name}`), `the page links ${name}`);
+  for (const name of ["swagger-ui.css", "swagger-ui-bundle.js"]) {
+    assert.ok(html.includes(`/docs/${name}`), `the page links ${name}`);
+  }
   const css = await request(`${base}/docs/swagger-ui.css`);
   assert.equal(css.statusCode, 200);
   assert.ok((await css.body.text()).endsWith(MARKER), "the stylesheet is the project's installed one");
   const bundle = await request(`${base}/docs/swagger-ui-bundle.js`);
   assert.equal(bundle.statusCode, 200);
   const installed = await readFile(join(project, "node_modules/swagger-ui-dist/swagger-ui-bundle.js"));
-  assert.ok(Buffer.from(await bundle.body.arrayBuffer()).equals(installed), "the bundle is the installed file, byte for byte");
+  assert.ok(
+    Buffer.from(await bundle.body.arrayBuffer()).equals(installed),
+    "the bundle is the installed file, byte for byte",
+  );
   const document = await request(`${base}/api/v1/openapi.json`);
   assert.equal(document.statusCode, 200);
   assert.ok("/api/v1/things" in ((await document.body.json()) as { paths: Record<string, unknown> }).paths);
@@ -142,7 +159,15 @@ describe("the packed tarball, installed into an empty project", () => {
     await mkdir(project);
     await writeFile(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
     // Dependencies come from the npm cache that `npm ci` filled; the registry only for what is missing.
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, "superstruct@^2"], { cwd: project });
+    await run("npm", [
+      "install",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      tarball,
+      "superstruct@^2",
+    ], { cwd: project });
     await writeFile(join(project, "app.mjs"), APP);
     await appendFile(join(project, "node_modules/swagger-ui-dist/swagger-ui.css"), MARKER);
   });
@@ -157,10 +182,16 @@ describe("the packed tarball, installed into an empty project", () => {
 
   test("every package the compiled code imports is a runtime dependency, installed with it", async () => {
     const installed = join(project, "node_modules/mongorest");
-    const { dependencies } = JSON.parse(await readFile(join(installed, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const { dependencies } = JSON.parse(await readFile(join(installed, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     const imported = await importedPackages(join(installed, "dist"));
     assert.ok(imported.has("mongodb") && imported.has("swagger-ui-dist"), `found: ${[...imported].join(", ")}`);
-    assert.deepEqual([...imported].filter((name) => !(name in dependencies)).sort(), [], "imported but not in dependencies");
+    assert.deepEqual(
+      [...imported].filter((name) => !(name in dependencies)).sort(),
+      [],
+      "imported but not in dependencies",
+    );
   });
 
   test("a TypeScript file importing mongorest and mongorest/node type-checks", async () => {
@@ -190,10 +221,19 @@ describe("the packed tarball, installed into an empty project", () => {
   });
 
   test("`mongorest` serves the project's models/ folder, and a project without one stops with one line", async () => {
-    const refused = await run(join(project, "node_modules/.bin/mongorest"), [], { cwd: project }).then(() => null, (error: { code: number; stderr: string }) => error);
-    assert.deepEqual([refused?.code, refused?.stderr], [1, "mongorest: models/: no such folder; put one model file per resource there (models/User.js)\n"]);
+    const refused = await run(join(project, "node_modules/.bin/mongorest"), [], { cwd: project }).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.deepEqual([refused?.code, refused?.stderr], [
+      1,
+      "mongorest: models/: no such folder; put one model file per resource there (models/User.js)\n",
+    ]);
     await mkdir(join(project, "models"));
-    await writeFile(join(project, "models/Thing.mjs"), `import { string } from "superstruct";\nimport { defineModel } from "mongorest";\nexport default defineModel({ name: "Thing", fields: { label: string() } });\n`);
+    await writeFile(
+      join(project, "models/Thing.mjs"),
+      `import { string } from "superstruct";\nimport { defineModel } from "mongorest";\nexport default defineModel({ name: "Thing", fields: { label: string() } });\n`,
+    );
     const server = await serve(join(project, "node_modules/.bin/mongorest"), [], project);
     try {
       const list = await request(`${server.base}/api/v1/things`);

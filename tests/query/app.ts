@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { createApp, type App, type AppOptions } from "../../src/mod.ts";
+import { type App, type AppOptions, createApp } from "../../src/mod.ts";
 import { userDocs } from "./cases.ts";
 import { Comment, Like, Post, Profile, Team, Trashable, User } from "./models.ts";
 
@@ -41,7 +41,9 @@ export async function queryApp(options: Partial<AppOptions> = {}): Promise<App> 
   const app = await createApp({ models: [User, Post, Comment, Like, Profile, Team, Trashable], ...options });
   try {
     await app.db.collection(User.collection).insertMany(userDocs());
-    for (const [collection, docs] of Object.entries(relationDocs())) await app.db.collection(collection).insertMany(docs);
+    for (const [collection, docs] of Object.entries(relationDocs())) {
+      await app.db.collection(collection).insertMany(docs);
+    }
   } catch (error) {
     await app.close();
     throw error;
@@ -51,7 +53,11 @@ export async function queryApp(options: Partial<AppOptions> = {}): Promise<App> 
 
 /** GET with query parameters encoded the way browsers and Axe's client encode them. */
 // deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
-export async function get(app: App, path: string, params: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
+export async function get(
+  app: App,
+  path: string,
+  params: Record<string, string> = {},
+): Promise<{ status: number; body: any; text: string }> {
   const search = new URLSearchParams(params).toString();
   const response = await app.fetch(new Request(`http://localhost/api/v1/${path}${search ? `?${search}` : ""}`));
   const text = await response.text();
@@ -66,7 +72,7 @@ export async function get(app: App, path: string, params: Record<string, string>
 
 /** Every key of every object in a JSON value, at any depth. */
 export function allKeys(value: unknown, into = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const item of value) allKeys(item, into);
+  if (Array.isArray(value)) { for (const item of value) allKeys(item, into); }
   else if (value !== null && typeof value === "object") {
     for (const [key, child] of Object.entries(value)) {
       into.add(key);

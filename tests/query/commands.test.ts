@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { CommandStartedEvent, Document } from "mongodb";
-import { createApp, type App } from "../../src/mod.ts";
+import { type App, createApp } from "../../src/mod.ts";
 import { Comment, Like, Post, Profile, Team, Trashable, User } from "./models.ts";
 
 // Proves the relation loader's cost: one query per relation level for the whole page,
@@ -16,7 +16,10 @@ const isCount = (event: CommandStartedEvent) =>
 const at = new Date("2024-01-01T00:00:00Z");
 
 before(async () => {
-  app = await createApp({ models: [User, Post, Comment, Like, Profile, Team, Trashable], clientOptions: { monitorCommands: true } });
+  app = await createApp({
+    models: [User, Post, Comment, Like, Profile, Team, Trashable],
+    clientOptions: { monitorCommands: true },
+  });
   app.client.on("commandStarted", (event: CommandStartedEvent) => {
     if (isCount(event)) counts++;
     else sent.push({ name: event.commandName, collection: event.command[event.commandName] });
@@ -29,7 +32,9 @@ before(async () => {
     for (let p = 1; p <= 3; p++) {
       const postId = u * 10 + p;
       posts.push({ _id: postId, user_id: u, title: `post${postId}`, created_at: at, updated_at: at });
-      for (let c = 1; c <= 2; c++) comments.push({ _id: postId * 10 + c, post_id: postId, content: `c${c}`, created_at: at, updated_at: at });
+      for (let c = 1; c <= 2; c++) {
+        comments.push({ _id: postId * 10 + c, post_id: postId, content: `c${c}`, created_at: at, updated_at: at });
+      }
     }
   }
   await app.db.collection(User.collection).insertMany(users);

@@ -7,7 +7,15 @@ import { CursorSealer, type CursorState } from "../../src/query/cursor.ts";
 // shares the secret.
 describe("CursorSealer", () => {
   const secret = new TextEncoder().encode("a secret of sixteen bytes or more");
-  const state: CursorState = { list: "/api/v1/users", q: null, sort: "-created_at,name", trashed: null, perPage: 10, side: "after", key: [new Date(0), "Ann", 7] };
+  const state: CursorState = {
+    list: "/api/v1/users",
+    q: null,
+    sort: "-created_at,name",
+    trashed: null,
+    perPage: 10,
+    side: "after",
+    key: [new Date(0), "Ann", 7],
+  };
 
   test("the signature is Web Crypto's HMAC-SHA-256 of the payload", async () => {
     const cursor = await new CursorSealer(secret).seal(state);

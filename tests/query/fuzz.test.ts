@@ -14,13 +14,79 @@ before(async () => {
 });
 after(() => app?.close());
 
-const NAMES = ["id", "name", "surname", "age", "score", "active", "born", "tags", "team_id", "created_at", "updated_at",
-  "deleted_at", "password", "secret", "title", "user_id", "content", "stars", "bio", "nope", "__proto__", "constructor", "_id", ""];
+const NAMES = [
+  "id",
+  "name",
+  "surname",
+  "age",
+  "score",
+  "active",
+  "born",
+  "tags",
+  "team_id",
+  "created_at",
+  "updated_at",
+  "deleted_at",
+  "password",
+  "secret",
+  "title",
+  "user_id",
+  "content",
+  "stars",
+  "bio",
+  "nope",
+  "__proto__",
+  "constructor",
+  "_id",
+  "",
+];
 const RELATIONS = ["posts", "comments", "likes", "user", "team", "profile", "members", "comment", "post", "friends"];
-const OPERATORS = ["", ".$not", ".$gt", ".$gte", ".$lt", ".$lte", ".$in", ".$notIn", ".$between", ".$notBetween", ".$like",
-  ".$notLike", ".$iLike", ".$notILike", ".$regex", ".$where", ".$ne", ".$exists", ".$expr", ".$eq", ".", ".$"];
+const OPERATORS = [
+  "",
+  ".$not",
+  ".$gt",
+  ".$gte",
+  ".$lt",
+  ".$lte",
+  ".$in",
+  ".$notIn",
+  ".$between",
+  ".$notBetween",
+  ".$like",
+  ".$notLike",
+  ".$iLike",
+  ".$notILike",
+  ".$regex",
+  ".$where",
+  ".$ne",
+  ".$exists",
+  ".$expr",
+  ".$eq",
+  ".",
+  ".$",
+];
 const PREFIXES = ["", "", "$or.", "$and.", "$nor.", "$where.", "$", "$or.$or."];
-const NOISE = ["{", "}", "[", "]", '"', ",", ":", "|", "$", ".", "*", "%", "\\", "-", "+", " ", "\u0000", "é", "\ud800"];
+const NOISE = [
+  "{",
+  "}",
+  "[",
+  "]",
+  '"',
+  ",",
+  ":",
+  "|",
+  "$",
+  ".",
+  "*",
+  "%",
+  "\\",
+  "-",
+  "+",
+  " ",
+  "\u0000",
+  "é",
+  "\ud800",
+];
 
 const scalar = fc.oneof(
   fc.integer({ min: -5, max: 100 }),
@@ -28,15 +94,33 @@ const scalar = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.string({ maxLength: 12 }),
-  fc.constantFrom("Karl", "Ka*", "*a*a*", "%pure", "a.b*c", "(.*)+$", "2024-01-01", "2024-02-30", "2000-01-01T14:00:00+02:00", "TOP-SECRET*"),
+  fc.constantFrom(
+    "Karl",
+    "Ka*",
+    "*a*a*",
+    "%pure",
+    "a.b*c",
+    "(.*)+$",
+    "2024-01-01",
+    "2024-02-30",
+    "2000-01-01T14:00:00+02:00",
+    "TOP-SECRET*",
+  ),
 );
 const value = fc.oneof(
   { weight: 4, arbitrary: scalar },
   { weight: 2, arbitrary: fc.array(scalar, { maxLength: 4 }) },
-  { weight: 1, arbitrary: fc.dictionary(fc.constantFrom("$where", "$gt", "$ne", "$regex", "$function", "a"), scalar, { maxKeys: 2 }) },
+  {
+    weight: 1,
+    arbitrary: fc.dictionary(fc.constantFrom("$where", "$gt", "$ne", "$regex", "$function", "a"), scalar, {
+      maxKeys: 2,
+    }),
+  },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
 );
-const key = fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(...NAMES), fc.constantFrom(...OPERATORS)).map((parts) => parts.join(""));
+const key = fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(...NAMES), fc.constantFrom(...OPERATORS)).map((
+  parts,
+) => parts.join(""));
 const condition = fc.dictionary(key, value, { maxKeys: 3 });
 const { tree } = fc.letrec((tie) => ({
   tree: fc.oneof({ depthSize: "small", withCrossShrink: true }, condition, fc.array(tie("tree"), { maxLength: 4 })),
@@ -60,11 +144,23 @@ function mutated(base: fc.Arbitrary<string>): fc.Arbitrary<string> {
 const qJson = tree.map((t) => JSON.stringify(t));
 /** Well-typed conditions, so a good share of requests reaches the database. */
 const goodCondition = fc.oneof(
-  fc.tuple(fc.constantFrom("", "$or.", "$and."), fc.constantFrom("id", "age", "team_id"), fc.constantFrom("", ".$not", ".$gt", ".$lte"), fc.integer({ min: 0, max: 40 }))
+  fc.tuple(
+    fc.constantFrom("", "$or.", "$and."),
+    fc.constantFrom("id", "age", "team_id"),
+    fc.constantFrom("", ".$not", ".$gt", ".$lte"),
+    fc.integer({ min: 0, max: 40 }),
+  )
     .map(([prefix, name, op, n]) => ({ [prefix + name + op]: n })),
-  fc.tuple(fc.constantFrom("", "$or."), fc.constantFrom("name", "surname"), fc.constantFrom("", ".$like", ".$notILike", ".$not"), fc.constantFrom("Karl", "*o*", "K%", null))
+  fc.tuple(
+    fc.constantFrom("", "$or."),
+    fc.constantFrom("name", "surname"),
+    fc.constantFrom("", ".$like", ".$notILike", ".$not"),
+    fc.constantFrom("Karl", "*o*", "K%", null),
+  )
     .map(([prefix, name, op, v]) => ({ [prefix + name + (v === null && op !== ".$not" ? "" : op)]: v })),
-  fc.constantFrom({ "id.$in": [1, 2, 3] }, { "age.$between": [18, 40] }, { "created_at.$gte": "2024-03-01" }, { "born.$not": null }, { active: true }),
+  fc.constantFrom({ "id.$in": [1, 2, 3] }, { "age.$between": [18, 40] }, { "created_at.$gte": "2024-03-01" }, {
+    "born.$not": null,
+  }, { active: true }),
 );
 // At most 3 levels of at most 3 items: within maxDepth (5) and maxConditions (50).
 const { goodTree } = fc.letrec((tie) => ({
@@ -84,10 +180,20 @@ const { withExpr } = fc.letrec((tie) => ({
     fc.constantFrom(...RELATIONS, ...NAMES),
     fc.tuple(fc.constantFrom(...RELATIONS), tie("withExpr")).map(([name, inner]) => `${name}{${inner}}`),
   ),
-  withExpr: fc.tuple(fc.array(tie("withItem") as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 }), fc.constantFrom(",", "|", ", "), fc.constantFrom("", ","))
+  withExpr: fc.tuple(
+    fc.array(tie("withItem") as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 }),
+    fc.constantFrom(",", "|", ", "),
+    fc.constantFrom("", ","),
+  )
     .map(([items, separator, tail]) => items.join(separator) + tail),
 }));
-const goodWith = fc.constantFrom("posts", "posts{title|comments{content}}", "team{name},profile,", "posts{comments{likes}},team", "posts{id}|profile{bio}");
+const goodWith = fc.constantFrom(
+  "posts",
+  "posts{title|comments{content}}",
+  "team{name},profile,",
+  "posts{comments{likes}},team",
+  "posts{id}|profile{bio}",
+);
 const withParam = fc.oneof(
   { weight: 4, arbitrary: goodWith },
   { weight: 2, arbitrary: withExpr },
@@ -96,10 +202,16 @@ const withParam = fc.oneof(
 );
 
 const list = (names: string[], signs: string[]) =>
-  fc.array(fc.tuple(fc.constantFrom(...signs), fc.constantFrom(...names)).map((parts) => parts.join("")), { maxLength: 4 }).map((items) => items.join(","));
+  fc.array(fc.tuple(fc.constantFrom(...signs), fc.constantFrom(...names)).map((parts) => parts.join("")), {
+    maxLength: 4,
+  }).map((items) => items.join(","));
 const GOOD = ["id", "name", "created_at", "updated_at"];
 const fields = fc.oneof({ weight: 3, arbitrary: list(GOOD, [""]) }, list(NAMES, [""]), fc.string({ maxLength: 10 }));
-const sort = fc.oneof({ weight: 3, arbitrary: list(GOOD, ["", "-"]) }, list(NAMES, ["", "-", "+", " ", "--"]), fc.string({ maxLength: 10 }));
+const sort = fc.oneof(
+  { weight: 3, arbitrary: list(GOOD, ["", "-"]) },
+  list(NAMES, ["", "-", "+", " ", "--"]),
+  fc.string({ maxLength: 10 }),
+);
 const pageNumber = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 5 }).map(String) },
   fc.nat({ max: 200 }).map(String),
@@ -108,7 +220,10 @@ const pageNumber = fc.oneof(
 
 /** Requests built from valid parts only: each one must be answered 200. */
 const uniqueList = (names: string[], signs: string[]) =>
-  fc.tuple(fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 4 }), fc.array(fc.constantFrom(...signs), { minLength: 4, maxLength: 4 }))
+  fc.tuple(
+    fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 4 }),
+    fc.array(fc.constantFrom(...signs), { minLength: 4, maxLength: 4 }),
+  )
     .map(([picked, chosen]) => picked.map((name, i) => chosen[i] + name).join(","));
 const goodParams = fc.record(
   {
@@ -163,8 +278,23 @@ describe("fuzz: random and mutated query strings", () => {
 
   test("valid queries built from the grammar alone all succeed", async () => {
     const field = fc.constantFrom("id", "name", "age", "score", "created_at");
-    const validQ = fc.array(fc.tuple(fc.constantFrom("", "$or."), field, fc.constantFrom("", ".$not", ".$gte", ".$lt")), { maxLength: 4 })
-      .map((parts) => JSON.stringify(parts.map(([prefix, name, op]) => ({ [prefix + name + op]: name === "name" ? "Karl" : name === "created_at" ? "2024-03-01" : name === "score" ? 1.5 : 3 }))));
+    const validQ = fc.array(
+      fc.tuple(fc.constantFrom("", "$or."), field, fc.constantFrom("", ".$not", ".$gte", ".$lt")),
+      { maxLength: 4 },
+    )
+      .map((parts) =>
+        JSON.stringify(
+          parts.map(([prefix, name, op]) => ({
+            [prefix + name + op]: name === "name"
+              ? "Karl"
+              : name === "created_at"
+              ? "2024-03-01"
+              : name === "score"
+              ? 1.5
+              : 3,
+          })),
+        )
+      );
     await checkProperty(
       fc.asyncProperty(validQ, fc.constantFrom("posts{title|comments{content}}", "team,profile", ""), async (qs, w) => {
         const { status, body, text } = await get(app, "users", { q: qs, with: w, sort: "-age,name" });

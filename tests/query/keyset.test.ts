@@ -31,12 +31,19 @@ describe("keysetFilter", () => {
       $or: [{ score: { $gt: 3 } }, { score: 3, _id: { $lte: 7 } }],
     });
     assert.deepEqual(keysetFilter(sortKeys({ _id: -1 }), [5], "after", true), { _id: { $lte: 5 } });
-    assert.deepEqual(keysetFilter(sortKeys({ name: -1, _id: 1 }), [null, 4], "after", true), { name: null, _id: { $gte: 4 } });
+    assert.deepEqual(keysetFilter(sortKeys({ name: -1, _id: 1 }), [null, 4], "after", true), {
+      name: null,
+      _id: { $gte: 4 },
+    });
   });
 
   test("before is after in the reversed order; id alone is a plain range", () => {
     assert.deepEqual(keysetFilter(sortKeys({ _id: 1 }), [5], "before"), { _id: { $lt: 5 } });
     assert.deepEqual(keysetFilter(sortKeys({ _id: -1 }), [5], "after"), { _id: { $lt: 5 } });
-    assert.deepEqual(keysetFilter(sortKeys({ _id: 1, name: 1 }), [5], "after"), { _id: { $gt: 5 } }, "keys after _id never decide");
+    assert.deepEqual(
+      keysetFilter(sortKeys({ _id: 1, name: 1 }), [5], "after"),
+      { _id: { $gt: 5 } },
+      "keys after _id never decide",
+    );
   });
 });

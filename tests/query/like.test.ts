@@ -56,8 +56,11 @@ describe("likeSource", () => {
 
   test(`more than ${MAX_LIKE_WILDCARDS} wildcards is a 400 naming the key`, () => {
     assert.equal(likeSource("a*".repeat(MAX_LIKE_WILDCARDS)).length > 0, true);
-    assert.throws(() => likeSource("a*".repeat(MAX_LIKE_WILDCARDS + 1), '"name.$like"'), (error: unknown) =>
-      error instanceof ApiError && error.status === 400 && /"name.\$like" has 21 wildcards/.test(error.message));
+    assert.throws(
+      () => likeSource("a*".repeat(MAX_LIKE_WILDCARDS + 1), '"name.$like"'),
+      (error: unknown) =>
+        error instanceof ApiError && error.status === 400 && /"name.\$like" has 21 wildcards/.test(error.message),
+    );
   });
 
   test("the end anchor is the true end: a trailing newline is not ignored", () => {

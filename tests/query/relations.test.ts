@@ -1,13 +1,13 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type CommandStartedEvent, type Db, type Document, MongoClient } from "mongodb";
-import { startEmbeddedEngine, type EmbeddedEngine } from "../../src/embedded/mod.ts";
+import { type EmbeddedEngine, startEmbeddedEngine } from "../../src/embedded/mod.ts";
 import type { Model } from "../../src/model/define.ts";
 import { type ApiRecord, toRecord } from "../../src/model/serialize.ts";
 import type { QueryLimits } from "../../src/query/limits.ts";
 import { parseWith } from "../../src/query/with.ts";
 import { loadRelations } from "../../src/handlers/relations.ts";
-import { limits, registry, User, Post } from "./models.ts";
+import { limits, Post, registry, User } from "./models.ts";
 
 let engine: EmbeddedEngine;
 let client: MongoClient;
@@ -61,7 +61,13 @@ after(async () => {
 const noScope = () => ({});
 
 /** Loads `with` for the given parents the way the handlers do, counting driver commands. */
-async function load(model: Model, collection: string, ids: number[], raw: string, opts: { limits?: QueryLimits; scope?: (m: Model) => Document } = {}) {
+async function load(
+  model: Model,
+  collection: string,
+  ids: number[],
+  raw: string,
+  opts: { limits?: QueryLimits; scope?: (m: Model) => Document } = {},
+) {
   const docs = await db.collection(collection).find({ _id: { $in: ids } } as Document).sort({ _id: 1 }).toArray();
   const records: ApiRecord[] = docs.map((doc) => toRecord(model, doc, ["id"]));
   const lim = opts.limits ?? limits;
@@ -81,7 +87,9 @@ describe("loadRelations", () => {
   });
 
   test("hasMany is capped per parent (first N by id), not per page", async () => {
-    const { records } = await load(User, "users", [1, 2], "posts{id}", { limits: { ...limits, maxChildrenPerParent: 2 } });
+    const { records } = await load(User, "users", [1, 2], "posts{id}", {
+      limits: { ...limits, maxChildrenPerParent: 2 },
+    });
     assert.deepEqual(records.map((r) => r.posts), [[{ id: 11 }, { id: 12 }], [{ id: 21 }, { id: 22 }]]);
   });
 
@@ -99,8 +107,19 @@ describe("loadRelations", () => {
   test("belongsTo from the child side, with every visible field and no hidden one", async () => {
     const { records } = await load(Post, "posts", [11, 90, 91], "user");
     assert.deepEqual(records.map((r) => r.user), [
-      { id: 1, name: "Ann", surname: null, age: null, score: null, active: null, born: null, tags: null, team_id: 10,
-        created_at: at.toISOString(), updated_at: at.toISOString() },
+      {
+        id: 1,
+        name: "Ann",
+        surname: null,
+        age: null,
+        score: null,
+        active: null,
+        born: null,
+        tags: null,
+        team_id: 10,
+        created_at: at.toISOString(),
+        updated_at: at.toISOString(),
+      },
       null,
       null,
     ]);
@@ -127,12 +146,21 @@ describe("loadRelations", () => {
       { title: "p13", comments: [] },
     ]);
     const asked = await load(User, "users", [1], "posts{id|user_id|title|comments{post_id}}");
-    assert.deepEqual((asked.records[0].posts as ApiRecord[])[0], { id: 11, user_id: 1, title: "p11", comments: [{ post_id: 11 }, { post_id: 11 }] });
+    assert.deepEqual((asked.records[0].posts as ApiRecord[])[0], {
+      id: 11,
+      user_id: 1,
+      title: "p11",
+      comments: [{ post_id: 11 }, { post_id: 11 }],
+    });
   });
 
   test("one query per relation node for the whole page, never per record", async () => {
     assert.deepEqual((await load(User, "users", [1, 2, 3], "posts{comments}")).commands, ["aggregate", "aggregate"]);
-    assert.deepEqual((await load(User, "users", [1, 2, 3], "posts{comments{likes}}")).commands, ["aggregate", "aggregate", "aggregate"]);
+    assert.deepEqual((await load(User, "users", [1, 2, 3], "posts{comments{likes}}")).commands, [
+      "aggregate",
+      "aggregate",
+      "aggregate",
+    ]);
     const mixed = await load(User, "users", [1, 2, 3, 4], "posts{user{team}},profile,team");
     assert.deepEqual(mixed.commands.sort(), ["aggregate", "aggregate", "find", "find", "find"]);
   });

@@ -52,34 +52,67 @@ describe("parseWhere: operators", () => {
     ['{"created_at.$gte":"2024-01-31"}', { created_at: { $gte: new Date("2024-01-31T00:00:00Z") } }],
     ['{"updated_at.$lt":"2024-01-31T12:30:00+02:00"}', { updated_at: { $lt: new Date("2024-01-31T10:30:00Z") } }],
     ['{"born":"2024-01-31T12:30:00"}', { born: new Date("2024-01-31T12:30:00Z") }],
-    ['{"born.$between":["2024-01-01","2024-12-31T23:59:59.999Z"]}', { born: { $gte: new Date("2024-01-01T00:00:00Z"), $lte: new Date("2024-12-31T23:59:59.999Z") } }],
+    ['{"born.$between":["2024-01-01","2024-12-31T23:59:59.999Z"]}', {
+      born: { $gte: new Date("2024-01-01T00:00:00Z"), $lte: new Date("2024-12-31T23:59:59.999Z") },
+    }],
   ];
   for (const [q, expected] of cases) test(q, () => assert.deepEqual(where(q), expected));
 });
 
 describe("parseWhere: sequences, groups and precedence", () => {
   const cases: [string, string, Document][] = [
-    ["keys of one object are ANDed", '{"name":"Karl","age.$gt":18}', { $and: [{ name: "Karl" }, { age: { $gt: 18 } }] }],
-    ["an array is ANDed by default", '[{"name":"John"},{"surname":"Locke"}]', { $and: [{ name: "John" }, { surname: "Locke" }] }],
-    ["$and. is accepted", '[{"name":"John"},{"$and.surname":"Locke"}]', { $and: [{ name: "John" }, { surname: "Locke" }] }],
-    ["$or. joins with OR", '[{"name":"Karl"},{"$or.surname":"Popper"}]', { $or: [{ name: "Karl" }, { surname: "Popper" }] }],
+    ["keys of one object are ANDed", '{"name":"Karl","age.$gt":18}', {
+      $and: [{ name: "Karl" }, { age: { $gt: 18 } }],
+    }],
+    ["an array is ANDed by default", '[{"name":"John"},{"surname":"Locke"}]', {
+      $and: [{ name: "John" }, { surname: "Locke" }],
+    }],
+    ["$and. is accepted", '[{"name":"John"},{"$and.surname":"Locke"}]', {
+      $and: [{ name: "John" }, { surname: "Locke" }],
+    }],
+    ["$or. joins with OR", '[{"name":"Karl"},{"$or.surname":"Popper"}]', {
+      $or: [{ name: "Karl" }, { surname: "Popper" }],
+    }],
     ["AND binds tighter than OR", '[{"a":1},{"$or.b":2},{"c":3}]'.replace(/"([abc])"/g, '"$1"'), {}],
-    ["a prefix on the first condition is ignored", '[{"$or.name":"Karl"},{"surname":"Popper"}]', { $and: [{ name: "Karl" }, { surname: "Popper" }] }],
-    ["an object is a group of its keys", '[{"name":"a","$or.surname":"b"},{"age":3}]', { $and: [{ $or: [{ name: "a" }, { surname: "b" }] }, { age: 3 }] }],
-    ["a group joins with AND by default", '[{"name":"a"},[{"surname":"b"},{"$or.age":3}]]', { $and: [{ name: "a" }, { $or: [{ surname: "b" }, { age: 3 }] }] }],
-    ["a group's first $or. joins the group with OR", '[{"name":"a"},[{"$or.surname":"b"},{"age":3}]]', { $or: [{ name: "a" }, { $and: [{ surname: "b" }, { age: 3 }] }] }],
-    ["a group's first $and. joins the group with AND", '[{"name":"a"},{"$or.age":1},[{"$and.surname":"b"},{"$or.age":3}]]', { $or: [{ name: "a" }, { $and: [{ age: 1 }, { $or: [{ surname: "b" }, { age: 3 }] }] }] }],
-    ["the Axe docs example of two OR groups", '[[{"name":"John"},{"$or.surname":"Locke"}],[{"$or.age":18},{"$or.id":666}]]',
-      { $or: [{ name: "John" }, { surname: "Locke" }, { age: 18 }, { _id: 666 }] }],
-    ["the join prefix works at every depth", '[{"name":"a"},[{"surname":"b"},[{"$or.age":1},{"score":2}]]]',
-      { $and: [{ name: "a" }, { $or: [{ surname: "b" }, { $and: [{ age: 1 }, { score: 2 }] }] }] }],
-    ["a nested group's prefix decides how the enclosing group joins", '[{"name":"a"},[[{"$or.age":1}],{"score":2}]]',
-      { $or: [{ name: "a" }, { $and: [{ age: 1 }, { score: 2 }] }] }],
+    ["a prefix on the first condition is ignored", '[{"$or.name":"Karl"},{"surname":"Popper"}]', {
+      $and: [{ name: "Karl" }, { surname: "Popper" }],
+    }],
+    ["an object is a group of its keys", '[{"name":"a","$or.surname":"b"},{"age":3}]', {
+      $and: [{ $or: [{ name: "a" }, { surname: "b" }] }, { age: 3 }],
+    }],
+    ["a group joins with AND by default", '[{"name":"a"},[{"surname":"b"},{"$or.age":3}]]', {
+      $and: [{ name: "a" }, { $or: [{ surname: "b" }, { age: 3 }] }],
+    }],
+    ["a group's first $or. joins the group with OR", '[{"name":"a"},[{"$or.surname":"b"},{"age":3}]]', {
+      $or: [{ name: "a" }, { $and: [{ surname: "b" }, { age: 3 }] }],
+    }],
+    [
+      "a group's first $and. joins the group with AND",
+      '[{"name":"a"},{"$or.age":1},[{"$and.surname":"b"},{"$or.age":3}]]',
+      { $or: [{ name: "a" }, { $and: [{ age: 1 }, { $or: [{ surname: "b" }, { age: 3 }] }] }] },
+    ],
+    [
+      "the Axe docs example of two OR groups",
+      '[[{"name":"John"},{"$or.surname":"Locke"}],[{"$or.age":18},{"$or.id":666}]]',
+      { $or: [{ name: "John" }, { surname: "Locke" }, { age: 18 }, { _id: 666 }] },
+    ],
+    ["the join prefix works at every depth", '[{"name":"a"},[{"surname":"b"},[{"$or.age":1},{"score":2}]]]', {
+      $and: [{ name: "a" }, { $or: [{ surname: "b" }, { $and: [{ age: 1 }, { score: 2 }] }] }],
+    }],
+    ["a nested group's prefix decides how the enclosing group joins", '[{"name":"a"},[[{"$or.age":1}],{"score":2}]]', {
+      $or: [{ name: "a" }, { $and: [{ age: 1 }, { score: 2 }] }],
+    }],
     ["empty groups are skipped", '[{"name":"a"},[],{"$or.age":1}]', { $or: [{ name: "a" }, { age: 1 }] }],
-    ["the Axe client's nested where() shape", '[{"id":1},[{"$and.name":"x"},{"$or.age.$gte":20}]]', { $and: [{ _id: 1 }, { $or: [{ name: "x" }, { age: { $gte: 20 } }] }] }],
-    ["the Axe client's orWhere() group", '[{"id":1},[{"$or.name":"x"},{"age.$gte":20}]]', { $or: [{ _id: 1 }, { $and: [{ name: "x" }, { age: { $gte: 20 } }] }] }],
+    ["the Axe client's nested where() shape", '[{"id":1},[{"$and.name":"x"},{"$or.age.$gte":20}]]', {
+      $and: [{ _id: 1 }, { $or: [{ name: "x" }, { age: { $gte: 20 } }] }],
+    }],
+    ["the Axe client's orWhere() group", '[{"id":1},[{"$or.name":"x"},{"age.$gte":20}]]', {
+      $or: [{ _id: 1 }, { $and: [{ name: "x" }, { age: { $gte: 20 } }] }],
+    }],
   ];
-  cases[4] = ["AND binds tighter than OR", '[{"name":"a"},{"$or.surname":"b"},{"age":3}]', { $or: [{ name: "a" }, { $and: [{ surname: "b" }, { age: 3 }] }] }];
+  cases[4] = ["AND binds tighter than OR", '[{"name":"a"},{"$or.surname":"b"},{"age":3}]', {
+    $or: [{ name: "a" }, { $and: [{ surname: "b" }, { age: 3 }] }],
+  }];
   for (const [name, q, expected] of cases) test(`${name}: ${q}`, () => assert.deepEqual(where(q), expected));
 });
 
@@ -93,7 +126,11 @@ describe("parseWhere: rejected input", () => {
     ["every unknown field is named", '[{"nope":1},{"$or.zip.$gt":2}]', /^Undefined column names: nope,zip$/],
     ["hidden field", '{"password":"x"}', /^Undefined column names: password$/],
     ["hidden field with like", '{"password.$like":"a*"}', /^Undefined column names: password$/],
-    ["hidden field through an $or group", '[{"name":"a"},[{"$or.password.$like":"*"}]]', /^Undefined column names: password$/],
+    [
+      "hidden field through an $or group",
+      '[{"name":"a"},[{"$or.password.$like":"*"}]]',
+      /^Undefined column names: password$/,
+    ],
     ["relation path", '{"team.name":"x"}', /^Undefined column names: team.name$/],
     ["deleted_at on a model without soft delete", '{"deleted_at":null}', /^Undefined column names: deleted_at$/],
     ["unknown operator", '{"age.$ne":1}', /Unknown operator "\$ne" in q key "age.\$ne"; allowed: \$not/],
@@ -128,7 +165,26 @@ describe("parseWhere: rejected input", () => {
 });
 
 describe("parseWhere: raw MongoDB operators are refused at every level", () => {
-  const operators = ["$where", "$expr", "$regex", "$function", "$accumulator", "$ne", "$eq", "$exists", "$elemMatch", "$or", "$and", "$nor", "$text", "$jsonSchema", "$options", "$size", "$type", "$comment"];
+  const operators = [
+    "$where",
+    "$expr",
+    "$regex",
+    "$function",
+    "$accumulator",
+    "$ne",
+    "$eq",
+    "$exists",
+    "$elemMatch",
+    "$or",
+    "$and",
+    "$nor",
+    "$text",
+    "$jsonSchema",
+    "$options",
+    "$size",
+    "$type",
+    "$comment",
+  ];
   for (const op of operators) {
     test(`${op} as a key, a prefixed key, a nested key, a suffix and an operand`, () => {
       rejects(`{"${op}":"1"}`, /Unsupported operator/);
@@ -171,7 +227,10 @@ describe("parseWhere: limits", () => {
   });
   test("keys inside one object count as conditions", () => {
     const keys = ["", "$or.", "$and."].flatMap((prefix) =>
-      ["id", "age"].flatMap((field) => ["", ".$not", ".$gt", ".$gte", ".$lt", ".$lte"].map((op) => `${prefix}${field}${op}`)));
+      ["id", "age"].flatMap((field) =>
+        ["", ".$not", ".$gt", ".$gte", ".$lt", ".$lte"].map((op) => `${prefix}${field}${op}`)
+      )
+    );
     const object = (n: number) => Object.fromEntries(keys.slice(0, n).map((key) => [key, 1]));
     assert.equal(keys.length, 36);
     assert.ok(where(JSON.stringify([object(36), object(14)])));

@@ -8,7 +8,11 @@ import { limits, registry, User } from "./models.ts";
 /** A readable shape of the tree: "relation(Model)[fields]{children}". */
 function shape(nodes: readonly WithNode[]): string {
   return nodes
-    .map((n) => `${n.relation.name}(${n.model.name})${n.fields ? `[${n.fields.join(",")}]` : ""}${n.children.length ? `{${shape(n.children)}}` : ""}`)
+    .map((n) =>
+      `${n.relation.name}(${n.model.name})${n.fields ? `[${n.fields.join(",")}]` : ""}${
+        n.children.length ? `{${shape(n.children)}}` : ""
+      }`
+    )
     .join(" ");
 }
 
@@ -90,7 +94,10 @@ describe("parseWith: rejected input", () => {
 describe("parseWith: limits", () => {
   test("relation depth 3 passes, 4 is refused whether or not the 4th level has braces", () => {
     assert.equal(shape(parse("posts{comments{likes}}")), "posts(Post){comments(Comment){likes(Like)}}");
-    rejects("posts{comments{likes{comment}}}", /relation depth of with \(at posts.comments.likes.comment\) exceeds the limit of 3/);
+    rejects(
+      "posts{comments{likes{comment}}}",
+      /relation depth of with \(at posts.comments.likes.comment\) exceeds the limit of 3/,
+    );
     rejects("posts{comments{likes{comment{content}}}}", /relation depth of with \(at comment\) exceeds the limit of 3/);
   });
   test("a deep run of braces is refused early, not a stack overflow", () => {
@@ -99,7 +106,10 @@ describe("parseWith: limits", () => {
   test("the total number of relation nodes is capped", () => {
     const ten = "posts{comments{likes},user{team,profile}},profile,team{members{posts}}";
     assert.equal(shape(parse(ten)).split("(").length - 1, 10);
-    rejects("posts{comments{likes},user{team,profile,posts}},profile,team{members{posts}}", /number of relations in with exceeds the limit of 10/);
+    rejects(
+      "posts{comments{likes},user{team,profile,posts}},profile,team{members{posts}}",
+      /number of relations in with exceeds the limit of 10/,
+    );
   });
   test("limits are configurable", () => {
     const tight = { ...limits, maxRelationDepth: 1, maxRelations: 2 };

@@ -6,7 +6,9 @@ import { seedExampleApp } from "../../scripts/seed-data.ts";
 import { call, exampleApp } from "../helpers/app.ts";
 
 let app: App;
-before(async () => { app = await exampleApp(); });
+before(async () => {
+  app = await exampleApp();
+});
 after(async () => await app.close());
 
 const counts = { users: 30, postsPerUser: 2, commentsPerPost: 3 };
@@ -39,7 +41,8 @@ test("the same seed makes the same people", async () => {
   const other = await exampleApp();
   try {
     await seedExampleApp(other, { users: 3, postsPerUser: 0, commentsPerPost: 0 });
-    const names = async (a: App) => (await (await call(a, "GET", "/api/v1/users?per_page=3&fields=name,surname")).json()).data;
+    const names = async (a: App) =>
+      (await (await call(a, "GET", "/api/v1/users?per_page=3&fields=name,surname")).json()).data;
     assert.deepEqual(await names(other), await names(app));
   } finally {
     await other.close();

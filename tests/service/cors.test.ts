@@ -4,18 +4,37 @@ import { exampleApp } from "../helpers/app.ts";
 
 const ORIGIN = "https://app.example.com";
 
-function send(app: Awaited<ReturnType<typeof exampleApp>>, method: string, path: string, headers: Record<string, string>): Promise<Response> {
-  return app.fetch(new Request(`http://localhost${path}`, { method, headers }), { remoteAddr: { hostname: "192.0.2.1" } });
+function send(
+  app: Awaited<ReturnType<typeof exampleApp>>,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<Response> {
+  return app.fetch(new Request(`http://localhost${path}`, { method, headers }), {
+    remoteAddr: { hostname: "192.0.2.1" },
+  });
 }
 
 describe("CORS", async () => {
-  const app = await exampleApp({ cors: { origin: [ORIGIN], maxAge: 600, credentials: true }, rateLimit: { windowMs: 60_000, max: 1000 } });
-  const byFunction = await exampleApp({ cors: { origin: (origin) => origin.endsWith(".example.org"), methods: ["GET"], headers: ["content-type"], exposeHeaders: ["ETag"] } });
+  const app = await exampleApp({
+    cors: { origin: [ORIGIN], maxAge: 600, credentials: true },
+    rateLimit: { windowMs: 60_000, max: 1000 },
+  });
+  const byFunction = await exampleApp({
+    cors: {
+      origin: (origin) => origin.endsWith(".example.org"),
+      methods: ["GET"],
+      headers: ["content-type"],
+      exposeHeaders: ["ETag"],
+    },
+  });
   after(() => Promise.all([app.close(), byFunction.close()]));
 
   it("answers an allowed origin's preflight with 204 and the allowed methods and headers", async () => {
     const res = await send(app, "OPTIONS", "/api/v1/users", {
-      origin: ORIGIN, "access-control-request-method": "POST", "access-control-request-headers": "content-type, if-match",
+      origin: ORIGIN,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type, if-match",
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get("access-control-allow-origin"), ORIGIN);
@@ -32,24 +51,35 @@ describe("CORS", async () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("access-control-allow-origin"), ORIGIN);
     const exposed = (res.headers.get("access-control-expose-headers") ?? "").split(", ");
-    for (const name of ["ETag", "Link", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-Request-Id"]) assert.ok(exposed.includes(name), name);
+    for (const name of ["ETag", "Link", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-Request-Id"]) {
+      assert.ok(exposed.includes(name), name);
+    }
     assert.equal(res.headers.get("vary"), "Origin");
     assert.ok(res.headers.get("etag"));
   });
 
   it("gives a disallowed origin no CORS headers, preflight or not", async () => {
-    const preflight = await send(app, "OPTIONS", "/api/v1/users", { origin: "https://evil.example", "access-control-request-method": "DELETE" });
+    const preflight = await send(app, "OPTIONS", "/api/v1/users", {
+      origin: "https://evil.example",
+      "access-control-request-method": "DELETE",
+    });
     assert.equal(preflight.status, 204); // the plain OPTIONS answer, with Allow
     assert.equal(preflight.headers.get("allow"), "OPTIONS, GET, HEAD, POST");
     const get = await send(app, "GET", "/api/v1/users", { origin: "https://evil.example" });
     for (const res of [preflight, get]) {
-      for (const [name] of res.headers) assert.ok(!name.startsWith("access-control-"), `${name} sent to a disallowed origin`);
+      for (const [name] of res.headers) {
+        assert.ok(!name.startsWith("access-control-"), `${name} sent to a disallowed origin`);
+      }
     }
     assert.equal(get.headers.get("vary"), "Origin");
   });
 
   it("takes a predicate, and the configured methods, headers and exposed headers", async () => {
-    const res = await send(byFunction, "OPTIONS", "/api/v1/users/1", { origin: "https://a.example.org", "access-control-request-method": "GET", "access-control-request-headers": "x-other" });
+    const res = await send(byFunction, "OPTIONS", "/api/v1/users/1", {
+      origin: "https://a.example.org",
+      "access-control-request-method": "GET",
+      "access-control-request-headers": "x-other",
+    });
     assert.equal(res.headers.get("access-control-allow-origin"), "https://a.example.org");
     assert.equal(res.headers.get("access-control-allow-methods"), "GET");
     assert.equal(res.headers.get("access-control-allow-headers"), "content-type");
@@ -58,11 +88,22 @@ describe("CORS", async () => {
     assert.equal(get.status, 404);
     assert.equal(get.headers.get("access-control-expose-headers"), "ETag");
     assert.equal(get.headers.get("vary"), "Origin, Accept-Language");
-    assert.equal((await send(byFunction, "GET", "/api/v1/users", { origin: "https://example.com" })).headers.get("access-control-allow-origin"), null);
+    assert.equal(
+      (await send(byFunction, "GET", "/api/v1/users", { origin: "https://example.com" })).headers.get(
+        "access-control-allow-origin",
+      ),
+      null,
+    );
   });
 
   it("a malformed cors option stops start-up with one line", async () => {
-    await assert.rejects(exampleApp({ cors: { origin: "https://app.example.com" as never } }), /^TypeError: cors.origin must be an array of origins or a function/);
-    await assert.rejects(exampleApp({ cors: { origin: [ORIGIN], maxAge: -1 } }), /cors.maxAge must be a number of seconds/);
+    await assert.rejects(
+      exampleApp({ cors: { origin: "https://app.example.com" as never } }),
+      /^TypeError: cors.origin must be an array of origins or a function/,
+    );
+    await assert.rejects(
+      exampleApp({ cors: { origin: [ORIGIN], maxAge: -1 } }),
+      /cors.maxAge must be a number of seconds/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { reset, type LogRecord } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
 import { configureLogging, defaultErrorHandler } from "../../src/mod.ts";
 import { call, exampleApp } from "../helpers/app.ts";
 
@@ -21,7 +21,15 @@ async function inProduction(body: (consoleErrors: unknown[][]) => Promise<void>)
 }
 
 describe("the default error handler in production: an unexpected error is logged once", async () => {
-  const app = await exampleApp({ hooks: { User: { onBeforeShow: () => { throw new TypeError("boom: the hook broke"); } } } });
+  const app = await exampleApp({
+    hooks: {
+      User: {
+        onBeforeShow: () => {
+          throw new TypeError("boom: the hook broke");
+        },
+      },
+    },
+  });
   app.onError(defaultErrorHandler);
   after(async () => {
     await reset();

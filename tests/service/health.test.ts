@@ -36,7 +36,10 @@ describe("health probes", async () => {
     await engine.close();
     const ready = await call(app, "GET", "/readyz", undefined, { "accept-language": "de" });
     assert.deepEqual(await jsonOf(ready), { status: 503, body: { error: "Die Datenbank ist nicht erreichbar." } });
-    assert.deepEqual(await jsonOf(await call(app, "GET", "/readyz")), { status: 503, body: { error: "The database cannot be reached." } });
+    assert.deepEqual(await jsonOf(await call(app, "GET", "/readyz")), {
+      status: 503,
+      body: { error: "The database cannot be reached." },
+    });
     assert.equal((await call(app, "GET", "/healthz")).status, 200);
   });
 });

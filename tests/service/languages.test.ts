@@ -20,14 +20,18 @@ describe("catalogs", () => {
         // Rendered with a value for each placeholder, none is left over.
         const params = Object.fromEntries(placeholders(en[key]).map((name) => [name, `<${name}>`]));
         const rendered = formatMessage(catalog, { key, params });
-        for (const name of Object.keys(params)) assert.ok(!rendered.includes(`{${name}}`), `${language} ${key}: {${name}} left over`);
+        for (const name of Object.keys(params)) {
+          assert.ok(!rendered.includes(`{${name}}`), `${language} ${key}: {${name}} left over`);
+        }
       }
     });
   }
 
   it("German and French are translations, not copies of the English", () => {
     for (const language of ["de", "fr"]) {
-      const same = KEYS.filter((key) => SHIPPED_CATALOGS[language]![key] === en[key] && placeholders(en[key]).join() !== en[key]);
+      const same = KEYS.filter((key) =>
+        SHIPPED_CATALOGS[language]![key] === en[key] && placeholders(en[key]).join() !== en[key]
+      );
       // Only texts that are the same in every language (a bare "null", "true or false" style operands) may match.
       assert.ok(same.every((key) => key === "value.null"), `${language} copies English for ${same.join(", ")}`);
     }
@@ -57,13 +61,22 @@ describe("Accept-Language negotiation", () => {
   it("an app's own language is negotiated like the shipped ones", () => {
     const withSpanish = new Languages("en", { es: { "record.notFound": "No se encontró el elemento en {model}." } });
     assert.equal(withSpanish.negotiate("es-MX, de;q=0.5"), "es");
-    assert.equal(withSpanish.text("es", { key: "record.notFound", params: { model: "User" } }), "No se encontró el elemento en User.");
+    assert.equal(
+      withSpanish.text("es", { key: "record.notFound", params: { model: "User" } }),
+      "No se encontró el elemento en User.",
+    );
     // Keys the app did not translate fall back to the default language.
-    assert.equal(withSpanish.text("es", { key: "param.repeated", params: { name: "page" } }), "The page parameter may be given only once.");
+    assert.equal(
+      withSpanish.text("es", { key: "param.repeated", params: { name: "page" } }),
+      "The page parameter may be given only once.",
+    );
   });
 
   it("a default language without a catalog stops start-up with one line", async () => {
-    await assert.rejects(createApp({ models: [], language: "xx" }), /language "xx" has no catalog; use one of en, de, fr/);
+    await assert.rejects(
+      createApp({ models: [], language: "xx" }),
+      /language "xx" has no catalog; use one of en, de, fr/,
+    );
   });
 });
 
@@ -91,24 +104,36 @@ describe("messages over HTTP", async () => {
     const invalid = await call(app, "POST", "/api/v1/users", { email: "nope", name: 5 }, de);
     assert.deepEqual(await jsonOf(invalid), {
       status: 400,
-      body: { errors: {
-        email: ["Das Feld email muss eine gültige E-Mail-Adresse sein."],
-        name: ["Das Feld name muss eine Zeichenkette sein."],
-        surname: ["Das Feld surname ist erforderlich."],
-      } },
+      body: {
+        errors: {
+          email: ["Das Feld email muss eine gültige E-Mail-Adresse sein."],
+          name: ["Das Feld name muss eine Zeichenkette sein."],
+          surname: ["Das Feld surname ist erforderlich."],
+        },
+      },
     });
 
     const perPage = await call(app, "GET", "/api/v1/users?per_page=0", undefined, de);
-    assert.deepEqual(await perPage.json(), { error: 'Der Parameter per_page muss eine ganze Zahl von 1 bis 100 sein; erhalten: "0".' });
+    assert.deepEqual(await perPage.json(), {
+      error: 'Der Parameter per_page muss eine ganze Zahl von 1 bis 100 sein; erhalten: "0".',
+    });
     const q = await call(app, "GET", `/api/v1/users?q=${encodeURIComponent('{"id.$gt":"x"}')}`, undefined, de);
-    assert.deepEqual(await q.json(), { error: 'Ungültiger Wert für "id.$gt" in q: erwartet eine ganze Zahl, erhalten eine Zeichenkette' });
+    assert.deepEqual(await q.json(), {
+      error: 'Ungültiger Wert für "id.$gt" in q: erwartet eine ganze Zahl, erhalten eine Zeichenkette',
+    });
 
     const json = await call(app, "POST", "/api/v1/users", "{", de);
     assert.deepEqual(await jsonOf(json), { status: 400, body: { error: "Der Request-Body ist kein gültiges JSON." } });
     const type = await call(app, "POST", "/api/v1/users", "x", { ...de, "content-type": "text/plain" });
-    assert.deepEqual(await jsonOf(type), { status: 415, body: { error: "Der Request-Body muss als application/json gesendet werden." } });
+    assert.deepEqual(await jsonOf(type), {
+      status: 415,
+      body: { error: "Der Request-Body muss als application/json gesendet werden." },
+    });
     const method = await call(app, "PUT", "/api/v1/users", {}, de);
-    assert.deepEqual(await jsonOf(method), { status: 405, body: { error: "Die Methode PUT ist hier nicht erlaubt; erlaubt: OPTIONS, GET, HEAD, POST." } });
+    assert.deepEqual(await jsonOf(method), {
+      status: 405,
+      body: { error: "Die Methode PUT ist hier nicht erlaubt; erlaubt: OPTIONS, GET, HEAD, POST." },
+    });
     const route = await call(app, "GET", "/nowhere", undefined, de);
     assert.deepEqual(await jsonOf(route), { status: 404, body: { error: "Keine Route passt zu GET /nowhere." } });
   });
@@ -123,19 +148,27 @@ describe("messages over HTTP", async () => {
   });
 
   it("an ApiError thrown by app code keeps its message as written", async () => {
-    const res = await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "t", body: "b" }, { ...de, "x-user-id": "2" });
+    const res = await call(app, "POST", "/api/v1/posts", { user_id: 1, title: "t", body: "b" }, {
+      ...de,
+      "x-user-id": "2",
+    });
     assert.equal(res.status, 403);
     assert.deepEqual(await res.json(), { error: "You can only write posts as yourself." });
     assert.equal(res.headers.get("content-language"), "de");
   });
-
 });
 
 describe("apps override messages and add languages", async () => {
   const Tag = defineModel({ name: "Tag", fields: { label: string() } });
   const app = await createApp({
     models: [Tag],
-    hooks: { Tag: { onBeforeInsert: () => { throw new ApiError("Kein Zutritt.", 403); } } },
+    hooks: {
+      Tag: {
+        onBeforeInsert: () => {
+          throw new ApiError("Kein Zutritt.", 403);
+        },
+      },
+    },
     messages: {
       en: { "record.notFound": "No {model} with that id." },
       es: { "record.notFound": "No hay ningún {model} con ese id." },
@@ -156,5 +189,4 @@ describe("apps override messages and add languages", async () => {
     const res = await call(app, "POST", "/api/v1/tags", { label: "x" }, { "accept-language": "fr" });
     assert.deepEqual(await jsonOf(res), { status: 403, body: { error: "Kein Zutritt." } });
   });
-
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { reset, type LogRecord } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
 import { configureLogging, loggingFromEnv } from "../../src/mod.ts";
 import { lineFormatter, parseLevel } from "../../src/service/logging.ts";
 import { call, exampleApp } from "../helpers/app.ts";
@@ -9,7 +9,13 @@ describe("one log line per request", async () => {
   const records: LogRecord[] = [];
   const app = await exampleApp();
   const failing = await exampleApp({
-    hooks: { User: { onBeforeShow: () => { throw new TypeError("boom: the hook broke"); } } },
+    hooks: {
+      User: {
+        onBeforeShow: () => {
+          throw new TypeError("boom: the hook broke");
+        },
+      },
+    },
   });
   failing.onError(() => new Response(JSON.stringify({ message: "An error occurred!" }), { status: 500 }));
   before(() => configureLogging({ level: "info", sink: (record) => records.push(record) }));
@@ -20,7 +26,13 @@ describe("one log line per request", async () => {
 
   it("logs method, path without the query, status, duration and request id", async () => {
     records.length = 0;
-    const res = await call(app, "GET", `/api/v1/users?q=${encodeURIComponent('{"password":"hunter2"}')}&page=1`, undefined, { "x-request-id": "req-42" });
+    const res = await call(
+      app,
+      "GET",
+      `/api/v1/users?q=${encodeURIComponent('{"password":"hunter2"}')}&page=1`,
+      undefined,
+      { "x-request-id": "req-42" },
+    );
     assert.equal(res.status, 400); // password is hidden, so the q is refused; its value must not be logged either
     assert.equal(res.headers.get("x-request-id"), "req-42");
     assert.equal(records.length, 1);
@@ -40,7 +52,12 @@ describe("one log line per request", async () => {
 
   it("never logs bodies", async () => {
     records.length = 0;
-    await call(app, "POST", "/api/v1/users", { email: "x@example.com", name: "N", surname: "S", password: "s3cret-pass" });
+    await call(app, "POST", "/api/v1/users", {
+      email: "x@example.com",
+      name: "N",
+      surname: "S",
+      password: "s3cret-pass",
+    });
     assert.equal(records.length, 1);
     for (const json of [true, false]) assert.ok(!lineFormatter(json)(records[0]!).includes("s3cret"));
   });
@@ -54,7 +71,12 @@ describe("one log line per request", async () => {
     const a = (await call(app, "GET", "/healthz")).headers.get("x-request-id");
     const b = (await call(app, "GET", "/healthz")).headers.get("x-request-id");
     assert.notEqual(a, b);
-    assert.equal((await call(app, "GET", "/api/v1/users", undefined, { "x-request-id": "01HZX.trace:9@edge-1" })).headers.get("x-request-id"), "01HZX.trace:9@edge-1");
+    assert.equal(
+      (await call(app, "GET", "/api/v1/users", undefined, { "x-request-id": "01HZX.trace:9@edge-1" })).headers.get(
+        "x-request-id",
+      ),
+      "01HZX.trace:9@edge-1",
+    );
   });
 
   it("logs an unexpected error once, with the request id", async () => {
@@ -86,6 +108,9 @@ describe("one log line per request", async () => {
     assert.deepEqual(loggingFromEnv({ NODE_ENV: "production", LOG_LEVEL: "debug" }), { json: true, level: "debug" });
     assert.deepEqual(loggingFromEnv({}), { json: false, level: undefined });
     assert.equal(parseLevel("WARN"), "warning");
-    assert.throws(() => parseLevel("verbose"), /^TypeError: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal; got "verbose"$/);
+    assert.throws(
+      () => parseLevel("verbose"),
+      /^TypeError: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal; got "verbose"$/,
+    );
   });
 });

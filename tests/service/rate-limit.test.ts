@@ -4,7 +4,7 @@ import { request as undiciRequest } from "undici";
 import User from "../../models/User.ts";
 import Post from "../../models/Post.ts";
 import Comment from "../../models/Comment.ts";
-import { createApp, type App } from "../../src/mod.ts";
+import { type App, createApp } from "../../src/mod.ts";
 import { startEmbeddedEngine } from "../../src/embedded/mod.ts";
 import { listen } from "../../src/adapters/serve.ts";
 import { exampleApp } from "../helpers/app.ts";
@@ -22,7 +22,11 @@ function get(app: App, path: string, address = "192.0.2.1", headers: Record<stri
 }
 
 function limitHeaders(res: Response): Record<string, string | null> {
-  return Object.fromEntries(["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after"].map((name) => [name, res.headers.get(name)]));
+  return Object.fromEntries(
+    ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after"].map((
+      name,
+    ) => [name, res.headers.get(name)]),
+  );
 }
 
 describe("rate limits: memory store", async () => {
@@ -34,18 +38,32 @@ describe("rate limits: memory store", async () => {
     clock.advance(15_000); // 45 s left in this minute's window
     const first = await get(app, "/api/v1/users");
     assert.equal(first.status, 200);
-    assert.deepEqual(limitHeaders(first), { "ratelimit-limit": "2", "ratelimit-remaining": "1", "ratelimit-reset": "45", "retry-after": null });
+    assert.deepEqual(limitHeaders(first), {
+      "ratelimit-limit": "2",
+      "ratelimit-remaining": "1",
+      "ratelimit-reset": "45",
+      "retry-after": null,
+    });
     assert.equal((await get(app, "/api/v1/users/1")).headers.get("ratelimit-remaining"), "0");
     const refused = await get(app, "/api/v1/users");
     assert.equal(refused.status, 429);
-    assert.deepEqual(limitHeaders(refused), { "ratelimit-limit": "2", "ratelimit-remaining": "0", "ratelimit-reset": "45", "retry-after": "45" });
-    assert.deepEqual(await refused.json(), { error: "Too many requests: at most 2 in 60 seconds are allowed; retry in 45 seconds." });
+    assert.deepEqual(limitHeaders(refused), {
+      "ratelimit-limit": "2",
+      "ratelimit-remaining": "0",
+      "ratelimit-reset": "45",
+      "retry-after": "45",
+    });
+    assert.deepEqual(await refused.json(), {
+      error: "Too many requests: at most 2 in 60 seconds are allowed; retry in 45 seconds.",
+    });
 
     // Another client has its own count.
     assert.equal((await get(app, "/api/v1/users", "192.0.2.2")).status, 200);
     // The 429 is in the client's language.
     const german = await get(app, "/api/v1/users", "192.0.2.1", { "accept-language": "de" });
-    assert.deepEqual(await german.json(), { error: "Zu viele Anfragen: erlaubt sind höchstens 2 in 60 Sekunden; erneut versuchen in 45 Sekunden." });
+    assert.deepEqual(await german.json(), {
+      error: "Zu viele Anfragen: erlaubt sind höchstens 2 in 60 Sekunden; erneut versuchen in 45 Sekunden.",
+    });
 
     clock.advance(45_000); // the next window
     const again = await get(app, "/api/v1/users");
@@ -81,11 +99,19 @@ describe("rate limits: trustProxy, keys, per model and per handler", async () =>
       models: { Post: { windowMs: MINUTE, max: 3, handlers: { show: { windowMs: MINUTE, max: 1 } } } },
     },
   });
-  const keyed = await exampleApp({ rateLimit: { windowMs: MINUTE, max: 1, now: clock.now, key: (request) => request.headers.get("x-api-key") ?? "anonymous" } });
+  const keyed = await exampleApp({
+    rateLimit: {
+      windowMs: MINUTE,
+      max: 1,
+      now: clock.now,
+      key: (request) => request.headers.get("x-api-key") ?? "anonymous",
+    },
+  });
   after(() => Promise.all([app.close(), keyed.close()]));
 
   it("with trustProxy: 1 the address the proxy appended is the client", async () => {
-    const via = (client: string) => get(app, "/api/v1/posts", "10.0.0.1", { "x-forwarded-for": `198.51.100.7, ${client}` });
+    const via = (client: string) =>
+      get(app, "/api/v1/posts", "10.0.0.1", { "x-forwarded-for": `198.51.100.7, ${client}` });
     for (let i = 0; i < 3; i++) assert.equal((await via("203.0.113.1")).status, 200);
     assert.equal((await via("203.0.113.1")).status, 429);
     assert.equal((await via("203.0.113.2")).status, 200); // another client behind the same proxy
@@ -111,18 +137,38 @@ describe("rate limits: trustProxy, keys, per model and per handler", async () =>
   });
 
   it("mistakes in the options stop start-up with one line", async () => {
-    await assert.rejects(exampleApp({ rateLimit: { windowMs: MINUTE, max: 0 } }), /^TypeError: rateLimit.max must be a positive integer, got 0$/);
-    await assert.rejects(exampleApp({ rateLimit: { models: { Nope: { windowMs: 1, max: 1 } } } }), /rateLimit.models names an unknown model Nope; models are User, Post, Comment/);
-    await assert.rejects(exampleApp({ rateLimit: { models: { User: { handlers: { list: { windowMs: 1, max: 1 } } as never } } } }), /unknown handler list/);
-    await assert.rejects(exampleApp({ rateLimit: { windowMs: 1, max: 1, store: "redis" as never } }), /rateLimit.store must be "memory", "mongodb"/);
-    await assert.rejects(exampleApp({ trustProxy: "yes" as never }), /trustProxy must be true, false or the number of proxies/);
+    await assert.rejects(
+      exampleApp({ rateLimit: { windowMs: MINUTE, max: 0 } }),
+      /^TypeError: rateLimit.max must be a positive integer, got 0$/,
+    );
+    await assert.rejects(
+      exampleApp({ rateLimit: { models: { Nope: { windowMs: 1, max: 1 } } } }),
+      /rateLimit.models names an unknown model Nope; models are User, Post, Comment/,
+    );
+    await assert.rejects(
+      exampleApp({ rateLimit: { models: { User: { handlers: { list: { windowMs: 1, max: 1 } } as never } } } }),
+      /unknown handler list/,
+    );
+    await assert.rejects(
+      exampleApp({ rateLimit: { windowMs: 1, max: 1, store: "redis" as never } }),
+      /rateLimit.store must be "memory", "mongodb"/,
+    );
+    await assert.rejects(
+      exampleApp({ trustProxy: "yes" as never }),
+      /trustProxy must be true, false or the number of proxies/,
+    );
   });
 });
 
 describe("rate limits: MongoDB store shared by two apps on one database", async () => {
   const engine = await startEmbeddedEngine();
   const clock = manualClock();
-  const options = { models: [User, Post, Comment], uri: engine.uri, dbName: "shared", rateLimit: { windowMs: MINUTE, max: 3, store: "mongodb" as const, now: clock.now } };
+  const options = {
+    models: [User, Post, Comment],
+    uri: engine.uri,
+    dbName: "shared",
+    rateLimit: { windowMs: MINUTE, max: 3, store: "mongodb" as const, now: clock.now },
+  };
   const first = await createApp(options);
   const second = await createApp(options);
   after(async () => {
@@ -142,7 +188,9 @@ describe("rate limits: MongoDB store shared by two apps on one database", async 
 
   it("concurrent hits are counted exactly (atomic $inc upserts)", async () => {
     clock.advance(MINUTE);
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => get(i % 2 ? first : second, "/api/v1/users", "192.0.2.50")));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => get(i % 2 ? first : second, "/api/v1/users", "192.0.2.50")),
+    );
     assert.deepEqual(responses.map((r) => r.status).sort(), [200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
     const remaining = responses.map((r) => r.headers.get("ratelimit-remaining")).sort();
     assert.deepEqual(remaining, ["0", "0", "0", "0", "0", "0", "0", "0", "1", "2"]);
@@ -159,7 +207,9 @@ describe("rate limits: MongoDB store shared by two apps on one database", async 
 
 describe("the client's socket address reaches the app over a real server", async () => {
   const seen: string[] = [];
-  const app = await exampleApp({ rateLimit: { windowMs: MINUTE, max: 100, key: (_request, client) => (seen.push(client.address), client.address) } });
+  const app = await exampleApp({
+    rateLimit: { windowMs: MINUTE, max: 100, key: (_request, client) => (seen.push(client.address), client.address) },
+  });
   // listen() is Deno.serve on Deno and the Node adapter on Node: the test covers both.
   const server = await listen(app.fetch, { port: 0, host: "127.0.0.1" });
   after(async () => {

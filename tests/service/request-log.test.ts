@@ -1,20 +1,35 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { reset, type LogRecord } from "@logtape/logtape";
+import { type LogRecord, reset } from "@logtape/logtape";
 import { configureLogging } from "../../src/mod.ts";
 import { lineFormatter } from "../../src/service/logging.ts";
-import { RequestLog, type RequestFields } from "../../src/service/request-log.ts";
+import { type RequestFields, RequestLog } from "../../src/service/request-log.ts";
 import { call, exampleApp } from "../helpers/app.ts";
 
 /** The record LogTape itself would have made for a request line written at `timestamp`. */
 function logTapeRecord(fields: RequestFields, timestamp: number, level: "info" | "debug" = "info"): LogRecord {
   const line = `${fields.method} ${fields.path} ${fields.status} ${fields.durationMs} ms ${fields.requestId}`;
-  return { category: ["mongorest", "request"], level, message: [line], rawMessage: line, timestamp, properties: { ...fields } };
+  return {
+    category: ["mongorest", "request"],
+    level,
+    message: [line],
+    rawMessage: line,
+    timestamp,
+    properties: { ...fields },
+  };
 }
 
 describe("request lines: batched, in LogTape's shapes", async () => {
   const app = await exampleApp();
-  const failing = await exampleApp({ hooks: { User: { onBeforeShow: () => { throw new TypeError("boom"); } } } });
+  const failing = await exampleApp({
+    hooks: {
+      User: {
+        onBeforeShow: () => {
+          throw new TypeError("boom");
+        },
+      },
+    },
+  });
   failing.onError(() => new Response(JSON.stringify({ message: "An error occurred!" }), { status: 500 }));
   after(async () => {
     await reset();
@@ -34,7 +49,9 @@ describe("request lines: batched, in LogTape's shapes", async () => {
     assert.equal(lines.pop(), "", "every line ends in a newline");
     const parsed = lines.map((line) => JSON.parse(line));
     assert.deepEqual(parsed.map((line) => [line.properties.requestId, line.properties.path, line.properties.status]), [
-      ["req-1", "/api/v1/users", 200], ["req-2", "/api/v1/users/999", 404], ["req-3", "/api/v1/users/1", 500],
+      ["req-1", "/api/v1/users", 200],
+      ["req-2", "/api/v1/users/999", 404],
+      ["req-3", "/api/v1/users/1", 500],
     ]);
     for (const line of parsed) {
       const record = logTapeRecord(line.properties, Date.parse(line["@timestamp"]));
@@ -60,7 +77,13 @@ describe("request lines: batched, in LogTape's shapes", async () => {
       const batches: string[] = [];
       const log = new RequestLog();
       log.configure({ level: "info", json, write: (text) => batches.push(text) });
-      log.log("info", { method: "GET", path: '/a"b\\c\n{"level":"FATAL"}', status: 404, durationMs: 1, requestId: "x" });
+      log.log("info", {
+        method: "GET",
+        path: '/a"b\\c\n{"level":"FATAL"}',
+        status: 404,
+        durationMs: 1,
+        requestId: "x",
+      });
       log.flush();
       assert.equal(batches[0]!.split("\n").length, 2, batches[0]);
       if (json) assert.equal(JSON.parse(batches[0]!).properties.path, '/a"b\\c\n{"level":"FATAL"}');
@@ -72,7 +95,9 @@ describe("request lines: batched, in LogTape's shapes", async () => {
     const log = new RequestLog();
     log.configure({ level: "info", json: true, write: (text) => batches.push(text) });
     assert.equal(log.enabled("debug"), false);
-    for (let i = 0; i < 512; i++) log.log("info", { method: "GET", path: "/p", status: 200, durationMs: 1, requestId: `r${i}` });
+    for (let i = 0; i < 512; i++) {
+      log.log("info", { method: "GET", path: "/p", status: 200, durationMs: 1, requestId: `r${i}` });
+    }
     assert.equal(batches.length, 1);
     assert.equal(batches[0]!.split("\n").length, 513);
     log.log("info", { method: "GET", path: "/p", status: 200, durationMs: 1, requestId: "late" });

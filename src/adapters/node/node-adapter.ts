@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { englishOnly, type Translator } from "../../i18n/message.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
-import { cutMessage, withinDeadline, type ShutdownLog } from "../../http/shutdown.ts";
+import { cutMessage, type ShutdownLog, withinDeadline } from "../../http/shutdown.ts";
 import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 
 // The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the
@@ -11,7 +11,10 @@ import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 export type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 
 /** A fetch-style handler: the framework's `app.fetch`. The second argument names the client's socket address, as Deno.serve's does. */
-export type FetchHandler = (request: Request, info?: { remoteAddr: { hostname: string; port?: number } }) => Response | Promise<Response>;
+export type FetchHandler = (
+  request: Request,
+  info?: { remoteAddr: { hostname: string; port?: number } },
+) => Response | Promise<Response>;
 
 /** Where to listen and how much request body to accept. */
 export interface ServeOptions {
@@ -54,7 +57,6 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
-
 /**
  * Serves a fetch handler over node:http. Requests reach the handler as lazily built Requests
  * and responses made by createResponse are written without a stream, so the adapter costs
@@ -75,7 +77,10 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   const server = createTimedServer(timeouts, (req, res) => new Exchange(context, req, res, false).start());
   // With a listener here node leaves `Expect: 100-continue` to us: the exchange sends
   // 100 Continue only once the handler starts reading the body.
-  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => new Exchange(context, req, res, true).start());
+  server.on(
+    "checkContinue",
+    (req: IncomingMessage, res: ServerResponse) => new Exchange(context, req, res, true).start(),
+  );
   await listen(server, options.port ?? 3000, options.host);
   // Past listen, a server error (say, accept() out of file descriptors) must not end the process.
   server.on("error", (error) => console.error(error));
@@ -103,7 +108,10 @@ export interface ListenerOptions {
  * is then the owning server's job.
  * @example http.createServer(createNodeListener(app.fetch)).listen(3000)
  */
-export function createNodeListener(fetch: FetchHandler, options: ListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createNodeListener(
+  fetch: FetchHandler,
+  options: ListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   const context: ServerContext = {
     fetch,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -137,7 +145,10 @@ function urlHost(host: string | undefined): string {
  * `connectionsCheckingInterval`, 30 s by default: a quarter of the shortest one keeps a cut
  * close to its time.
  */
-function createTimedServer(timeouts: ServerTimeouts, listener: (req: IncomingMessage, res: ServerResponse) => void): Server {
+function createTimedServer(
+  timeouts: ServerTimeouts,
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): Server {
   const { headersTimeout, requestTimeout, keepAliveTimeout } = timeouts;
   const shortest = Math.min(...[headersTimeout, requestTimeout].filter((ms) => ms > 0), 4_000);
   const connectionsCheckingInterval = Math.max(10, Math.floor(shortest / 4));
@@ -153,7 +164,9 @@ function createTimedServer(timeouts: ServerTimeouts, listener: (req: IncomingMes
 async function shutDown(server: Server, context: ServerContext, deadline: number, log: ShutdownLog): Promise<void> {
   const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   server.closeIdleConnections();
-  const drained = context.inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (context.onIdle = resolve));
+  const drained = context.inFlight.size === 0
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => (context.onIdle = resolve));
   // Connections that carried the last requests are idle once drained.
   const finished = drained.then(() => server.closeIdleConnections()).then(() => closed);
   if (await withinDeadline(finished, deadline)) return await finished;

@@ -1,9 +1,9 @@
 import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
 import { directResponse } from "../../http/fast-response.ts";
 import { declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
-import { msg, type Message, type Translator } from "../../i18n/message.ts";
+import { type Message, msg, type Translator } from "../../i18n/message.ts";
 import { BodyLimitError } from "./node-body.ts";
-import { abortNodeRequest, createNodeRequest, type BodySource } from "./node-request.ts";
+import { abortNodeRequest, type BodySource, createNodeRequest } from "./node-request.ts";
 import { writeJson, writeResponse } from "./node-response.ts";
 import { requestUrl } from "./node-url.ts";
 
@@ -85,7 +85,9 @@ export class Exchange implements BodySource {
     let result: Response | Promise<Response>;
     try {
       const socket = this.#req.socket;
-      result = this.#context.fetch(request, { remoteAddr: { hostname: socket.remoteAddress ?? "", port: socket.remotePort } });
+      result = this.#context.fetch(request, {
+        remoteAddr: { hostname: socket.remoteAddress ?? "", port: socket.remotePort },
+      });
     } catch (error) {
       this.#fail(error);
       return;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "./node-adapter.ts";
-import { bodyStream, type BodyHooks } from "./node-body.ts";
+import { type BodyHooks, bodyStream } from "./node-body.ts";
 import { createNodeHeaders } from "./node-headers.ts";
 import { chainToReal } from "../../http/node-lazy.ts";
 

@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "./node-adapter.ts";
-import { directResponse, type DirectResponse, type FullBody, type HeaderRecord } from "../../http/fast-response.ts";
+import { type DirectResponse, directResponse, type FullBody, type HeaderRecord } from "../../http/fast-response.ts";
 import { carriesBody, isBodilessStatus } from "../../http/head.ts";
 import { jsonHeaders } from "../../http/responses.ts";
 
@@ -25,7 +25,9 @@ function writeDirect(res: ServerResponse, { status, headers, body, extra }: Dire
   const keepGiven = !sendsBody && body === null;
   if (headers instanceof Headers) {
     const out = nodeHeaders(headers);
-    if (!isBodilessStatus(status) && !(keepGiven && out["content-length"] !== undefined)) out["content-length"] = byteLength(body);
+    if (!isBodilessStatus(status) && !(keepGiven && out["content-length"] !== undefined)) {
+      out["content-length"] = byteLength(body);
+    }
     res.writeHead(status, out);
   } else {
     const out = flatHeaders(headers, extra, body);
@@ -138,7 +140,13 @@ function nodeHeaders(headers: Headers): OutgoingHttpHeaders {
  * Answers with a small JSON document, for the errors the adapter itself raises. `close` asks
  * node to end the connection afterwards (when the request body was left unread).
  */
-export function writeJson(res: ServerResponse, status: number, payload: unknown, language: string, close = false): void {
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  language: string,
+  close = false,
+): void {
   const body = JSON.stringify(payload);
   const headers: OutgoingHttpHeaders = { ...jsonHeaders(language), "content-length": Buffer.byteLength(body) };
   if (close) headers.connection = "close";

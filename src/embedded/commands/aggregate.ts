@@ -1,16 +1,16 @@
 import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
-import { collect, countMatching, runRead, type ReadSpec } from "../query/plan.ts";
+import { collect, countMatching, type ReadSpec, runRead } from "../query/plan.ts";
 import { countShape, leadingRead } from "../query/read-stages.ts";
-import { runPipeline, stageName, type CollectionResolver, type PipelineOptions } from "../query/pipeline.ts";
+import { type CollectionResolver, type PipelineOptions, runPipeline, stageName } from "../query/pipeline.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import type { Collection } from "../store/collection.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { readCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
-import { findStages, readView, resolveView, type ResolvedView } from "./views.ts";
-import { outputStage, writeOutput, type OutputStage } from "./output-stages.ts";
+import { findStages, readView, type ResolvedView, resolveView } from "./views.ts";
+import { type OutputStage, outputStage, writeOutput } from "./output-stages.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
 /** Finds the other collections a pipeline joins, in the command's database. */
@@ -64,24 +64,45 @@ function runSource(ctx: CommandContext, name: string | undefined, source: Source
   const { options } = source;
   if (name === undefined) return runPipeline(source.pipeline, [][Symbol.iterator](), resolver(ctx), options);
   const { spec, rest } = leadingRead(source.pipeline);
-  const input = runRead(source.coll, { ...spec, filter: bindFilter(spec.filter, options.variables), collation: options.collation });
+  const input = runRead(source.coll, {
+    ...spec,
+    filter: bindFilter(spec.filter, options.variables),
+    collation: options.collation,
+  });
   return runPipeline(rest, input, resolver(ctx), options);
 }
 
 /** Runs the stages before `$out`/`$merge`, writes their output, and answers with an empty cursor. */
-async function aggregateInto(ctx: CommandContext, name: string | undefined, stages: Document[], output: OutputStage): Promise<Reply> {
+async function aggregateInto(
+  ctx: CommandContext,
+  name: string | undefined,
+  stages: Document[],
+  output: OutputStage,
+): Promise<Reply> {
   const source = sourceOf(ctx, name, stages);
   await writeOutput(ctx, output, runSource(ctx, name, source), source.options);
   return ctx.engine.cursors.first(namespace(ctx.db, name ?? "$cmd.aggregate"), [][Symbol.iterator](), null, 0, false);
 }
 
 /** The driver's countDocuments, counted from the indexes when it reads a collection. */
-function countDocuments(ctx: CommandContext, source: Source, counting: { spec: ReadSpec; group: Document }): Document[] {
+function countDocuments(
+  ctx: CommandContext,
+  source: Source,
+  counting: { spec: ReadSpec; group: Document },
+): Document[] {
   const { spec, group } = counting;
   const { collation, variables } = source.options;
   const filter = isEmptyFilter(spec.filter) ? undefined : bindFilter(spec.filter, variables);
   const n = source.view
-    ? collect(readView(ctx, source.view, findStages(filter, undefined, spec.skip ?? 0, spec.limit ?? 0), resolver(ctx), variables)).length
+    ? collect(
+      readView(
+        ctx,
+        source.view,
+        findStages(filter, undefined, spec.skip ?? 0, spec.limit ?? 0),
+        resolver(ctx),
+        variables,
+      ),
+    ).length
     : countMatching(source.coll, filter, spec.skip, spec.limit, collation);
   return n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
 }

@@ -1,4 +1,4 @@
-import { Long, type Document } from "bson";
+import { type Document, Long } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";

@@ -1,6 +1,6 @@
-import { parseCollation, type Collation } from "../store/collation.ts";
+import { type Collation, parseCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
-import { viewCollation, type ResolvedView } from "./views.ts";
+import { type ResolvedView, viewCollation } from "./views.ts";
 
 /**
  * The collation an operation runs under: its own `collation` field when it has one (checked,
@@ -16,6 +16,10 @@ export function operationCollation(raw: unknown, coll: Collection | undefined): 
  * The collation of a read of `coll`: a view's own (asking for another is refused), else as
  * {@link operationCollation}.
  */
-export function readCollation(raw: unknown, coll: Collection | undefined, view: ResolvedView | undefined): Collation | undefined {
+export function readCollation(
+  raw: unknown,
+  coll: Collection | undefined,
+  view: ResolvedView | undefined,
+): Collation | undefined {
   return view ? viewCollation(view, raw) : operationCollation(raw, coll);
 }

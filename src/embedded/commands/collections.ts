@@ -3,7 +3,7 @@ import { mingoQuery } from "../query/mingo.ts";
 import { ID_INDEX } from "../store/collection.ts";
 import { definitionCommands } from "./define.ts";
 import { collectionName, firstBatchSize, namespace, optionalDocument } from "./args.ts";
-import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
+import { type CommandContext, commit, type Handler, type Reply, startWrites } from "./context.ts";
 
 async function drop(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "drop");
@@ -30,11 +30,23 @@ function listCollections(ctx: CommandContext): Reply {
       const type = c.options.viewOn === undefined ? "collection" : "view";
       if (nameOnly) return { name: c.name, type };
       if (type === "view") return { name: c.name, type, options: { ...c.options }, info: { readOnly: true } };
-      return { name: c.name, type, options: { ...c.options }, info: { readOnly: false }, idIndex: { v: 2, ...ID_INDEX } };
+      return {
+        name: c.name,
+        type,
+        options: { ...c.options },
+        info: { readOnly: false },
+        idIndex: { v: 2, ...ID_INDEX },
+      };
     })
     .filter((entry) => !query || query.test(entry));
   const batchSize = firstBatchSize(ctx.body.cursor);
-  return ctx.engine.cursors.first(namespace(ctx.db, "$cmd.listCollections"), entries[Symbol.iterator](), null, batchSize, false);
+  return ctx.engine.cursors.first(
+    namespace(ctx.db, "$cmd.listCollections"),
+    entries[Symbol.iterator](),
+    null,
+    batchSize,
+    false,
+  );
 }
 
 function listDatabases(ctx: CommandContext): Document {
@@ -49,4 +61,10 @@ function listDatabases(ctx: CommandContext): Document {
 }
 
 /** Collection and database management. */
-export const collectionCommands: Record<string, Handler> = { ...definitionCommands, drop, dropDatabase, listCollections, listDatabases };
+export const collectionCommands: Record<string, Handler> = {
+  ...definitionCommands,
+  drop,
+  dropDatabase,
+  listCollections,
+  listDatabases,
+};

@@ -4,19 +4,36 @@ import { CommandError } from "../errors.ts";
 import { parseCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import { collectionName, namespace } from "./args.ts";
-import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
+import { type CommandContext, commit, type Handler, startWrites } from "./context.ts";
 import { parseValidation } from "./validation.ts";
 import { checkViewDefinition } from "./views.ts";
 
 /** `create` options the engine cannot honour: refused rather than ignored. */
-const UNSUPPORTED_CREATE_OPTIONS = ["capped", "timeseries", "clusteredIndex", "encryptedFields", "changeStreamPreAndPostImages", "expireAfterSeconds"];
+const UNSUPPORTED_CREATE_OPTIONS = [
+  "capped",
+  "timeseries",
+  "clusteredIndex",
+  "encryptedFields",
+  "changeStreamPreAndPostImages",
+  "expireAfterSeconds",
+];
 /** `collMod` options the engine cannot honour. */
-const UNSUPPORTED_COLLMOD_OPTIONS = ["index", "timeseries", "cappedSize", "cappedMax", "changeStreamPreAndPostImages", "expireAfterSeconds", "dryRun"];
+const UNSUPPORTED_COLLMOD_OPTIONS = [
+  "index",
+  "timeseries",
+  "cappedSize",
+  "cappedMax",
+  "changeStreamPreAndPostImages",
+  "expireAfterSeconds",
+  "dryRun",
+];
 const VALIDATION_FIELDS = ["validator", "validationLevel", "validationAction"];
 
 function refuseUnsupported(body: Document, options: string[], what: string): void {
   const unsupported = options.find((o) => body[o] !== undefined && body[o] !== false);
-  if (unsupported) throw new CommandError("NotImplemented", `'${unsupported}' ${what} is not supported by the embedded engine`);
+  if (unsupported) {
+    throw new CommandError("NotImplemented", `'${unsupported}' ${what} is not supported by the embedded engine`);
+  }
 }
 
 /**
@@ -76,7 +93,10 @@ async function collMod(ctx: CommandContext): Promise<Document> {
   if (coll.options.viewOn !== undefined) options = viewChange(ctx, coll);
   else {
     if (ctx.body.viewOn !== undefined || ctx.body.pipeline !== undefined) {
-      throw new CommandError("InvalidOptions", `${namespace(ctx.db, name)} is a collection, not a view: 'viewOn' and 'pipeline' do not apply`);
+      throw new CommandError(
+        "InvalidOptions",
+        `${namespace(ctx.db, name)} is a collection, not a view: 'viewOn' and 'pipeline' do not apply`,
+      );
     }
     options = parseValidation(ctx.body, coll.options);
   }

@@ -23,7 +23,9 @@ function showDoc(doc: Document): string {
 export function duplicateFields(db: string, coll: string, dup: DuplicateKey): Document {
   return {
     code: 11000,
-    errmsg: `E11000 duplicate key error collection: ${db}.${coll} index: ${dup.index.name} dup key: ${showDoc(dup.keyValue)}`,
+    errmsg: `E11000 duplicate key error collection: ${db}.${coll} index: ${dup.index.name} dup key: ${
+      showDoc(dup.keyValue)
+    }`,
     keyPattern: dup.index.key,
     keyValue: dup.keyValue,
   };

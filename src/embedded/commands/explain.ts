@@ -31,7 +31,13 @@ function planner(ns: string, filter: unknown, winningPlan: Document): Document {
 }
 
 /** Plans a find-like read and, unless only the plan is wanted, runs it to the end through `drain`. */
-function explainRead(ctx: CommandContext, name: string, spec: ReadSpec, run: boolean, drain = (it: Iterator<Document>) => it): Explained {
+function explainRead(
+  ctx: CommandContext,
+  name: string,
+  spec: ReadSpec,
+  run: boolean,
+  drain = (it: Iterator<Document>) => it,
+): Explained {
   const started = performance.now();
   const coll = ctx.engine.catalog.get(ctx.db, name);
   const read = planRead(coll, spec);
@@ -52,7 +58,13 @@ function explainCount(ctx: CommandContext, name: string, spec: ReadSpec, run: bo
   const started = performance.now();
   const { filter } = spec;
   const coll = ctx.engine.catalog.get(ctx.db, name);
-  const counted = planCount(coll, isEmptyFilter(filter) ? undefined : filter, spec.skip ?? 0, spec.limit ?? 0, spec.collation);
+  const counted = planCount(
+    coll,
+    isEmptyFilter(filter) ? undefined : filter,
+    spec.skip ?? 0,
+    spec.limit ?? 0,
+    spec.collation,
+  );
   const winning = countStages(counted.plan, filter);
   const out = { queryPlanner: planner(namespace(ctx.db, name), filter, winning), n: counted.n };
   return run ? { ...out, executionStats: executionStats(winning, counted.stats, 0, performance.now() - started) } : out;
@@ -86,18 +98,33 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
   const name = collectionName({ ...ctx, body }, "aggregate");
   const pipeline = body.pipeline;
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
-  if (outputStage(ctx, pipeline).output) throw new CommandError("NotImplemented", "explain of a pipeline ending in $out or $merge is not supported by the embedded engine");
+  if (outputStage(ctx, pipeline).output) {
+    throw new CommandError(
+      "NotImplemented",
+      "explain of a pipeline ending in $out or $merge is not supported by the embedded engine",
+    );
+  }
   const collation = operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name));
   const variables = parseLet(body);
   const counting = countShape(pipeline);
   if (counting) {
     const { spec } = counting;
-    const { n: _, ...explained } = explainCount(ctx, name, { ...spec, filter: bindFilter(spec.filter, variables), collation }, run);
+    const { n: _, ...explained } = explainCount(ctx, name, {
+      ...spec,
+      filter: bindFilter(spec.filter, variables),
+      collation,
+    }, run);
     return { stages: [{ $cursor: explained }, pipeline.at(-1)] };
   }
   const { spec, rest } = leadingRead(pipeline);
   const read = { ...spec, filter: bindFilter(spec.filter, variables), collation };
-  const explained = explainRead(ctx, name, read, run, (it) => runPipeline(rest, it, resolver(ctx), { collation, variables }));
+  const explained = explainRead(
+    ctx,
+    name,
+    read,
+    run,
+    (it) => runPipeline(rest, it, resolver(ctx), { collation, variables }),
+  );
   return rest.length === 0 ? { ...explained } : { stages: [{ $cursor: explained }, ...rest] };
 }
 
@@ -111,7 +138,10 @@ function explain(ctx: CommandContext): Document {
   if (!isPlainObject(inner)) throw new CommandError("TypeMismatch", "'explain' must be a command document");
   const verbosity = ctx.body.verbosity ?? "allPlansExecution";
   if (typeof verbosity !== "string" || !VERBOSITIES.has(verbosity)) {
-    throw new CommandError("BadValue", `verbosity must be one of queryPlanner, executionStats, allPlansExecution, not ${JSON.stringify(verbosity)}`);
+    throw new CommandError(
+      "BadValue",
+      `verbosity must be one of queryPlanner, executionStats, allPlansExecution, not ${JSON.stringify(verbosity)}`,
+    );
   }
   const run = verbosity !== "queryPlanner";
   const command = firstKey(inner);
@@ -119,7 +149,9 @@ function explain(ctx: CommandContext): Document {
   const target = typeof inner[command ?? ""] === "string" ? ctx.engine.catalog.get(ctx.db, inner[command!]) : undefined;
   checkHint(target, inner.hint);
   // Refused rather than explained as the empty collection a view is stored as.
-  if (target?.options.viewOn !== undefined) throw new CommandError("NotImplemented", "explain over a view is not supported by the embedded engine");
+  if (target?.options.viewOn !== undefined) {
+    throw new CommandError("NotImplemented", "explain over a view is not supported by the embedded engine");
+  }
   const head = { explainVersion: "1" };
   const tail = { command: inner, serverInfo: { host: "embedded", version: VERSION }, ok: 1 };
   switch (command) {
@@ -130,7 +162,10 @@ function explain(ctx: CommandContext): Document {
     case "aggregate":
       return { ...head, ...explainAggregate(ctx, inner, run), ...tail };
   }
-  throw new CommandError("CommandNotFound", `explain is supported for find, count and aggregate, not '${command ?? ""}'`);
+  throw new CommandError(
+    "CommandNotFound",
+    `explain is supported for find, count and aggregate, not '${command ?? ""}'`,
+  );
 }
 
 /** The explain command. */

@@ -4,12 +4,12 @@ import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { runRead } from "../query/plan.ts";
 import { compileProjection } from "../query/project.ts";
-import { applyUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
+import { applyUpdate, type UpdateSpec, upsertDocument } from "../query/update.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, optionalDocument } from "./args.ts";
 import { operationCollation } from "./collation.ts";
-import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
+import { type CommandContext, commit, type Handler, startWrites } from "./context.ts";
 import { checkHint } from "./hint.ts";
 import { storeVersion } from "./updates.ts";
 import { bypassValidation } from "./validation.ts";
@@ -23,7 +23,9 @@ interface Modification {
 function parseUpdate(body: Document): UpdateSpec | undefined {
   const u = body.update;
   if (u === undefined || u === null) return undefined;
-  if (!isPlainObject(u) && !Array.isArray(u)) throw new CommandError("TypeMismatch", "'update' must be an object or a pipeline");
+  if (!isPlainObject(u) && !Array.isArray(u)) {
+    throw new CommandError("TypeMismatch", "'update' must be an object or a pipeline");
+  }
   return u as UpdateSpec;
 }
 
@@ -44,7 +46,9 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
   checkHint(existing, body.hint);
   const collation = operationCollation(body.collation, existing);
   compileFilter(query, collation);
-  const doc = existing ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1, collation }).next().value : undefined;
+  const doc = existing
+    ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1, collation }).next().value
+    : undefined;
   if (remove) {
     if (!doc || !existing) return { value: null, lastErrorObject: { n: 0 } };
     writes.delete(existing, doc._id);
@@ -64,7 +68,10 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
   const coll = writes.ensure(ctx.db, name);
   const inserted = prepareInsert(upsertDocument(query, update!, options));
   storeVersion(writes, coll, inserted, true, maxSize, bypass);
-  return { value: returnNew ? inserted : null, lastErrorObject: { n: 1, updatedExisting: false, upserted: inserted._id } };
+  return {
+    value: returnNew ? inserted : null,
+    lastErrorObject: { n: 1, updatedExisting: false, upserted: inserted._id },
+  };
 }
 
 async function findAndModify(ctx: CommandContext): Promise<Document> {

@@ -16,9 +16,13 @@ export function checkHint(coll: Collection | undefined, hint: unknown): void {
     throw new CommandError("FailedToParse", "hint must be a string (an index name) or an object (a key pattern)");
   }
   if (!coll || isNatural(hint)) return;
-  if (typeof hint === "string" && hint === "") throw new CommandError("BadValue", "hint provided does not correspond to an existing index");
+  if (typeof hint === "string" && hint === "") {
+    throw new CommandError("BadValue", "hint provided does not correspond to an existing index");
+  }
   const wanted = typeof hint === "string" ? undefined : keyOf(normalise(hint as Document));
-  const found = coll.allIndexes().some((spec) => (wanted === undefined ? spec.name === hint : keyOf(normalise(spec.key)) === wanted));
+  const found = coll.allIndexes().some((
+    spec,
+  ) => (wanted === undefined ? spec.name === hint : keyOf(normalise(spec.key)) === wanted));
   if (!found) throw new CommandError("BadValue", "hint provided does not correspond to an existing index");
 }
 

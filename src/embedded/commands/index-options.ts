@@ -14,9 +14,23 @@ const HONOURED = new Set(["key", "name", "unique", "collation", "v", "background
  * `false` is accepted where it is the default.
  */
 const UNSUPPORTED = new Set([
-  "sparse", "partialFilterExpression", "expireAfterSeconds", "hidden", "prepareUnique", "clustered", "weights",
-  "default_language", "language_override", "textIndexVersion", "2dsphereIndexVersion", "bits", "min", "max",
-  "wildcardProjection", "coarsestIndexedLevel", "finestIndexedLevel",
+  "sparse",
+  "partialFilterExpression",
+  "expireAfterSeconds",
+  "hidden",
+  "prepareUnique",
+  "clustered",
+  "weights",
+  "default_language",
+  "language_override",
+  "textIndexVersion",
+  "2dsphereIndexVersion",
+  "bits",
+  "min",
+  "max",
+  "wildcardProjection",
+  "coarsestIndexedLevel",
+  "finestIndexedLevel",
 ]);
 
 /**
@@ -27,8 +41,13 @@ export function checkIndexOptions(raw: Document): void {
   for (const [field, value] of Object.entries(raw)) {
     if (HONOURED.has(field)) continue;
     if (!UNSUPPORTED.has(field)) {
-      throw new CommandError("InvalidIndexSpecificationOption", `The field '${field}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`);
+      throw new CommandError(
+        "InvalidIndexSpecificationOption",
+        `The field '${field}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`,
+      );
     }
-    if (value !== false) throw new CommandError("NotImplemented", `index option '${field}' is not supported by the embedded engine`);
+    if (value !== false) {
+      throw new CommandError("NotImplemented", `index option '${field}' is not supported by the embedded engine`);
+    }
   }
 }

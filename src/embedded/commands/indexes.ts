@@ -6,7 +6,7 @@ import { parseCollation, sameCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
-import { commit, startWrites, type CommandContext, type Handler, type Reply } from "./context.ts";
+import { type CommandContext, commit, type Handler, type Reply, startWrites } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 import { checkIndexOptions } from "./index-options.ts";
 
@@ -18,7 +18,12 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   const key: Record<string, 1 | -1> = {};
   for (const [field, dir] of Object.entries(raw.key)) {
     const n = toNumber(dir);
-    if (n !== 1 && n !== -1) throw new CommandError("CannotCreateIndex", `index type ${JSON.stringify(dir)} is not supported by the embedded engine`);
+    if (n !== 1 && n !== -1) {
+      throw new CommandError(
+        "CannotCreateIndex",
+        `index type ${JSON.stringify(dir)} is not supported by the embedded engine`,
+      );
+    }
     key[field] = n;
   }
   const name = typeof raw.name === "string" ? raw.name : Object.entries(key).map(([f, d]) => `${f}_${d}`).join("_");
@@ -37,10 +42,16 @@ function alreadyExists(coll: Collection, spec: IndexSpec): boolean {
   for (const existing of coll.allIndexes()) {
     if (existing.name === spec.name) {
       if (sameKey(existing, spec) && !!existing.unique === !!spec.unique) return true;
-      throw new CommandError("IndexKeySpecsConflict", `An existing index has the same name as the requested index: ${existing.name}`);
+      throw new CommandError(
+        "IndexKeySpecsConflict",
+        `An existing index has the same name as the requested index: ${existing.name}`,
+      );
     }
     if (sameKey(existing, spec)) {
-      throw new CommandError("IndexOptionsConflict", `An equivalent index already exists with a different name or options: ${existing.name}`);
+      throw new CommandError(
+        "IndexOptionsConflict",
+        `An equivalent index already exists with a different name or options: ${existing.name}`,
+      );
     }
   }
   return false;
@@ -86,8 +97,15 @@ function targets(coll: Collection, which: unknown): string[] {
     if (w === "_id_" || (isPlainObject(w) && keyOf(w) === keyOf({ _id: 1 }))) {
       throw new CommandError("InvalidOptions", "cannot drop _id index");
     }
-    const found = secondary.find((s) => (typeof w === "string" ? s.name === w : isPlainObject(w) && keyOf(s.key) === keyOf(w)));
-    if (!found) throw new CommandError("IndexNotFound", `index not found with name [${typeof w === "string" ? w : JSON.stringify(w)}]`);
+    const found = secondary.find((
+      s,
+    ) => (typeof w === "string" ? s.name === w : isPlainObject(w) && keyOf(s.key) === keyOf(w)));
+    if (!found) {
+      throw new CommandError(
+        "IndexNotFound",
+        `index not found with name [${typeof w === "string" ? w : JSON.stringify(w)}]`,
+      );
+    }
     return found.name;
   });
 }
@@ -105,4 +123,9 @@ async function dropIndexes(ctx: CommandContext): Promise<Document> {
 }
 
 /** Index management. Only unique indexes are enforced and used for lookups. */
-export const indexCommands: Record<string, Handler> = { createIndexes, listIndexes, dropIndexes, deleteIndexes: dropIndexes };
+export const indexCommands: Record<string, Handler> = {
+  createIndexes,
+  listIndexes,
+  dropIndexes,
+  deleteIndexes: dropIndexes,
+};

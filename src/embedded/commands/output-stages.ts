@@ -1,4 +1,4 @@
-import { ObjectId, type Document } from "bson";
+import { type Document, ObjectId } from "bson";
 import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import { isPlainObject } from "../bson.ts";
@@ -8,10 +8,10 @@ import { applyUpdate } from "../query/update.ts";
 import { ENGINE_CONTEXT } from "../query/mingo.ts";
 import type { PipelineOptions } from "../query/pipeline.ts";
 import type { Variables } from "../query/variables.ts";
-import { parseCollation, sameCollation, type Collation } from "../store/collation.ts";
+import { type Collation, parseCollation, sameCollation } from "../store/collation.ts";
 import { Collection } from "../store/collection.ts";
 import { compareValues, keyOf } from "../store/values.ts";
-import { commit, startWrites, type CommandContext } from "./context.ts";
+import { type CommandContext, commit, startWrites } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 import { checkStorable } from "./storable.ts";
 import { storeVersion } from "./updates.ts";
@@ -38,9 +38,14 @@ function target(ctx: CommandContext, stage: string, value: unknown): string {
   if (typeof value === "string" && value !== "") return value;
   if (isPlainObject(value) && typeof value.coll === "string" && value.coll !== "") {
     if (value.db !== undefined && value.db !== ctx.db) {
-      throw new CommandError("NotImplemented", `${stage} into another database (${String(value.db)}) is not supported by the embedded engine`);
+      throw new CommandError(
+        "NotImplemented",
+        `${stage} into another database (${String(value.db)}) is not supported by the embedded engine`,
+      );
     }
-    if (value.timeseries !== undefined) throw new CommandError("NotImplemented", `${stage} into a time-series collection is not supported`);
+    if (value.timeseries !== undefined) {
+      throw new CommandError("NotImplemented", `${stage} into a time-series collection is not supported`);
+    }
     return value.coll;
   }
   throw new CommandError("FailedToParse", `${stage} needs a collection name, or {db, coll}`);
@@ -48,7 +53,9 @@ function target(ctx: CommandContext, stage: string, value: unknown): string {
 
 function parseMerge(ctx: CommandContext, raw: unknown): MergeSpec {
   const spec = typeof raw === "string" ? { into: raw } : raw;
-  if (!isPlainObject(spec)) throw new CommandError("FailedToParse", "$merge takes a collection name or a document with 'into'");
+  if (!isPlainObject(spec)) {
+    throw new CommandError("FailedToParse", "$merge takes a collection name or a document with 'into'");
+  }
   for (const field of Object.keys(spec)) {
     if (!["into", "on", "whenMatched", "whenNotMatched", "let"].includes(field)) {
       throw new CommandError("Location40415", `BSON field '$merge.${field}' is an unknown field.`);
@@ -60,7 +67,10 @@ function parseMerge(ctx: CommandContext, raw: unknown): MergeSpec {
   }
   const whenMatched = spec.whenMatched ?? "merge";
   if (!Array.isArray(whenMatched) && !WHEN_MATCHED.has(whenMatched as string)) {
-    throw new CommandError("BadValue", "$merge 'whenMatched' must be replace, keepExisting, merge, fail or an update pipeline");
+    throw new CommandError(
+      "BadValue",
+      "$merge 'whenMatched' must be replace, keepExisting, merge, fail or an update pipeline",
+    );
   }
   const whenNotMatched = spec.whenNotMatched ?? "insert";
   if (!WHEN_NOT_MATCHED.has(whenNotMatched as string)) {
@@ -69,8 +79,16 @@ function parseMerge(ctx: CommandContext, raw: unknown): MergeSpec {
   if (spec.let !== undefined && !Array.isArray(whenMatched)) {
     throw new CommandError("Location51199", "$merge 'let' is only allowed when 'whenMatched' is a pipeline");
   }
-  if (spec.let !== undefined && !isPlainObject(spec.let)) throw new CommandError("TypeMismatch", "$merge 'let' must be an object");
-  return { into: target(ctx, "$merge", spec.into), on: on as string[], whenMatched: whenMatched as MergeSpec["whenMatched"], whenNotMatched: whenNotMatched as MergeSpec["whenNotMatched"], let: spec.let as Document | undefined };
+  if (spec.let !== undefined && !isPlainObject(spec.let)) {
+    throw new CommandError("TypeMismatch", "$merge 'let' must be an object");
+  }
+  return {
+    into: target(ctx, "$merge", spec.into),
+    on: on as string[],
+    whenMatched: whenMatched as MergeSpec["whenMatched"],
+    whenNotMatched: whenNotMatched as MergeSpec["whenNotMatched"],
+    let: spec.let as Document | undefined,
+  };
 }
 
 /**
@@ -109,7 +127,12 @@ function refuseNested(value: unknown, topLevel: boolean): void {
  * writes made before a failure stay. Both go through the engine's write path (storage checks,
  * unique indexes, journal).
  */
-export async function writeOutput(ctx: CommandContext, output: OutputStage, docs: Iterator<Document>, options: PipelineOptions): Promise<void> {
+export async function writeOutput(
+  ctx: CommandContext,
+  output: OutputStage,
+  docs: Iterator<Document>,
+  options: PipelineOptions,
+): Promise<void> {
   refuseViewWrite(ctx, output.into);
   const results = collect(docs);
   if (output.kind === "$out") return await replaceContents(ctx, output.into, results);
@@ -137,7 +160,12 @@ async function replaceContents(ctx: CommandContext, name: string, results: Docum
   await commit(ctx, writes);
 }
 
-async function merge(ctx: CommandContext, spec: MergeSpec & { kind: "$merge" }, results: Document[], options: PipelineOptions): Promise<void> {
+async function merge(
+  ctx: CommandContext,
+  spec: MergeSpec & { kind: "$merge" },
+  results: Document[],
+  options: PipelineOptions,
+): Promise<void> {
   const { collation, variables } = options;
   const existing = ctx.engine.catalog.get(ctx.db, spec.into);
   checkMergeKey(existing, spec.on, collation);
@@ -147,11 +175,16 @@ async function merge(ctx: CommandContext, spec: MergeSpec & { kind: "$merge" }, 
   const bypass = bypassValidation(ctx.body);
   try {
     for (const result of results) {
-      const doc = spec.on.length === 1 && spec.on[0] === "_id" && result._id === undefined ? { _id: new ObjectId(), ...result } : result;
+      const doc = spec.on.length === 1 && spec.on[0] === "_id" && result._id === undefined
+        ? { _id: new ObjectId(), ...result }
+        : result;
       const match = collect(runRead(coll, { filter: mergeFilter(doc, spec.on), limit: 1, collation }))[0];
       if (!match) {
         if (spec.whenNotMatched === "fail") {
-          throw new CommandError("Location13113", "$merge could not find a matching document in the target collection for at least one document in the source collection");
+          throw new CommandError(
+            "Location13113",
+            "$merge could not find a matching document in the target collection for at least one document in the source collection",
+          );
         }
         if (spec.whenNotMatched === "insert") storeVersion(writes, coll, prepareInsert(doc), true, maxSize, bypass);
         continue;
@@ -170,7 +203,8 @@ function checkMergeKey(coll: Collection | undefined, on: string[], collation: Co
   const wanted = [...on].sort().join(",");
   // The index must also order strings as the aggregate compares them, else "unique" means something else.
   const backed = coll?.allIndexes().some((spec) =>
-    spec.unique && Object.keys(spec.key).sort().join(",") === wanted && sameCollation(parseCollation(spec.collation), collation)
+    spec.unique && Object.keys(spec.key).sort().join(",") === wanted &&
+    sameCollation(parseCollation(spec.collation), collation)
   );
   if (!backed) throw new CommandError("Location51183", "Cannot find index to verify that join fields will be unique");
 }
@@ -180,7 +214,10 @@ function mergeFilter(doc: Document, on: string[]): Document {
   for (const field of on) {
     const value = field.split(".").reduce<unknown>((v, part) => (isPlainObject(v) ? v[part] : undefined), doc);
     if (value === undefined || value === null || Array.isArray(value)) {
-      throw new CommandError("Location51132", `$merge write error: 'on' field '${field}' cannot be missing, null, undefined or an array`);
+      throw new CommandError(
+        "Location51132",
+        `$merge write error: 'on' field '${field}' cannot be missing, null, undefined or an array`,
+      );
     }
     filter[field] = { $eq: value };
   }
@@ -188,17 +225,32 @@ function mergeFilter(doc: Document, on: string[]): Document {
 }
 
 /** The target document after a match, or undefined when it stays as it is. */
-function mergedDocument(ctx: CommandContext, spec: MergeSpec, target: Document, doc: Document, options: PipelineOptions): Document | undefined {
+function mergedDocument(
+  ctx: CommandContext,
+  spec: MergeSpec,
+  target: Document,
+  doc: Document,
+  options: PipelineOptions,
+): Document | undefined {
   const { whenMatched } = spec;
   if (whenMatched === "keepExisting") return undefined;
   if (whenMatched === "fail") {
-    throw new CommandError("DuplicateKey", `$merge failed: a document of ${ctx.db}.${spec.into} matches on ${spec.on.join(", ")} and whenMatched is 'fail'`);
+    throw new CommandError(
+      "DuplicateKey",
+      `$merge failed: a document of ${ctx.db}.${spec.into} matches on ${spec.on.join(", ")} and whenMatched is 'fail'`,
+    );
   }
   if (Array.isArray(whenMatched)) {
-    return applyUpdate(target, whenMatched, { collation: options.collation, variables: pipelineVariables(spec.let, doc, options.variables) }).doc;
+    return applyUpdate(target, whenMatched, {
+      collation: options.collation,
+      variables: pipelineVariables(spec.let, doc, options.variables),
+    }).doc;
   }
   if (doc._id !== undefined && compareValues(doc._id, target._id) !== 0) {
-    throw new CommandError("ImmutableField", "$merge failed to update the matching document, Performing an update on the path '_id' would modify the immutable field '_id'");
+    throw new CommandError(
+      "ImmutableField",
+      "$merge failed to update the matching document, Performing an update on the path '_id' would modify the immutable field '_id'",
+    );
   }
   return whenMatched === "replace" ? { _id: target._id, ...doc } : { ...target, ...doc, _id: target._id };
 }

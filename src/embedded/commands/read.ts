@@ -5,7 +5,15 @@ import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, keyOf } from "../store/values.ts";
-import { collectionName, cursorId, firstBatchSize, namespace, optionalCount, optionalDocument, optionalNumber } from "./args.ts";
+import {
+  collectionName,
+  cursorId,
+  firstBatchSize,
+  namespace,
+  optionalCount,
+  optionalDocument,
+  optionalNumber,
+} from "./args.ts";
 import { resolver } from "./aggregate.ts";
 import { readCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
@@ -23,8 +31,16 @@ function find(ctx: CommandContext): Reply {
   checkHint(coll, body.hint);
   const view = resolveView(ctx, name);
   const collation = readCollation(body.collation, coll, view);
-  const spec = { filter, sort: optionalDocument(body, "sort"), skip: optionalCount(body, "skip") ?? 0, limit, collation };
-  const source = view ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx)) : runRead(coll, spec);
+  const spec = {
+    filter,
+    sort: optionalDocument(body, "sort"),
+    skip: optionalCount(body, "skip") ?? 0,
+    limit,
+    collation,
+  };
+  const source = view
+    ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx))
+    : runRead(coll, spec);
   const project = compileProjection(optionalDocument(body, "projection"), filter);
   const batchSize = firstBatchSize(body);
   // A limited read is a page, likely read again: its serialised documents are worth keeping.
@@ -60,7 +76,9 @@ function count(ctx: CommandContext): Document {
   const query = optionalDocument(ctx.body, "query");
   const view = resolveView(ctx, name);
   const collation = readCollation(ctx.body.collation, coll, view);
-  if (view) return { n: collect(readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx))).length, ok: 1 };
+  if (view) {
+    return { n: collect(readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx))).length, ok: 1 };
+  }
   return { n: countMatching(coll, query, skip, limit, collation), ok: 1 };
 }
 
@@ -74,13 +92,20 @@ function distinct(ctx: CommandContext): Document {
   const collation = readCollation(ctx.body.collation, coll, view);
   if (!coll) return { values: [], ok: 1 };
   const filter = optionalDocument(ctx.body, "query");
-  const docs = view ? { [Symbol.iterator]: () => readView(ctx, view, findStages(filter, undefined, 0, 0), resolver(ctx)) } : matching(coll, filter, collation);
+  const docs = view
+    ? { [Symbol.iterator]: () => readView(ctx, view, findStages(filter, undefined, 0, 0), resolver(ctx)) }
+    : matching(coll, filter, collation);
   const seen = new Map<unknown, unknown>();
   for (const doc of docs) {
     for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
   }
   const sorted = [...seen.values()].sort((a, b) => compareValues(a, b, collation?.compare));
-  return { values: collation ? sorted.filter((v, i) => i === 0 || compareValues(sorted[i - 1], v, collation.compare) !== 0) : sorted, ok: 1 };
+  return {
+    values: collation
+      ? sorted.filter((v, i) => i === 0 || compareValues(sorted[i - 1], v, collation.compare) !== 0)
+      : sorted,
+    ok: 1,
+  };
 }
 
 /** Read commands: find and its cursor companions, count, distinct. */

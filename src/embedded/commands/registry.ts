@@ -29,18 +29,51 @@ const HANDLERS = new Map<string, Handler>(
 
 /** Commands that never change data: everything else counts as a write for `EngineState.writes`. */
 const READS = new Set([
-  "find", "getMore", "killCursors", "count", "distinct", "aggregate", "hello", "isMaster", "ismaster",
-  "ping", "buildInfo", "buildinfo", "listIndexes", "listCollections", "listDatabases", "endSessions", "explain",
+  "find",
+  "getMore",
+  "killCursors",
+  "count",
+  "distinct",
+  "aggregate",
+  "hello",
+  "isMaster",
+  "ismaster",
+  "ping",
+  "buildInfo",
+  "buildinfo",
+  "listIndexes",
+  "listCollections",
+  "listDatabases",
+  "endSessions",
+  "explain",
 ]);
 
 /** Commands a view does not support (it is read-only and has no indexes of its own). */
 const VIEW_REFUSED = new Set([
-  "insert", "update", "delete", "findAndModify", "findandmodify", "createIndexes", "dropIndexes", "deleteIndexes", "listIndexes",
+  "insert",
+  "update",
+  "delete",
+  "findAndModify",
+  "findandmodify",
+  "createIndexes",
+  "dropIndexes",
+  "deleteIndexes",
+  "listIndexes",
 ]);
 
 /** Writes that name the one collection they touch as the value of their first key. */
 const COLLECTION_WRITES = new Set([
-  "insert", "update", "delete", "findAndModify", "findandmodify", "create", "collMod", "drop", "createIndexes", "dropIndexes", "deleteIndexes",
+  "insert",
+  "update",
+  "delete",
+  "findAndModify",
+  "findandmodify",
+  "create",
+  "collMod",
+  "drop",
+  "createIndexes",
+  "dropIndexes",
+  "deleteIndexes",
 ]);
 
 /** The collection a write touches, or undefined when it may touch any (dropDatabase, anything unknown). */
@@ -76,7 +109,9 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
     const reply = handler(ctx);
     const settled = reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
     if (READS.has(name) && !(name === "aggregate" && aggregateOutput(ctx) !== undefined)) return settled;
-    return settled instanceof Promise ? settled.then((done) => countWrite(ctx, name, done)) : countWrite(ctx, name, settled);
+    return settled instanceof Promise
+      ? settled.then((done) => countWrite(ctx, name, done))
+      : countWrite(ctx, name, settled);
   } catch (error) {
     return countWrite(ctx, name, errorReply(error));
   }

@@ -34,7 +34,10 @@ function walk(container: Document | unknown[], depth: number, kind: WriteKind): 
   }
   for (const key in container) {
     if (key.includes("\u0000")) {
-      throw new CommandError("BadValue", `field name ${JSON.stringify(key)} contains a NUL byte, which BSON cannot store`);
+      throw new CommandError(
+        "BadValue",
+        `field name ${JSON.stringify(key)} contains a NUL byte, which BSON cannot store`,
+      );
     }
     visit(container[key], depth, kind);
   }

@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
-import { applyUpdate, isOperatorUpdate, upsertDocument, type UpdateSpec } from "../query/update.ts";
+import { applyUpdate, isOperatorUpdate, type UpdateSpec, upsertDocument } from "../query/update.ts";
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { isPlainObject } from "../bson.ts";
@@ -10,7 +10,7 @@ import { bindFilter, parseLet, type Variables } from "../query/variables.ts";
 import { collectionName, statements } from "./args.ts";
 import { checkHint } from "./hint.ts";
 import { checkStatementFields } from "./fields.ts";
-import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
+import { type CommandContext, commit, type Handler, startWrites } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
 import { operationCollation } from "./collation.ts";
 import { checkStorable } from "./storable.ts";
@@ -24,11 +24,16 @@ interface Outcome {
   upsertedId?: unknown;
 }
 
-function parseStatement(s: Document, variables: Variables | undefined): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
+function parseStatement(
+  s: Document,
+  variables: Variables | undefined,
+): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
   const q = bindFilter(s.q ?? {}, variables);
   const u = s.u;
   if (!isPlainObject(q)) throw new CommandError("TypeMismatch", "'q' must be an object");
-  if (!isPlainObject(u) && !Array.isArray(u)) throw new CommandError("TypeMismatch", "'u' must be an object or a pipeline");
+  if (!isPlainObject(u) && !Array.isArray(u)) {
+    throw new CommandError("TypeMismatch", "'u' must be an object or a pipeline");
+  }
   const multi = s.multi === true;
   if (multi && !Array.isArray(u) && !isOperatorUpdate(u)) {
     throw new CommandError("FailedToParse", "multi update is not supported for replacement-style update");
@@ -44,7 +49,14 @@ function parseStatement(s: Document, variables: Variables | undefined): { q: Doc
  * error, leaving the stored version untouched; callers turn it into a write error where
  * MongoDB does.
  */
-export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, isInsert: boolean, maxSize: number, bypass: boolean): void {
+export function storeVersion(
+  writes: WriteSet,
+  coll: Collection,
+  doc: Document,
+  isInsert: boolean,
+  maxSize: number,
+  bypass: boolean,
+): void {
   checkStorable(doc, "update", maxSize);
   checkValid(coll, doc, isInsert ? undefined : coll.docs.get(doc._id), bypass);
   const dup = coll.findDuplicate(doc, isInsert);
@@ -53,7 +65,13 @@ export function storeVersion(writes: WriteSet, coll: Collection, doc: Document, 
 }
 
 /** Runs one statement synchronously (read-modify-write with no await in between). */
-function runStatement(ctx: CommandContext, name: string, statement: Document, writes: WriteSet, variables?: Variables): Outcome {
+function runStatement(
+  ctx: CommandContext,
+  name: string,
+  statement: Document,
+  writes: WriteSet,
+  variables?: Variables,
+): Outcome {
   const { q, u, multi, upsert, arrayFilters } = parseStatement(statement, variables);
   const existing = ctx.engine.catalog.get(ctx.db, name);
   checkHint(existing, statement.hint);
@@ -61,7 +79,9 @@ function runStatement(ctx: CommandContext, name: string, statement: Document, wr
   const options = { filter: q, arrayFilters, collation, variables };
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   const bypass = bypassValidation(ctx.body);
-  const targets = existing ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation })) : (compileFilter(q, collation), []);
+  const targets = existing
+    ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation }))
+    : (compileFilter(q, collation), []);
   if (targets.length === 0) {
     if (!upsert) return { matched: 0, modified: 0 };
     const coll = writes.ensure(ctx.db, name);
@@ -100,7 +120,11 @@ async function update(ctx: CommandContext): Promise<Document> {
         upserted.push({ index: i, _id: outcome.upsertedId });
       }
     } catch (error) {
-      writeErrors.push(error instanceof CommandError && error.code === 11000 ? { index: i, code: 11000, errmsg: error.message, ...error.extra } : statementError(i, error));
+      writeErrors.push(
+        error instanceof CommandError && error.code === 11000
+          ? { index: i, code: 11000, errmsg: error.message, ...error.extra }
+          : statementError(i, error),
+      );
       if (ordered) break;
     }
   }

@@ -17,7 +17,9 @@ function refuseOperators(value: unknown): void {
   if (Array.isArray(value)) return value.forEach(refuseOperators);
   if (!isPlainObject(value)) return;
   for (const [key, inner] of Object.entries(value)) {
-    if (REFUSED_OPERATORS.has(key)) throw new CommandError("InvalidOptions", `${key} is not allowed in collection validators`);
+    if (REFUSED_OPERATORS.has(key)) {
+      throw new CommandError("InvalidOptions", `${key} is not allowed in collection validators`);
+    }
     if (key !== "$jsonSchema") refuseOperators(inner);
   }
 }
@@ -37,11 +39,15 @@ export function parseValidation(body: Document, current: CollectionOptions): Col
     else next.validator = body.validator;
   }
   if (body.validationLevel !== undefined) {
-    if (!LEVELS.has(body.validationLevel)) throw new CommandError("BadValue", "validationLevel must be one of off, strict, moderate");
+    if (!LEVELS.has(body.validationLevel)) {
+      throw new CommandError("BadValue", "validationLevel must be one of off, strict, moderate");
+    }
     next.validationLevel = body.validationLevel;
   }
   if (body.validationAction !== undefined) {
-    if (!ACTIONS.has(body.validationAction)) throw new CommandError("BadValue", "validationAction must be one of error, warn");
+    if (!ACTIONS.has(body.validationAction)) {
+      throw new CommandError("BadValue", "validationAction must be one of error, warn");
+    }
     next.validationAction = body.validationAction;
   }
   return next;
@@ -71,7 +77,9 @@ function explainFailure(validator: Document, doc: Document, collation: Collation
   const clauses = Object.entries(validator);
   const failing: Document[] = [];
   clauses.forEach(([field, condition], index) => {
-    if (!mingoQuery({ [field]: condition }, collation).test(doc)) failing.push({ index, details: clauseDetails(field, condition, doc) });
+    if (!mingoQuery({ [field]: condition }, collation).test(doc)) {
+      failing.push({ index, details: clauseDetails(field, condition, doc) });
+    }
   });
   if (clauses.length === 1 && failing.length === 1) return failing[0].details;
   return { operatorName: "$and", clausesNotSatisfied: failing };
@@ -83,12 +91,21 @@ function clauseDetails(field: string, condition: unknown, doc: Document): Docume
     const title = typeof schema.title === "string" ? { title: schema.title } : {};
     return { operatorName: "$jsonSchema", ...title, schemaRulesNotSatisfied: schemaRulesNotSatisfied(schema, doc) };
   }
-  if (field.startsWith("$")) return { operatorName: field, specifiedAs: { [field]: condition }, reason: "expression did not match" };
-  const operator = isPlainObject(condition) && Object.keys(condition)[0]?.startsWith("$") ? Object.keys(condition)[0] : "$eq";
+  if (field.startsWith("$")) {
+    return { operatorName: field, specifiedAs: { [field]: condition }, reason: "expression did not match" };
+  }
+  const operator = isPlainObject(condition) && Object.keys(condition)[0]?.startsWith("$")
+    ? Object.keys(condition)[0]
+    : "$eq";
   const values = valuesAt(doc, field).filter((v) => v !== undefined);
   const specifiedAs = { [field]: condition };
   if (values.length === 0) return { operatorName: operator, specifiedAs, reason: "field was missing" };
-  return { operatorName: operator, specifiedAs, reason: "comparison failed", consideredValue: values.length === 1 ? values[0] : values };
+  return {
+    operatorName: operator,
+    specifiedAs,
+    reason: "comparison failed",
+    consideredValue: values.length === 1 ? values[0] : values,
+  };
 }
 
 /** True when a command asks to skip validation. */

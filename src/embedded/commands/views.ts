@@ -2,9 +2,9 @@ import type { Document } from "bson";
 import { isEmptyFilter } from "../query/filter.ts";
 import { runRead } from "../query/plan.ts";
 import { leadingRead } from "../query/read-stages.ts";
-import { runPipeline, stageName, type CollectionResolver } from "../query/pipeline.ts";
+import { type CollectionResolver, runPipeline, stageName } from "../query/pipeline.ts";
 import type { Variables } from "../query/variables.ts";
-import { parseCollation, sameCollation, type Collation } from "../store/collation.ts";
+import { type Collation, parseCollation, sameCollation } from "../store/collation.ts";
 import { CommandError } from "../errors.ts";
 import { isPlainObject } from "../bson.ts";
 import { namespace } from "./args.ts";
@@ -29,7 +29,12 @@ export function resolveView(ctx: CommandContext, name: string): ResolvedView | u
   let pipeline: Document[] = [];
   let source = name;
   for (let depth = 0; current?.options.viewOn; depth++) {
-    if (depth >= MAX_VIEW_DEPTH) throw new CommandError("ViewDepthLimitExceeded", `View depth too deep or view cycle detected; maximum depth is ${MAX_VIEW_DEPTH}`);
+    if (depth >= MAX_VIEW_DEPTH) {
+      throw new CommandError(
+        "ViewDepthLimitExceeded",
+        `View depth too deep or view cycle detected; maximum depth is ${MAX_VIEW_DEPTH}`,
+      );
+    }
     pipeline = [...(current.options.pipeline ?? []), ...pipeline];
     source = current.options.viewOn;
     current = ctx.engine.catalog.get(ctx.db, source);
@@ -51,12 +56,21 @@ export function viewCollation(view: ResolvedView, raw: unknown): Collation | und
 /** Throws MongoDB's CommandNotSupportedOnView (166) when `name` is a view: views are read-only. */
 export function refuseViewWrite(ctx: CommandContext, name: string): void {
   if (ctx.engine.catalog.get(ctx.db, name)?.options.viewOn !== undefined) {
-    throw new CommandError("CommandNotSupportedOnView", `Namespace ${namespace(ctx.db, name)} is a view, not a collection`);
+    throw new CommandError(
+      "CommandNotSupportedOnView",
+      `Namespace ${namespace(ctx.db, name)} is a view, not a collection`,
+    );
   }
 }
 
 /** Runs `stages` over a view, under its collation: its base collection, read through the leading stages, then the rest. */
-export function readView(ctx: CommandContext, view: ResolvedView, stages: Document[], resolve: CollectionResolver, variables?: Variables): Iterator<Document> {
+export function readView(
+  ctx: CommandContext,
+  view: ResolvedView,
+  stages: Document[],
+  resolve: CollectionResolver,
+  variables?: Variables,
+): Iterator<Document> {
   const { spec, rest } = leadingRead([...view.pipeline, ...stages]);
   const { collation } = view;
   const input = runRead(ctx.engine.catalog.get(ctx.db, view.source), { ...spec, collation });
@@ -85,17 +99,25 @@ export function checkViewDefinition(
   pipeline: unknown,
   collation: Collation | undefined,
 ): { viewOn: string; pipeline: Document[] } {
-  if (typeof viewOn !== "string" || viewOn === "") throw new CommandError("TypeMismatch", "'viewOn' must be the name of a collection or view");
+  if (typeof viewOn !== "string" || viewOn === "") {
+    throw new CommandError("TypeMismatch", "'viewOn' must be the name of a collection or view");
+  }
   const stages = pipeline ?? [];
   if (!Array.isArray(stages)) throw new CommandError("TypeMismatch", "'pipeline' must be an array of stages");
   for (const stage of stages) {
     const op = stageName(stage);
-    if (op === "$out" || op === "$merge") throw new CommandError("OptionNotSupportedOnView", `${op} cannot be used in a view definition`);
+    if (op === "$out" || op === "$merge") {
+      throw new CommandError("OptionNotSupportedOnView", `${op} cannot be used in a view definition`);
+    }
     if (!isPlainObject(stage)) throw new CommandError("TypeMismatch", "each pipeline stage must be an object");
   }
   for (let source: string | undefined = viewOn, depth = 0; source !== undefined; depth++) {
-    if (source === name) throw new CommandError("GraphContainsCycle", `View cycle detected: ${namespace(ctx.db, name)} would read itself`);
-    if (depth >= MAX_VIEW_DEPTH) throw new CommandError("ViewDepthLimitExceeded", `View depth too deep; maximum depth is ${MAX_VIEW_DEPTH}`);
+    if (source === name) {
+      throw new CommandError("GraphContainsCycle", `View cycle detected: ${namespace(ctx.db, name)} would read itself`);
+    }
+    if (depth >= MAX_VIEW_DEPTH) {
+      throw new CommandError("ViewDepthLimitExceeded", `View depth too deep; maximum depth is ${MAX_VIEW_DEPTH}`);
+    }
     source = ctx.engine.catalog.get(ctx.db, source)?.options.viewOn;
   }
   for (const other of [viewOn, ...joinedNames(stages)]) checkSameCollation(ctx, name, other, collation);
@@ -105,7 +127,10 @@ export function checkViewDefinition(
 function checkSameCollation(ctx: CommandContext, name: string, other: string, collation: Collation | undefined): void {
   const view = ctx.engine.catalog.get(ctx.db, other);
   if (view?.options.viewOn === undefined || sameCollation(view.collation, collation)) return;
-  throw new CommandError("OptionNotSupportedOnView", `View ${namespace(ctx.db, name)} has conflicting collation with view ${namespace(ctx.db, other)}`);
+  throw new CommandError(
+    "OptionNotSupportedOnView",
+    `View ${namespace(ctx.db, name)} has conflicting collation with view ${namespace(ctx.db, other)}`,
+  );
 }
 
 /** The stages that read another collection or view. */

@@ -1,4 +1,4 @@
-import { BSON, ObjectId, type Document } from "bson";
+import { BSON, type Document, ObjectId } from "bson";
 import { CommandError, errorReply } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
@@ -11,7 +11,7 @@ import { collectionName, statements } from "./args.ts";
 import { operationCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
 import { checkStatementFields } from "./fields.ts";
-import { commit, startWrites, type CommandContext, type Handler } from "./context.ts";
+import { type CommandContext, commit, type Handler, startWrites } from "./context.ts";
 import { duplicateWriteError } from "./duplicate.ts";
 import { checkStorable } from "./storable.ts";
 import { bypassValidation, checkValid } from "./validation.ts";
@@ -46,7 +46,10 @@ function refuseDollarFields(value: unknown): void {
   if (!isPlainObject(value)) return;
   for (const [field, inner] of Object.entries(value)) {
     if (field.startsWith("$")) {
-      throw new CommandError("DollarPrefixedFieldName", `_id fields may not contain '$'-prefixed fields: ${field} is not valid for storage.`);
+      throw new CommandError(
+        "DollarPrefixedFieldName",
+        `_id fields may not contain '$'-prefixed fields: ${field} is not valid for storage.`,
+      );
     }
     refuseDollarFields(inner);
   }
@@ -55,7 +58,8 @@ function refuseDollarFields(value: unknown): void {
 function checkSize(ctx: CommandContext, docs: Document[]): void {
   const max = ctx.engine.limits.maxBsonObjectSize;
   const fromBody = !ctx.request.sequences.has("documents");
-  const oversize = ctx.request.tooLarge !== undefined || (fromBody && docs.some((d) => BSON.calculateObjectSize(d, SERIALIZE) > max));
+  const oversize = ctx.request.tooLarge !== undefined ||
+    (fromBody && docs.some((d) => BSON.calculateObjectSize(d, SERIALIZE) > max));
   if (oversize) throw new CommandError("BSONObjectTooLarge", `object to insert too large. max size: ${max}`);
 }
 
@@ -81,7 +85,13 @@ async function insert(ctx: CommandContext): Promise<Document> {
   return writeReply({ n }, writeErrors);
 }
 
-function insertOne(writes: WriteSet, coll: Collection, raw: Document, index: number, bypass: boolean): Document | undefined {
+function insertOne(
+  writes: WriteSet,
+  coll: Collection,
+  raw: Document,
+  index: number,
+  bypass: boolean,
+): Document | undefined {
   try {
     const doc = prepareInsert(raw);
     checkStorable(doc, "insert");
@@ -120,7 +130,13 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   return writeReply({ n }, writeErrors);
 }
 
-function deleteMatching(writes: WriteSet, coll: Collection, filter: unknown, collation: Collation | undefined, statement: Document): number {
+function deleteMatching(
+  writes: WriteSet,
+  coll: Collection,
+  filter: unknown,
+  collation: Collation | undefined,
+  statement: Document,
+): number {
   const limit = toNumber(statement.limit ?? 0);
   if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
   const victims = collect(runRead(coll, { filter, limit, collation }));

@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { open, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { fsyncDir, journalPath, removeIfExists } from "./files.ts";
 import { isOutOfSpace, outOfSpace } from "./space.ts";
 import { writeAll } from "./records.ts";

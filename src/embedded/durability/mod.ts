@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import type { Change, ChangeSink } from "../changes.ts";
 import { fsyncDir } from "./files.ts";
 import { acquireLock } from "./lock.ts";
-import { JournaledStore, type DurableStoreOptions, type StoreStats } from "./store.ts";
+import { type DurableStoreOptions, JournaledStore, type StoreStats } from "./store.ts";
 
 /**
  * Disk durability for the embedded engine.
@@ -94,7 +94,7 @@ export async function openDurableStore(
 async function createDurably(dir: string): Promise<void> {
   const first = await mkdir(dir, { recursive: true });
   if (first === undefined) return;
-  for (let parent = dirname(first); ; parent = dirname(parent)) {
+  for (let parent = dirname(first);; parent = dirname(parent)) {
     await fsyncDir(parent);
     if (parent === dirname(dir) || parent === dirname(parent)) break;
   }

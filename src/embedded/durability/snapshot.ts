@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { open, rename, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open, rename } from "node:fs/promises";
 import { setImmediate } from "node:timers";
 import type { Document } from "bson";
 import type { Change } from "../changes.ts";

@@ -1,4 +1,4 @@
-import { isPlainObject, bsonTag } from "../bson.ts";
+import { bsonTag, isPlainObject } from "../bson.ts";
 import { compareValues, typeRank } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
 
@@ -31,7 +31,10 @@ export interface FieldBounds {
 }
 
 /** Every value. */
-export const FULL: Interval = { lo: { value: new RankEdge(0, false), inclusive: true }, hi: { value: new RankEdge(99, true), inclusive: true } };
+export const FULL: Interval = {
+  lo: { value: new RankEdge(0, false), inclusive: true },
+  hi: { value: new RankEdge(99, true), inclusive: true },
+};
 
 /** Compares a value with an endpoint's value (which may be a type edge). */
 export function compareToEndpoint(v: unknown, ep: unknown): number {
@@ -113,7 +116,8 @@ function exactScalar(v: unknown): boolean {
 
 /** Range operands whose type bracket the index knows. */
 function rangeOperand(v: unknown): boolean {
-  return (typeof v === "number" && !Number.isNaN(v)) || typeof v === "string" || v instanceof Date || bsonTag(v) === "ObjectId";
+  return (typeof v === "number" && !Number.isNaN(v)) || typeof v === "string" || v instanceof Date ||
+    bsonTag(v) === "ObjectId";
 }
 
 const REGEX_META = new Set([..."\\^$.|?*+()[]{}"]);
@@ -130,7 +134,9 @@ export function regexBounds(source: string, flags: string): { interval: Interval
   if (prefix === "") return { interval: { lo: typeStart(4), hi: typeEnd(4) }, exact: false };
   let upper = prefix;
   while (upper.length > 0 && upper.charCodeAt(upper.length - 1) === 0xffff) upper = upper.slice(0, -1);
-  const hi: Endpoint = upper === "" ? typeEnd(4) : { value: upper.slice(0, -1) + String.fromCharCode(upper.charCodeAt(upper.length - 1) + 1), inclusive: false };
+  const hi: Endpoint = upper === ""
+    ? typeEnd(4)
+    : { value: upper.slice(0, -1) + String.fromCharCode(upper.charCodeAt(upper.length - 1) + 1), inclusive: false };
   return { interval: { lo: { value: prefix, inclusive: true }, hi }, exact };
 }
 
@@ -203,7 +209,10 @@ function operatorBounds(op: string, v: unknown, options: unknown, multikey: bool
 function notEqualBounds(v: unknown): Translated {
   if (Array.isArray(v) || isPlainObject(v) || v instanceof RegExp || bsonTag(v) === "BSONRegExp") return undefined;
   const at = v === undefined ? null : v;
-  const intervals = [{ lo: FULL.lo, hi: { value: at, inclusive: false } }, { lo: { value: at, inclusive: false }, hi: FULL.hi }];
+  const intervals = [{ lo: FULL.lo, hi: { value: at, inclusive: false } }, {
+    lo: { value: at, inclusive: false },
+    hi: FULL.hi,
+  }];
   return { intervals, exact: at === null || exactScalar(at) };
 }
 
@@ -275,7 +284,8 @@ export function allPoints(bounds: FieldBounds): boolean {
 }
 
 function isPointInterval(iv: Interval): boolean {
-  return !(iv.lo.value instanceof RankEdge) && iv.lo.inclusive && iv.hi.inclusive && compareEdges(iv.lo.value, iv.hi.value) === 0;
+  return !(iv.lo.value instanceof RankEdge) && iv.lo.inclusive && iv.hi.inclusive &&
+    compareEdges(iv.lo.value, iv.hi.value) === 0;
 }
 
 /** True when the bounds allow every value. */

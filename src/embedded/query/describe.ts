@@ -1,11 +1,15 @@
 import type { Document } from "bson";
 import { isEmptyFilter } from "./filter.ts";
-import { RankEdge, type Endpoint, type FieldBounds } from "./bounds.ts";
+import { type Endpoint, type FieldBounds, RankEdge } from "./bounds.ts";
 import type { ScanSpec, ScanStats } from "./index-scan.ts";
 import type { Plan, SortKey } from "./planner.ts";
 
 /** The smallest and largest values of the types a range can be bracketed to, as MongoDB prints them. */
-const EDGE_NAMES: Record<number, [string, string]> = { 3: ["-inf", "inf"], 4: ['""', "{}"], 10: ["new Date(-9223372036854775808)", "new Date(9223372036854775807)"] };
+const EDGE_NAMES: Record<number, [string, string]> = {
+  3: ["-inf", "inf"],
+  4: ['""', "{}"],
+  10: ["new Date(-9223372036854775808)", "new Date(9223372036854775807)"],
+};
 
 function showValue(v: unknown): string {
   if (v instanceof RankEdge) return (EDGE_NAMES[v.rank] ?? ["MinKey", "MaxKey"])[v.end ? 1 : 0];
@@ -25,7 +29,9 @@ function showBounds(bounds: FieldBounds, dir: 1 | -1, reverse: boolean): string[
   const shown = bounds.intervals.map(({ lo, hi }) => {
     const [first, last] = descending ? [hi, lo] : [lo, hi];
     const [firstLow, lastLow] = descending ? [false, true] : [true, false];
-    return `${first.inclusive ? "[" : "("}${showEndpoint(first, firstLow)}, ${showEndpoint(last, lastLow)}${last.inclusive ? "]" : ")"}`;
+    return `${first.inclusive ? "[" : "("}${showEndpoint(first, firstLow)}, ${showEndpoint(last, lastLow)}${
+      last.inclusive ? "]" : ")"
+    }`;
   });
   return descending ? shown.reverse() : shown;
 }
@@ -36,8 +42,13 @@ function indexStage(scan: ScanSpec, stage = "IXSCAN"): Document {
   const indexBounds: Document = {};
   index.fields.forEach((f, i) => (indexBounds[f] = showBounds(bounds[i], index.entries.dirs[i], reverse)));
   return {
-    stage, keyPattern: index.spec.key, indexName: index.spec.name, isMultiKey: index.multikey,
-    isUnique: index.spec.unique === true, direction: reverse ? "backward" : "forward", indexBounds,
+    stage,
+    keyPattern: index.spec.key,
+    indexName: index.spec.name,
+    isMultiKey: index.multikey,
+    isUnique: index.spec.unique === true,
+    direction: reverse ? "backward" : "forward",
+    indexBounds,
   };
 }
 
@@ -63,11 +74,19 @@ export function accessStages(plan: Plan, filter: unknown): Document {
     case "collscan":
       return withFilter({ stage: "COLLSCAN", direction: plan.reverse ? "backward" : "forward" }, plan.exact, filter);
     case "id": {
-      const ixscan = { ...ID_SCAN, direction: "forward", indexBounds: { _id: plan.values.map((v) => `[${showValue(v)}, ${showValue(v)}]`) } };
+      const ixscan = {
+        ...ID_SCAN,
+        direction: "forward",
+        indexBounds: { _id: plan.values.map((v) => `[${showValue(v)}, ${showValue(v)}]`) },
+      };
       return withFilter({ stage: "FETCH", inputStage: ixscan }, plan.exact, filter);
     }
     case "idrange": {
-      const ixscan = { ...ID_SCAN, direction: plan.reverse ? "backward" : "forward", indexBounds: { _id: showBounds(plan.bounds, 1, plan.reverse) } };
+      const ixscan = {
+        ...ID_SCAN,
+        direction: plan.reverse ? "backward" : "forward",
+        indexBounds: { _id: showBounds(plan.bounds, 1, plan.reverse) },
+      };
       return withFilter({ stage: "FETCH", inputStage: ixscan }, plan.exact, filter);
     }
     case "ixscan":
@@ -90,7 +109,12 @@ export function findStages(plan: Plan, keys: SortKey[], filter: unknown, skip: n
 /** The winning plan of a count: COUNT over the fast count, a COUNT_SCAN, or the access stages. */
 export function countStages(plan: Plan | undefined, filter: unknown): Document {
   if (!plan) return { stage: "RECORD_STORE_FAST_COUNT" };
-  if (plan.kind === "ixscan" && plan.exact) return { stage: "COUNT", inputStage: plan.branches ? indexInput(plan) : indexStage(plan.scan, plan.countable ? "COUNT_SCAN" : "IXSCAN") };
+  if (plan.kind === "ixscan" && plan.exact) {
+    return {
+      stage: "COUNT",
+      inputStage: plan.branches ? indexInput(plan) : indexStage(plan.scan, plan.countable ? "COUNT_SCAN" : "IXSCAN"),
+    };
+  }
   return { stage: "COUNT", inputStage: accessStages(plan, filter) };
 }
 

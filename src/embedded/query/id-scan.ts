@@ -25,7 +25,12 @@ export function countIdRanges(docs: OrderedDocs, intervals: readonly Interval[])
  * order or reversed, seeking to each interval's first document: `{_id: {$gt: x}}` reads only
  * what follows x. Lazy and safe across writes between steps (see the documents' iterator).
  */
-export function* scanIdRanges(docs: OrderedDocs, intervals: readonly Interval[], reverse: boolean, stats: ScanStats): Generator<Document> {
+export function* scanIdRanges(
+  docs: OrderedDocs,
+  intervals: readonly Interval[],
+  reverse: boolean,
+  stats: ScanStats,
+): Generator<Document> {
   for (const iv of reverse ? [...intervals].reverse() : intervals) {
     const [start, end] = positions(docs, iv);
     if (start === end) continue;

@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import type { Position, Probe, SortedBlocks } from "../store/blocks.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
 import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
-import { allPoints, compareToEndpoint, inBounds, isFull, type FieldBounds, type Interval } from "./bounds.ts";
+import { allPoints, compareToEndpoint, type FieldBounds, inBounds, type Interval, isFull } from "./bounds.ts";
 
 /** Most point combinations (e.g. two `$in` lists on a compound index) a scan expands to. */
 export const MAX_RANGES = 1000;
@@ -67,7 +67,13 @@ export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] 
   return prefixes.flatMap((prefix) => intervals.map((interval) => ({ prefix, interval })));
 }
 
-function comparePrefix(key: (f: number) => unknown, doc: Document, width: number, prefix: unknown[], dirs: readonly (1 | -1)[]): number {
+function comparePrefix(
+  key: (f: number) => unknown,
+  doc: Document,
+  width: number,
+  prefix: unknown[],
+  dirs: readonly (1 | -1)[],
+): number {
   for (let f = 0; f < prefix.length; f++) {
     const c = compareValues(fieldOf(key, doc, width, f), prefix[f]) * dirs[f];
     if (c !== 0) return c;
@@ -112,7 +118,9 @@ function distance(entries: SortedBlocks, a: Position, b: Position): number {
 /** How many entries the ranges hold, in O(log n) per range (an estimate when later fields filter). */
 export function countInRanges(entries: SortedBlocks, ranges: Range[]): number {
   let n = 0;
-  for (const range of ranges) n += distance(entries, entries.seek(startProbe(range, entries)), entries.seek(endProbe(range, entries)));
+  for (const range of ranges) {
+    n += distance(entries, entries.seek(startProbe(range, entries)), entries.seek(endProbe(range, entries)));
+  }
   return n;
 }
 
@@ -159,7 +167,13 @@ export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, sk
 }
 
 /** {@link scanIndex}, yielding entries; documents already in `seen` are passed over (and added to it). */
-function* scanEntries(spec: ScanSpec, ranges: Range[], stats: ScanStats, seen: Set<ValueKey> | undefined, skip = 0): Generator<Entry> {
+function* scanEntries(
+  spec: ScanSpec,
+  ranges: Range[],
+  stats: ScanStats,
+  seen: Set<ValueKey> | undefined,
+  skip = 0,
+): Generator<Entry> {
   const { entries } = spec.index;
   const width = entries.width;
   const p = ranges[0]?.interval ? ranges[0].prefix.length : spec.bounds.length;
@@ -212,7 +226,12 @@ export interface ScanBranch {
  * each document once: MongoDB's SORT_MERGE of one index scan per branch. Every branch starts
  * at its own first entry, so a page reads about its own size however deep it lies.
  */
-export function* mergeScans(index: OrderedIndex, branches: ScanBranch[], reverse: boolean, stats: ScanStats): Generator<Document> {
+export function* mergeScans(
+  index: OrderedIndex,
+  branches: ScanBranch[],
+  reverse: boolean,
+  stats: ScanStats,
+): Generator<Document> {
   const seen = new Set<ValueKey>();
   const scans = branches.map((b) => scanEntries({ index, bounds: b.bounds, reverse }, b.ranges, stats, seen));
   const heads = scans.map((scan) => scan.next());

@@ -57,7 +57,8 @@ const ajv = new AjvDraft04.default({ allErrors: true, verbose: true, strict: fal
 ajv.addKeyword({
   keyword: "bsonType",
   schemaType: ["string", "array"],
-  validate: (types: string | string[], value: unknown) => (Array.isArray(types) ? types : [types]).some((t) => hasBsonType(value, t)),
+  validate: (types: string | string[], value: unknown) =>
+    (Array.isArray(types) ? types : [types]).some((t) => hasBsonType(value, t)),
   errors: false,
 });
 
@@ -65,7 +66,9 @@ function refuseKeywords(schema: unknown): void {
   if (Array.isArray(schema)) return schema.forEach(refuseKeywords);
   if (!isPlainObject(schema)) return;
   for (const [key, value] of Object.entries(schema)) {
-    if (REFUSED_KEYWORDS.has(key)) throw new CommandError("FailedToParse", `$jsonSchema keyword '${key}' is not currently supported`);
+    if (REFUSED_KEYWORDS.has(key)) {
+      throw new CommandError("FailedToParse", `$jsonSchema keyword '${key}' is not currently supported`);
+    }
     if (key !== "enum") refuseKeywords(value);
   }
 }
@@ -81,7 +84,10 @@ export function compileJsonSchema(schema: Document): ValidateFunction {
   try {
     validate = ajv.compile(schema);
   } catch (error) {
-    throw new CommandError("FailedToParse", `invalid $jsonSchema: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CommandError(
+      "FailedToParse",
+      `invalid $jsonSchema: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   compiled.set(schema, validate);
   return validate;
@@ -102,8 +108,14 @@ export function schemaRulesNotSatisfied(schema: Document, doc: Document): Docume
 
 function describe(error: ErrorObject): Document {
   const path = error.instancePath.split("/").slice(1).join(".");
-  const rule: Document = { operatorName: error.keyword, specifiedAs: { [error.keyword]: error.schema }, reason: error.message ?? "did not match" };
-  if (error.keyword === "required") rule.missingProperties = [(error.params as { missingProperty: string }).missingProperty];
+  const rule: Document = {
+    operatorName: error.keyword,
+    specifiedAs: { [error.keyword]: error.schema },
+    reason: error.message ?? "did not match",
+  };
+  if (error.keyword === "required") {
+    rule.missingProperties = [(error.params as { missingProperty: string }).missingProperty];
+  }
   if (path !== "") rule.propertyName = path;
   if (error.keyword !== "required") rule.consideredValue = error.data;
   return rule;

@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { Context, ProcessingMode } from "mingo/core";
-import { Lazy, type Iterator as LazyIterator } from "mingo/lazy";
+import { type Iterator as LazyIterator, Lazy } from "mingo/lazy";
 import * as accumulatorOperators from "mingo/operators/accumulator";
 import * as expressionOperators from "mingo/operators/expression";
 import * as pipelineOperators from "mingo/operators/pipeline";
@@ -21,8 +21,11 @@ export function collationOf(options: Options): Collation | undefined {
 }
 
 /** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
-const $sort = ((coll: LazyIterator, spec: Document, options: Options) =>
-  coll.transform((docs) => Lazy(sortDocuments(docs as Document[], spec, 0, 0, collationOf(options))))) as unknown as PipelineOperator;
+const $sort =
+  ((coll: LazyIterator, spec: Document, options: Options) =>
+    coll.transform((docs) =>
+      Lazy(sortDocuments(docs as Document[], spec, 0, 0, collationOf(options)))
+    )) as unknown as PipelineOperator;
 
 let captured: Partial<Options> | undefined;
 const $captureOptions = ((_selector: string, _value: unknown, options: Options) => {
@@ -34,14 +37,16 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * Every mingo operator, with the engine's comparison operators and `$sort` in place of mingo's
  * (see operators.ts). Passed as the context of every query, pipeline and update.
  */
-export const ENGINE_CONTEXT = Context.init({
-  accumulator: accumulatorOperators,
-  expression: expressionOperators,
-  pipeline: { ...pipelineOperators, $sort },
-  projection: projectionOperators,
-  query: { ...queryOperators, ...comparisonOperators, $captureOptions },
-  window: windowOperators,
-} as Parameters<typeof Context.init>[0]);
+export const ENGINE_CONTEXT = Context.init(
+  {
+    accumulator: accumulatorOperators,
+    expression: expressionOperators,
+    pipeline: { ...pipelineOperators, $sort },
+    projection: projectionOperators,
+    query: { ...queryOperators, ...comparisonOperators, $captureOptions },
+    window: windowOperators,
+  } as Parameters<typeof Context.init>[0],
+);
 
 /**
  * Reusable mingo options. mingo's `new Query(filter)` copies its whole operator registry on
@@ -52,7 +57,12 @@ export const ENGINE_CONTEXT = Context.init({
  */
 function captureOptions(processingMode: ProcessingMode, collation: Collation | undefined): Partial<Options> {
   captured = undefined;
-  const plain = { processingMode, context: ENGINE_CONTEXT, collation, jsonSchemaValidator: jsonSchemaPredicate } as Partial<Options>;
+  const plain = {
+    processingMode,
+    context: ENGINE_CONTEXT,
+    collation,
+    jsonSchemaValidator: jsonSchemaPredicate,
+  } as Partial<Options>;
   new BaseQuery({ probe: { $captureOptions: 1 } } as Document, plain);
   return captured ?? plain;
 }
@@ -65,7 +75,7 @@ export function mingoOptions(processingMode: ProcessingMode, collation?: Collati
   let options = optionsCache.get(key);
   if (options === undefined) {
     if (optionsCache.size > 100) optionsCache.clear();
-    optionsCache.set(key, (options = captureOptions(processingMode, collation)));
+    optionsCache.set(key, options = captureOptions(processingMode, collation));
   }
   return options;
 }

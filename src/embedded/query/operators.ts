@@ -20,7 +20,10 @@ function stringsOf(options: Options): StringCompare | undefined {
   return typeof collation?.compare === "function" ? collation.compare : undefined;
 }
 
-function fieldOperator(test: Test, prepare: (rhs: unknown, strings: StringCompare | undefined) => unknown = (v) => v): QueryOperator {
+function fieldOperator(
+  test: Test,
+  prepare: (rhs: unknown, strings: StringCompare | undefined) => unknown = (v) => v,
+): QueryOperator {
   return ((selector: string, value: unknown, options: Options) => {
     const strings = stringsOf(options);
     const depth = selector.split(".").length - 1;

@@ -11,7 +11,17 @@ import { ENGINE_CONTEXT } from "./mingo.ts";
 import type { Variables } from "./variables.ts";
 
 /** Stages that never write into the documents they receive, so stored ones can be passed in. */
-const NON_MUTATING = new Set(["$match", "$sort", "$skip", "$limit", "$group", "$count", "$sortByCount", "$lookup", "$facet"]);
+const NON_MUTATING = new Set([
+  "$match",
+  "$sort",
+  "$skip",
+  "$limit",
+  "$group",
+  "$count",
+  "$sortByCount",
+  "$lookup",
+  "$facet",
+]);
 /** Stages that bring in documents of another collection by reference. */
 const JOINS = new Set(["$lookup", "$unionWith", "$graphLookup"]);
 
@@ -35,10 +45,12 @@ function mutates(stage: Document): boolean {
 export type CollectionResolver = (name: string) => readonly Document[];
 
 function clones(source: Iterator<Document>): Iterator<Document> {
-  return { next: () => {
-    const step = source.next();
-    return step.done ? step : { done: false, value: cloneDeep(step.value) as Document };
-  } };
+  return {
+    next: () => {
+      const step = source.next();
+      return step.done ? step : { done: false, value: cloneDeep(step.value) as Document };
+    },
+  };
 }
 
 /**
@@ -49,12 +61,14 @@ function clones(source: Iterator<Document>): Iterator<Document> {
  */
 function latched(source: Iterator<Document>): Iterator<Document> {
   let done = false;
-  return { next: () => {
-    if (done) return { done: true, value: undefined };
-    const step = source.next();
-    done = step.done === true;
-    return step;
-  } };
+  return {
+    next: () => {
+      if (done) return { done: true, value: undefined };
+      const step = source.next();
+      done = step.done === true;
+      return step;
+    },
+  };
 }
 
 /** How a pipeline runs: the collation its strings compare under and the command's `let` variables. */
@@ -63,7 +77,12 @@ export interface PipelineOptions {
   variables?: Variables;
 }
 
-function runSegment(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, options: PipelineOptions): Iterator<Document> {
+function runSegment(
+  stages: Document[],
+  input: Iterator<Document>,
+  resolve: CollectionResolver,
+  options: PipelineOptions,
+): Iterator<Document> {
   // Stored documents are shared, not copied: clone on the way in only if a stage writes.
   const mode = stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF;
   const aggregator = new Aggregator(stages, {
@@ -84,7 +103,12 @@ function runSegment(stages: Document[], input: Iterator<Document>, resolve: Coll
  * a later stage writes. `$match` and `$sort` compare strings under the options' collation;
  * `$$name` reads the command's `let` variables in every stage.
  */
-export function runPipeline(stages: Document[], input: Iterator<Document>, resolve: CollectionResolver, options: PipelineOptions = {}): Iterator<Document> {
+export function runPipeline(
+  stages: Document[],
+  input: Iterator<Document>,
+  resolve: CollectionResolver,
+  options: PipelineOptions = {},
+): Iterator<Document> {
   let output = input;
   let start = 0;
   while (start < stages.length) {

@@ -5,7 +5,7 @@ import { compareValues } from "../store/values.ts";
 import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
 import { scanIdRanges } from "./id-scan.ts";
 import { countInRanges, mergeScans, scanIndex, type ScanStats } from "./index-scan.ts";
-import { choosePlan, sortKeys, type Plan, type SortKey } from "./planner.ts";
+import { choosePlan, type Plan, type SortKey, sortKeys } from "./planner.ts";
 import { sortDocuments } from "./sort.ts";
 
 export type { Plan } from "./planner.ts";
@@ -73,7 +73,14 @@ function idDocs(coll: Collection, values: readonly unknown[]): Document[] {
  * into `stats`. `skip` is how many leading matches to pass over without fetching them, which
  * only an exact, ordered plan can do; the caller skips the rest.
  */
-function source(coll: Collection, plan: Plan, filter: unknown, stats: ScanStats, skip: number, collation?: Collation): { docs: Iterable<Document>; skipped: number } {
+function source(
+  coll: Collection,
+  plan: Plan,
+  filter: unknown,
+  stats: ScanStats,
+  skip: number,
+  collation?: Collation,
+): { docs: Iterable<Document>; skipped: number } {
   const predicate = plan.exact ? null : compileFilter(filter, collation);
   switch (plan.kind) {
     case "collscan": {
@@ -83,7 +90,10 @@ function source(coll: Collection, plan: Plan, filter: unknown, stats: ScanStats,
     case "id":
       return { docs: filtered(counted(idDocs(coll, plan.values), stats), predicate), skipped: 0 };
     case "idrange":
-      return { docs: filtered(counted(scanIdRanges(coll.docs, plan.bounds.intervals, plan.reverse, stats), stats), predicate), skipped: 0 };
+      return {
+        docs: filtered(counted(scanIdRanges(coll.docs, plan.bounds.intervals, plan.reverse, stats), stats), predicate),
+        skipped: 0,
+      };
     case "ixscan": {
       const fast = plan.exact && plan.ordered && !plan.scan.index.multikey && !plan.branches ? skip : 0;
       return { docs: filtered(counted(indexDocs(plan, stats, fast), stats), predicate), skipped: fast };
@@ -149,7 +159,13 @@ export interface PlannedCount {
  * when nothing but the scanned ranges restricts it), without fetching documents. A count with a
  * limit stops reading once it has skip + limit matches.
  */
-export function planCount(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0, collation?: Collation): PlannedCount {
+export function planCount(
+  coll: Collection | undefined,
+  filter: unknown,
+  skip = 0,
+  limit = 0,
+  collation?: Collation,
+): PlannedCount {
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   let n = 0;
   let plan: Plan | undefined;
@@ -165,7 +181,9 @@ export function planCount(coll: Collection | undefined, filter: unknown, skip = 
     } else {
       // A capped count (limit) stops reading at the cap.
       const enough = limit > 0 ? skip + limit : Infinity;
-      const docs = plan.kind === "ixscan" && plan.exact ? indexDocs(plan, stats) : source(coll, plan, filter, stats, 0, collation).docs;
+      const docs = plan.kind === "ixscan" && plan.exact
+        ? indexDocs(plan, stats)
+        : source(coll, plan, filter, stats, 0, collation).docs;
       for (const _ of docs) if (++n >= enough) break;
     }
   }
@@ -174,7 +192,13 @@ export function planCount(coll: Collection | undefined, filter: unknown, skip = 
 }
 
 /** Counts matches (see {@link planCount}). */
-export function countMatching(coll: Collection | undefined, filter: unknown, skip = 0, limit = 0, collation?: Collation): number {
+export function countMatching(
+  coll: Collection | undefined,
+  filter: unknown,
+  skip = 0,
+  limit = 0,
+  collation?: Collation,
+): number {
   return planCount(coll, filter, skip, limit, collation).n;
 }
 

@@ -1,13 +1,21 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
-import { sameCollation, type Collation } from "../store/collation.ts";
+import { type Collation, sameCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
-import { fieldBounds, isFull, isPoint, unionOf, type FieldBounds } from "./bounds.ts";
+import { type FieldBounds, fieldBounds, isFull, isPoint, unionOf } from "./bounds.ts";
 import { equalityValue } from "./filter.ts";
 import { countIdRanges } from "./id-scan.ts";
-import { countInRanges, MAX_RANGES, rangesAreExact, scanFields, scanRanges, type ScanBranch, type ScanSpec } from "./index-scan.ts";
+import {
+  countInRanges,
+  MAX_RANGES,
+  rangesAreExact,
+  type ScanBranch,
+  scanFields,
+  scanRanges,
+  type ScanSpec,
+} from "./index-scan.ts";
 
 /** One sort key: a field and its direction. */
 export type SortKey = [field: string, dir: 1 | -1];
@@ -22,7 +30,13 @@ export type Plan =
   | { kind: "id"; values: readonly unknown[]; exact: boolean; ordered: boolean }
   | { kind: "idrange"; bounds: FieldBounds; reverse: boolean; exact: boolean; ordered: boolean; estimate: number }
   | {
-    kind: "ixscan"; scan: ScanSpec; ranges: NonNullable<ReturnType<typeof scanRanges>>; exact: boolean; ordered: boolean; countable: boolean; estimate: number;
+    kind: "ixscan";
+    scan: ScanSpec;
+    ranges: NonNullable<ReturnType<typeof scanRanges>>;
+    exact: boolean;
+    ordered: boolean;
+    countable: boolean;
+    estimate: number;
     /** The branches of an `$or`, each scanned on its own and merged in index order; `scan.bounds` is then their union. */
     branches?: ScanBranch[];
   };
@@ -135,7 +149,15 @@ function indexPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[]): Pl
   const exact = decides(index, terms.fields, conds, bounds) && terms.others === 0 && terms.ors.length === 0;
   const scan: ScanSpec = { index, bounds, reverse: dir === -1 };
   const estimate = countInRanges(index.entries, ranges);
-  return { kind: "ixscan", scan, ranges, exact, ordered: dir !== 0, countable: exact && rangesAreExact(bounds), estimate };
+  return {
+    kind: "ixscan",
+    scan,
+    ranges,
+    exact,
+    ordered: dir !== 0,
+    countable: exact && rangesAreExact(bounds),
+    estimate,
+  };
 }
 
 /**
@@ -145,7 +167,13 @@ function indexPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[]): Pl
  * index's first field: a branch that does not would read the whole index. `ors`: how many of
  * the filter's `$or`s the branches stand for (see {@link everyCombination}).
  */
-function orPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[], branches: Document[], ors = 1): Plan | undefined {
+function orPlan(
+  index: OrderedIndex,
+  terms: Conjunction,
+  keys: SortKey[],
+  branches: Document[],
+  ors = 1,
+): Plan | undefined {
   const parts: ScanBranch[] = [];
   let exact = terms.others === 0 && terms.ors.length === ors;
   let count = 0;
@@ -205,12 +233,23 @@ function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Pla
   if (isFull(bounds)) return undefined;
   const natural = keys.length === 1 && keys[0][0] === "_id";
   const reverse = natural && keys[0][1] === -1;
-  return { kind: "idrange", bounds, reverse, exact, ordered: natural, estimate: countIdRanges(coll.docs, bounds.intervals) };
+  return {
+    kind: "idrange",
+    bounds,
+    reverse,
+    exact,
+    ordered: natural,
+    estimate: countIdRanges(coll.docs, bounds.intervals),
+  };
 }
 
 /** What the planner weighs: entries it expects to read, plus a sort when the plan is unordered. */
 function cost(plan: Plan, size: number, window: number, anyOrder: boolean): number {
-  const read = plan.kind === "ixscan" || plan.kind === "idrange" ? plan.estimate : plan.kind === "id" ? plan.values.length : size;
+  const read = plan.kind === "ixscan" || plan.kind === "idrange"
+    ? plan.estimate
+    : plan.kind === "id"
+    ? plan.values.length
+    : size;
   if (anyOrder) return (plan.kind === "ixscan" && plan.countable) || (plan.kind === "idrange" && plan.exact) ? 0 : read;
   if (!plan.ordered) return read * 1.5;
   if (plan.exact) return Math.min(read, window);
@@ -227,8 +266,16 @@ function cost(plan: Plan, size: number, window: number, anyOrder: boolean): numb
  * Under a collation only indexes with the same one are used, and then only for their order:
  * the bounds are computed in binary string order, and `_id` lookups hash strings exactly.
  */
-export function choosePlan(coll: Collection, filter: unknown, keys: SortKey[], window = Infinity, collation?: Collation): Plan {
-  const terms: Conjunction = isPlainObject(filter) ? conjunction(filter) : { fields: [], ors: [], others: isEmptyObject(filter) ? 0 : 1 };
+export function choosePlan(
+  coll: Collection,
+  filter: unknown,
+  keys: SortKey[],
+  window = Infinity,
+  collation?: Collation,
+): Plan {
+  const terms: Conjunction = isPlainObject(filter)
+    ? conjunction(filter)
+    : { fields: [], ors: [], others: isEmptyObject(filter) ? 0 : 1 };
   const natural = keys.length === 0 || (keys.length === 1 && keys[0][0] === "_id");
   const noFilter = terms.fields.length === 0 && terms.others === 0 && terms.ors.length === 0;
   const id = collation ? undefined : idValues(terms);
@@ -241,7 +288,9 @@ export function choosePlan(coll: Collection, filter: unknown, keys: SortKey[], w
     if (c < bestCost || (c === bestCost && plan.exact && !best.exact)) [best, bestCost] = [plan, c];
   };
   // Under a collation bounds (binary string order) cannot be used, only a same-collation index's order.
-  const usable: Conjunction = collation ? { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others } : terms;
+  const usable: Conjunction = collation
+    ? { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others }
+    : terms;
   if (!collation) consider(idRangePlan(coll, terms, keys));
   for (const index of coll.orderedIndexes()) {
     if (!sameCollation(index.collation, collation)) continue;

@@ -81,7 +81,13 @@ function comparator(fields: string[], dirs: (1 | -1)[], strings?: StringCompare)
  * the collection. A window, or an unlimited sort's matches, beyond {@link sortLimits} is refused
  * with QueryExceededMemoryLimitNoDiskUseAllowed (292). Strings compare under `collation`.
  */
-export function sortDocuments(docs: Iterable<Document>, spec: Document, skip: number, limit: number, collation?: Collation): Document[] {
+export function sortDocuments(
+  docs: Iterable<Document>,
+  spec: Document,
+  skip: number,
+  limit: number,
+  collation?: Collation,
+): Document[] {
   const fields = Object.keys(spec);
   const dirs = fields.map((f) => direction(spec[f]));
   const strings = collation?.compare;
@@ -105,7 +111,9 @@ type KeyOf = (doc: Document, seq: number) => Keyed;
 function collectAll(docs: Iterable<Document>, keyed: KeyOf, what: string): Keyed[] {
   const all: Keyed[] = [];
   for (const doc of docs) {
-    if (all.length === sortLimits.maxEntries) throw tooLarge(`${what} needs more than ${sortLimits.maxEntries} documents held`);
+    if (all.length === sortLimits.maxEntries) {
+      throw tooLarge(`${what} needs more than ${sortLimits.maxEntries} documents held`);
+    }
     all.push(keyed(doc, all.length));
   }
   return all;
@@ -122,7 +130,7 @@ function topK(docs: Iterable<Document>, keep: number, keyed: KeyOf, cmp: Compare
   for (const doc of docs) {
     if (heap.length < keep) {
       heap.push(keyed(doc, seq++));
-      if (heap.length === keep) for (let i = (keep >> 1) - 1; i >= 0; i--) siftDown(heap, i, cmp);
+      if (heap.length === keep) { for (let i = (keep >> 1) - 1; i >= 0; i--) siftDown(heap, i, cmp); }
     } else {
       offer(heap, keyed(doc, seq++), keep, cmp);
     }

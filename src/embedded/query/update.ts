@@ -1,4 +1,4 @@
-import { ObjectId, type Document } from "bson";
+import { type Document, ObjectId } from "bson";
 import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
@@ -45,7 +45,9 @@ function withIdFirst(id: unknown, doc: Document): Document {
 
 function replace(doc: Document, replacement: Document): Document {
   for (const k of Object.keys(replacement)) {
-    if (k.startsWith("$")) throw new CommandError("BadValue", `The dollar ($) prefixed field '${k}' is not allowed here`);
+    if (k.startsWith("$")) {
+      throw new CommandError("BadValue", `The dollar ($) prefixed field '${k}' is not allowed here`);
+    }
   }
   if ("_id" in replacement && compareValues(replacement._id, doc._id) !== 0) throw immutableId();
   return withIdFirst(doc._id, replacement);
@@ -60,7 +62,9 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   if (Object.keys(modifier).length > 0) {
     try {
       const queryOptions = { context: ENGINE_CONTEXT, collation: options.collation as unknown as Options["collation"] };
-      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined, { queryOptions });
+      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined, {
+        queryOptions,
+      });
     } catch (error) {
       // mingo detects some _id changes itself; report them with MongoDB's code.
       if (error instanceof Error && error.message.includes("immutable field '_id'")) throw immutableId();
@@ -74,7 +78,12 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
 function applyPipeline(doc: Document, pipeline: Document[], options: UpdateOptions): Document {
   const { variables } = options;
   const collation = options.collation as unknown as Options["collation"];
-  const out = new Aggregator(pipeline, { processingMode: ProcessingMode.CLONE_INPUT, context: ENGINE_CONTEXT, collation, variables }).run<Document>([doc]);
+  const out = new Aggregator(pipeline, {
+    processingMode: ProcessingMode.CLONE_INPUT,
+    context: ENGINE_CONTEXT,
+    collation,
+    variables,
+  }).run<Document>([doc]);
   const next = out[0];
   if (!next) throw new CommandError("BadValue", "update pipeline produced no document");
   if (doc._id === undefined) return next;

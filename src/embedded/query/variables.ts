@@ -18,7 +18,9 @@ const VARIABLE_NAME = /^[a-z\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*$/;
 export function parseLet(body: Document): Variables | undefined {
   const raw = body.let;
   if (raw === undefined || raw === null) return undefined;
-  if (!isPlainObject(raw)) throw new CommandError("TypeMismatch", "BSON field 'let' is the wrong type, expected type 'object'");
+  if (!isPlainObject(raw)) {
+    throw new CommandError("TypeMismatch", "BSON field 'let' is the wrong type, expected type 'object'");
+  }
   for (const name of Object.keys(raw)) {
     if (!VARIABLE_NAME.test(name)) {
       throw new CommandError("FailedToParse", `'${name}' starts with an invalid character for a user variable name`);

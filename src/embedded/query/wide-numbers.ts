@@ -1,4 +1,4 @@
-import { Decimal128, Long, type Document } from "bson";
+import { Decimal128, type Document, Long } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { compareValues } from "../store/values.ts";
@@ -57,10 +57,17 @@ const LONG_MAX = 2n ** 63n - 1n;
 function arithmetic(op: "$inc" | "$mul", current: unknown, amount: unknown, path: string): unknown {
   const kinds = [kindOf(current), kindOf(amount)];
   if (kinds.includes("decimal")) return decimal(combine(op, exact(current), exact(amount)));
-  if (kinds.includes("double")) return op === "$inc" ? toNumber(current) + toNumber(amount) : toNumber(current) * toNumber(amount);
+  if (kinds.includes("double")) {
+    return op === "$inc" ? toNumber(current) + toNumber(amount) : toNumber(current) * toNumber(amount);
+  }
   const result = combine(op, exact(current), exact(amount)).coefficient;
   if (result < LONG_MIN || result > LONG_MAX) {
-    throw new CommandError("BadValue", `Failed to apply ${op} operations to current value (${String(current)}) of field '${path}': the result overflows a 64-bit integer`);
+    throw new CommandError(
+      "BadValue",
+      `Failed to apply ${op} operations to current value (${
+        String(current)
+      }) of field '${path}': the result overflows a 64-bit integer`,
+    );
   }
   return Long.fromBigInt(result);
 }
@@ -88,14 +95,21 @@ function rewriteField(doc: Document, op: string, path: string, amount: unknown, 
     return true;
   }
   if (kindOf(amount) === undefined) {
-    throw new CommandError("TypeMismatch", `Cannot ${op === "$inc" ? "increment" : "multiply"} with non-numeric argument: {${path}: ${String(amount)}}`);
+    throw new CommandError(
+      "TypeMismatch",
+      `Cannot ${op === "$inc" ? "increment" : "multiply"} with non-numeric argument: {${path}: ${String(amount)}}`,
+    );
   }
   if (current !== undefined && kindOf(current) === undefined) {
     throw new CommandError("TypeMismatch", `Cannot apply ${op} to a value of non-numeric type: field '${path}'`);
   }
   const arith = op as "$inc" | "$mul";
   // A missing field counts as 0 ($inc) or becomes a zero of the multiplier's type ($mul).
-  set[path] = current !== undefined ? arithmetic(arith, current, amount, path) : arith === "$inc" ? arithmetic(arith, 0, amount, path) : arithmetic(arith, amount, 0, path);
+  set[path] = current !== undefined
+    ? arithmetic(arith, current, amount, path)
+    : arith === "$inc"
+    ? arithmetic(arith, 0, amount, path)
+    : arithmetic(arith, amount, 0, path);
   return true;
 }
 

@@ -177,7 +177,9 @@ export class SortedBlocks {
   /** Inserts an entry (its place is found from the key tuple and the document's `_id`). */
   insert(key: readonly unknown[], doc: Document): void {
     const pos = this.seek(this.#exact(key, doc._id));
-    const target = pos.block < this.#blocks.length ? pos : { block: this.#blocks.length - 1, offset: this.#blocks[this.#blocks.length - 1].docs.length };
+    const target = pos.block < this.#blocks.length
+      ? pos
+      : { block: this.#blocks.length - 1, offset: this.#blocks[this.#blocks.length - 1].docs.length };
     const block = this.#blocks[target.block];
     block.docs.splice(target.offset, 0, doc);
     block.keys.splice(target.offset * this.width, 0, ...key);

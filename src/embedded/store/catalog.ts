@@ -24,7 +24,7 @@ export class Catalog {
   /** Puts a collection object at `db.name` (a dropped one coming back when its drop is undone). */
   attach(db: string, name: string, coll: Collection): void {
     let colls = this.#dbs.get(db);
-    if (!colls) this.#dbs.set(db, (colls = new Map()));
+    if (!colls) this.#dbs.set(db, colls = new Map());
     colls.set(name, coll);
   }
 
@@ -106,7 +106,9 @@ export class Catalog {
       for (const [name, coll] of [...colls]) {
         // One change carries all the options (collation, view, validator): setOptions is for collMod.
         const { options } = coll;
-        yield Object.keys(options).length ? { op: "createCollection", db, coll: name, options } : { op: "createCollection", db, coll: name };
+        yield Object.keys(options).length
+          ? { op: "createCollection", db, coll: name, options }
+          : { op: "createCollection", db, coll: name };
         for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
         for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
       }

@@ -15,7 +15,18 @@ export interface Collation {
   readonly compare: StringCompare;
 }
 
-const KNOWN_FIELDS = new Set(["locale", "strength", "caseLevel", "caseFirst", "numericOrdering", "alternate", "maxVariable", "normalization", "backwards", "version"]);
+const KNOWN_FIELDS = new Set([
+  "locale",
+  "strength",
+  "caseLevel",
+  "caseFirst",
+  "numericOrdering",
+  "alternate",
+  "maxVariable",
+  "normalization",
+  "backwards",
+  "version",
+]);
 
 function badValue(message: string): CommandError {
   return new CommandError("BadValue", message);
@@ -50,24 +61,35 @@ function choice<T>(raw: Document, field: string, allowed: readonly T[], fallback
   const v = raw[field];
   if (v === undefined) return fallback;
   const value = (typeof v === "number" || typeof v === "object" ? toNumber(v) : v) as T;
-  if (!allowed.includes(value)) throw badValue(`Enumeration value '${String(v)}' for field 'collation.${field}' is not a valid value.`);
+  if (!allowed.includes(value)) {
+    throw badValue(`Enumeration value '${String(v)}' for field 'collation.${field}' is not a valid value.`);
+  }
   return value;
 }
 
 function flag(raw: Document, field: string): boolean {
   const v = raw[field];
   if (v === undefined) return false;
-  if (typeof v !== "boolean") throw new CommandError("TypeMismatch", `BSON field 'collation.${field}' is the wrong type '${typeof v}', expected type 'bool'`);
+  if (typeof v !== "boolean") {
+    throw new CommandError(
+      "TypeMismatch",
+      `BSON field 'collation.${field}' is the wrong type '${typeof v}', expected type 'bool'`,
+    );
+  }
   return v;
 }
 
 /** Checks a raw collation document and fills in MongoDB's defaults. */
 function normalise(raw: Document): Document {
   for (const field of Object.keys(raw)) {
-    if (!KNOWN_FIELDS.has(field)) throw new CommandError("Location40415", `BSON field 'collation.${field}' is an unknown field.`);
+    if (!KNOWN_FIELDS.has(field)) {
+      throw new CommandError("Location40415", `BSON field 'collation.${field}' is an unknown field.`);
+    }
   }
   const locale = raw.locale;
-  if (typeof locale !== "string") throw new CommandError("FailedToParse", "BSON field 'collation.locale' is missing but a required field");
+  if (typeof locale !== "string") {
+    throw new CommandError("FailedToParse", "BSON field 'collation.locale' is missing but a required field");
+  }
   if (locale === "simple") return { locale: "simple" };
   if (!supported(locale)) throw badValue(`Field 'locale' is invalid in: ${shown(raw)}`);
   const spec: Document = {
@@ -122,7 +144,9 @@ const cache = new Map<string, Collation | undefined>();
  */
 export function parseCollation(raw: unknown): Collation | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (!isPlainObject(raw)) throw new CommandError("TypeMismatch", "BSON field 'collation' is the wrong type, expected type 'object'");
+  if (!isPlainObject(raw)) {
+    throw new CommandError("TypeMismatch", "BSON field 'collation' is the wrong type, expected type 'object'");
+  }
   const spec = normalise(raw);
   if (spec.locale === "simple") return undefined;
   const key = JSON.stringify(spec);

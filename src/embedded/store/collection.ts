@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import type { CollectionOptions, IndexSpec } from "../changes.ts";
-import { parseCollation, type Collation } from "./collation.ts";
+import { type Collation, parseCollation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
 import type { DuplicateKey } from "./unique.ts";
@@ -94,7 +94,7 @@ export class Collection {
   /** Removes a document by `_id`; returns it. */
   delete(id: unknown): Document | undefined {
     const old = this.docs.delete(id);
-    if (old && !this.#indexesDeferred) for (const index of this.#ordered.values()) index.remove(old);
+    if (old && !this.#indexesDeferred) { for (const index of this.#ordered.values()) index.remove(old); }
     return old;
   }
 
@@ -143,7 +143,9 @@ function firstDuplicate(index: OrderedIndex): Document | undefined {
   for (let pos = entries.next(prev); entries.valid(pos); prev = pos, pos = entries.next(pos)) {
     if (keyOf(entries.docAt(pos)._id) === keyOf(entries.docAt(prev)._id)) continue;
     let same = true;
-    for (let f = 0; same && f < index.fields.length; f++) same = entries.compareKey(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
+    for (let f = 0; same && f < index.fields.length; f++) {
+      same = entries.compareKey(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
+    }
     if (same) return entries.docAt(pos);
   }
   return undefined;

@@ -33,7 +33,7 @@ export class Ledger {
    */
   record(write: object, [scope, key]: Slot, previous: unknown, restore: Restore): boolean {
     let chains = this.#chains.get(scope);
-    if (!chains) this.#chains.set(scope, (chains = new Map()));
+    if (!chains) this.#chains.set(scope, chains = new Map());
     const chain = chains.get(key);
     if (!chain) {
       chains.set(key, [{ write, previous, restore }]);

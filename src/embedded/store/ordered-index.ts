@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { SortedBlocks } from "./blocks.ts";
-import { parseCollation, type Collation } from "./collation.ts";
+import { type Collation, parseCollation } from "./collation.ts";
 import { valuesAt } from "./paths.ts";
 import { compareValues, keyOf, type ValueKey } from "./values.ts";
 
@@ -58,7 +58,9 @@ export class OrderedIndex {
     for (const field of this.fields) {
       if (!this.multikey && touchesArray(doc, field)) this.multikey = true;
       const values = distinctValues(doc, field);
-      tuples = values.length === 1 ? tuples.map((t) => [...t, values[0]]) : tuples.flatMap((t) => values.map((v) => [...t, v]));
+      tuples = values.length === 1
+        ? tuples.map((t) => [...t, values[0]])
+        : tuples.flatMap((t) => values.map((v) => [...t, v]));
     }
     return tuples;
   }

@@ -25,4 +25,3 @@ export function valuesAt(doc: unknown, path: string): unknown[] {
   }
   return out.length ? out : [undefined];
 }
-

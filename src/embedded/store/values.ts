@@ -1,4 +1,4 @@
-import { Long as LongClass, type Binary, type Long, type ObjectId, type Timestamp } from "bson";
+import { type Binary, type Long, Long as LongClass, type ObjectId, type Timestamp } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import type { StringCompare } from "./collation.ts";
 
@@ -135,7 +135,9 @@ function compareSameRank(rank: number, a: unknown, b: unknown, strings?: StringC
  * one. `strings`, a collation's order, replaces binary order for strings at any depth.
  */
 export function compareValues(a: unknown, b: unknown, strings?: StringCompare): number {
-  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : a === b ? 0 : compareDoubles(a, b);
+  if (typeof a === "number" && typeof b === "number") {
+    return a < b ? -1 : a > b ? 1 : a === b ? 0 : compareDoubles(a, b);
+  }
   if (typeof a === "string" && typeof b === "string") return strings ? strings(a, b) : a < b ? -1 : a > b ? 1 : 0;
   const ra = typeRank(a);
   const rb = typeRank(b);

@@ -33,7 +33,9 @@ export class WriteSet {
     const existing = this.catalog.get(db, name);
     if (existing) return existing;
     this.#collectionSlot(db, name, undefined);
-    this.changes.push(options ? { op: "createCollection", db, coll: name, options } : { op: "createCollection", db, coll: name });
+    this.changes.push(
+      options ? { op: "createCollection", db, coll: name, options } : { op: "createCollection", db, coll: name },
+    );
     const coll = this.catalog.create(db, name, options);
     this.#held.add(coll);
     return coll;

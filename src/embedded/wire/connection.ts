@@ -71,7 +71,13 @@ class Connection {
   /** What the armed timer waits for: a message to complete, or any activity. */
   #timerKind: "frame" | "idle" | undefined;
 
-  constructor(socket: Socket, id: number, engine: EngineState, limits: ConnectionLimits, track: (done: Promise<void>) => void) {
+  constructor(
+    socket: Socket,
+    id: number,
+    engine: EngineState,
+    limits: ConnectionLimits,
+    track: (done: Promise<void>) => void,
+  ) {
     this.#socket = socket;
     this.#id = id;
     this.#engine = engine;
@@ -106,7 +112,10 @@ class Connection {
   /** Handles queued messages while nothing holds them back, then decides whether to read on. */
   #pump(): void {
     const socket = this.#socket;
-    while (!this.#busy && this.#queue.length > 0 && !socket.destroyed && socket.writableLength <= this.#limits.maxUnsentReplyBytes) {
+    while (
+      !this.#busy && this.#queue.length > 0 && !socket.destroyed &&
+      socket.writableLength <= this.#limits.maxUnsentReplyBytes
+    ) {
       this.#handle(this.#queue.shift()!);
     }
     if (socket.destroyed) return;

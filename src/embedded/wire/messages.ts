@@ -60,7 +60,7 @@ function parseSequence(frame: Buffer, offset: number, end: number, limits: WireL
   const nameEnd = cstringEnd(frame, offset + 4, sectionEnd);
   const name = frame.toString("latin1", offset + 4, nameEnd);
   const docs: Document[] = [];
-  for (let p = nameEnd + 1; p < sectionEnd; ) {
+  for (let p = nameEnd + 1; p < sectionEnd;) {
     const { doc, size: docSize } = docAt(frame, p, sectionEnd);
     if (docSize > limits.maxBsonObjectSize) request.tooLarge ??= `${name}[${docs.length}]`;
     docs.push(doc);
@@ -84,7 +84,7 @@ function parseMsg(frame: Buffer, requestId: number, limits: WireLimits): Request
     moreToCome: (flags & MORE_TO_COME) !== 0,
   };
   let bodies = 0;
-  for (let p = HEADER_SIZE + 4; p < end; ) {
+  for (let p = HEADER_SIZE + 4; p < end;) {
     const kind = frame[p++];
     if (kind === 0) {
       const { doc, size } = docAt(frame, p, end);
