@@ -19,6 +19,7 @@ import { loadHooks, loadModels } from "../src/loader.ts";
 import { syncCounter } from "../src/store/ids.ts";
 import type { CommandStartedEvent, Document } from "mongodb";
 import { flag, loadAverage, median } from "./lib/report.ts";
+import { mulberry32 } from "../tests/helpers/random.ts";
 
 const USERS = flag("users", 10_000);
 const REPS = flag("reps", 15);
@@ -103,18 +104,6 @@ async function docsExamined(app: App, path: string): Promise<string> {
 
 const SORTS = ["id", "name", "-created_at,name"];
 
-/** mulberry32, seeded: the same shuffles every run. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Median milliseconds of CPU time (this process: the app and the in-process engine) and of
  * wall time of each path, measured in rounds that request every path once (after two warm-up
@@ -129,7 +118,7 @@ async function timeAll(
 ): Promise<{ cpu: Map<string, number>; wall: Map<string, number> }> {
   const cpu = new Map(paths.map((path) => [path, [] as number[]]));
   const wall = new Map(paths.map((path) => [path, [] as number[]]));
-  const random = generator(7);
+  const random = mulberry32(7);
   for (let round = -2; round < REPS; round++) {
     const order = [...paths];
     for (let i = order.length - 1; i > 0; i--) {

@@ -8,6 +8,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { LoadResult } from "./load.ts";
+import { mulberry32 } from "../../tests/helpers/random.ts";
 
 /** What varied GETs look like: a random page of a random size in a random sort, never twice. */
 export interface ListMix {
@@ -49,19 +50,7 @@ function writeBody(): string {
   });
 }
 
-/** mulberry32, seeded so that runs request the same pages. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = generator(Number(process.env.BENCH_SEED ?? 8));
+const random = mulberry32(Number(process.env.BENCH_SEED ?? 8));
 /** Pages already requested, per server: a page is never asked for twice, so no response cache can answer it. */
 const asked = new Map<string, Set<string>>();
 

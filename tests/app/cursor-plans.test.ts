@@ -4,6 +4,7 @@ import process from "node:process";
 import { number, optional, string } from "superstruct";
 import type { CommandStartedEvent, Document } from "mongodb";
 import { type App, createApp, defineModel } from "../../src/mod.ts";
+import { mulberry32 } from "../helpers/random.ts";
 
 // Every find a cursor page sends, replayed through the engine's explain, reads about one page
 // of index entries and documents, however deep the page lies: forward and backward, in id
@@ -24,17 +25,7 @@ const Member = defineModel({
   }],
 });
 
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = generator(SEED);
+const random = mulberry32(SEED);
 const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
 
 function person(i: number): Document {

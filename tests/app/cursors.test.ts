@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { number, optional, string } from "superstruct";
 import { type App, createApp, defineModel } from "../../src/mod.ts";
 import { call, exampleApp, jsonOf } from "../helpers/app.ts";
+import { mulberry32 } from "../helpers/random.ts";
 
 // Cursor walks over 1,000 records with ties, nulls and missing fields, under inserts and deletes
 // between requests. Random data and changes come from a seeded generator: set CURSOR_SEED to
@@ -16,19 +17,7 @@ const Item = defineModel({
 });
 const Other = defineModel({ name: "Other", fields: { name: optional(string()) } });
 
-/** mulberry32: small, fast and good enough to pick test data. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = generator(SEED);
+const random = mulberry32(SEED);
 const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
 const at = new Date("2025-01-01T00:00:00Z");
 let nextId = 1;

@@ -6,17 +6,20 @@ import { join } from "node:path";
 import { request } from "undici";
 import { liveGroupMembers, type ServerProcess, startServer } from "../helpers/process.ts";
 
+/** A parsed response body: any JSON shape, which the tests check field by field. */
+// deno-lint-ignore no-explicit-any
+type ResponseBody = any;
+
 const root = new URL("../../", import.meta.url).pathname;
 const runners: [string, string, string[]][] = [
   ["npm start", "npm", ["start"]],
   ["deno task start", join(root, "node_modules/.bin/deno"), ["task", "start"]],
 ];
 
-// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 async function get(
   base: string,
   path: string,
-): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+): Promise<{ status: number; body: ResponseBody; headers: Record<string, unknown> }> {
   const res = await request(base + path);
   return { status: res.statusCode, body: await res.body.json(), headers: res.headers };
 }

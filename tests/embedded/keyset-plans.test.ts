@@ -4,6 +4,7 @@ import process from "node:process";
 import type { Collection, Document } from "mongodb";
 import { keyOf, keysetFilter, reversed, type SortKey, sortKeys } from "../../src/query/keyset.ts";
 import { type Connected, connectTarget } from "./helpers.ts";
+import { mulberry32 } from "../helpers/random.ts";
 
 // Keyset pages, as the framework's cursors send them, read about one page of index entries
 // however deep they lie: checked through explain on a collection with indexes, and against an
@@ -16,18 +17,7 @@ const SLACK = 8;
 
 type Row = { _id: number; [field: string]: unknown };
 
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = generator(SEED);
+const random = mulberry32(SEED);
 const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
 
 /** Heavy ties (40 names over 4,000 rows), nulls and missing fields on every sorted field. */

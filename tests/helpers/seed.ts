@@ -1,3 +1,4 @@
+import { mulberry32 } from "./random.ts";
 import fc, { type IAsyncProperty, type IProperty, type Parameters } from "fast-check";
 
 /** The seed when TEST_SEED is not set: every run of the suite makes the same choices. */
@@ -38,14 +39,7 @@ export async function checkProperty<T>(
  * `stream` separates independent sequences drawn from the same seed.
  */
 export function seededRandom(stream = 0, seed = TEST_SEED): () => number {
-  let state = (seed ^ Math.imul(stream + 1, 0x9e3779b9)) >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  return mulberry32(seed ^ Math.imul(stream + 1, 0x9e3779b9));
 }
 
 /** Runs a test body and, when it fails, adds the seed to the error's message. */

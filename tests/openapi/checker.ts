@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- an OpenAPI document is parsed JSON that the checker walks freely
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 
@@ -7,7 +8,6 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => void;
 
 /** An OpenAPI document as served, parsed. */
-// deno-lint-ignore no-explicit-any -- parsed JSON that the tests walk freely
 export type OpenApiDocument =
   & { paths: Record<string, Record<string, any>>; components: Record<string, any> }
   & Record<string, any>;

@@ -3,6 +3,10 @@ import { type App, type AppOptions, createApp } from "../../src/mod.ts";
 import { userDocs } from "./cases.ts";
 import { Comment, Like, Post, Profile, Team, Trashable, User } from "./models.ts";
 
+/** A parsed response body: any JSON shape, which the tests check field by field. */
+// deno-lint-ignore no-explicit-any
+type ResponseBody = any;
+
 /** Values of hidden fields: they must never appear in any response body. */
 export const SECRET_MARKERS = ["hash-of-secret", "TOP-SECRET"];
 
@@ -52,12 +56,11 @@ export async function queryApp(options: Partial<AppOptions> = {}): Promise<App> 
 }
 
 /** GET with query parameters encoded the way browsers and Axe's client encode them. */
-// deno-lint-ignore no-explicit-any -- response bodies of any shape, checked field by field
 export async function get(
   app: App,
   path: string,
   params: Record<string, string> = {},
-): Promise<{ status: number; body: any; text: string }> {
+): Promise<{ status: number; body: ResponseBody; text: string }> {
   const search = new URLSearchParams(params).toString();
   const response = await app.fetch(new Request(`http://localhost/api/v1/${path}${search ? `?${search}` : ""}`));
   const text = await response.text();
