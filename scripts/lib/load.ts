@@ -102,8 +102,8 @@ export function startLoadClient(): ChildProcess {
   return fork(fileURLToPath(new URL("./load-client.ts", import.meta.url)), [], { stdio: "inherit" });
 }
 
-/** Asks the client process for one measurement. */
-export function measure(client: ChildProcess, order: LoadOrder): Promise<LoadResult> {
+/** Asks a client process (this file's or varied-load.ts's) for one measurement. */
+export function measure<Order extends object = LoadOrder>(client: ChildProcess, order: Order): Promise<LoadResult> {
   return new Promise((resolve) => {
     client.once("message", (result) => resolve(result as LoadResult));
     client.send(order);

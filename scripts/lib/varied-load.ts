@@ -8,6 +8,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { LoadResult } from "./load.ts";
+export { measure as measureVaried } from "./load.ts";
 import { mulberry32 } from "../../tests/helpers/random.ts";
 
 /** What varied GETs look like: a random page of a random size in a random sort, never twice. */
@@ -129,12 +130,4 @@ export function runVariedClient(): void {
 /** Starts the varied load generator in a process of its own (./varied-load-client.ts). */
 export function startVariedClient(): ChildProcess {
   return fork(fileURLToPath(new URL("./varied-load-client.ts", import.meta.url)), [], { stdio: "inherit" });
-}
-
-/** Asks the client process for one measurement. */
-export function measureVaried(client: ChildProcess, order: VariedOrder): Promise<LoadResult> {
-  return new Promise((resolve) => {
-    client.once("message", (result) => resolve(result as LoadResult));
-    client.send(order);
-  });
 }
