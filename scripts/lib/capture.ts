@@ -39,10 +39,18 @@ export function fetchRaw(url: string, origin?: string): Promise<RawResponse> {
 /** What differs between two responses (status, header list and values, body), or "" if nothing. */
 export function sameResponse(a: RawResponse, b: RawResponse): string {
   if (a.status !== b.status) return `status ${a.status} vs ${b.status}`;
-  const headersA = JSON.stringify(Object.entries(a.headers).map(perRequest));
-  const headersB = JSON.stringify(Object.entries(b.headers).map(perRequest));
+  const headersA = JSON.stringify(comparable(a.headers));
+  const headersB = JSON.stringify(comparable(b.headers));
   if (headersA !== headersB) return `headers ${headersA} vs ${headersB}`;
   return a.body === b.body ? "" : "body bytes";
+}
+
+/**
+ * Cache-Status says how this very answer was made (a cache hit, a miss, no cache at all), which
+ * is what the servers being compared differ in, not what they answer: it is left out.
+ */
+function comparable(headers: Record<string, string>): [string, string][] {
+  return Object.entries(headers).filter(([name]) => name.toLowerCase() !== "cache-status").map(perRequest);
 }
 
 /**
