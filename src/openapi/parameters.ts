@@ -47,6 +47,12 @@ function largestPage(op: OperationInfo): number {
   return Math.min(op.model.maxPerPage, op.relation?.limit ?? Infinity);
 }
 
+/** The fields a list may be sorted on: the model's `sortable` list (id included), else every visible field. */
+function sortableFields(model: OperationInfo["model"]): string[] {
+  const allowed = model.sortable;
+  return allowed ? model.visible.filter((name) => allowed.has(name)) : [...model.visible];
+}
+
 /** The order of a list without `sort`: id, or on a nested list the relation's `sort`, then id. */
 function defaultOrder(op: OperationInfo): string {
   const keys = Object.entries(op.relation?.sort ?? {}).map((
@@ -131,7 +137,7 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: (op) =>
       commaList(
         "sort",
-        { enum: op.model.visible.flatMap((name) => [name, `-${name}`]) },
+        { enum: sortableFields(op.model).flatMap((name) => [name, `-${name}`]) },
         `Sort keys, \`-\` for descending, e.g. \`-created_at,id\`; ties are broken by \`id\`, so pages are stable. Default: ${
           defaultOrder(op)
         }.`,

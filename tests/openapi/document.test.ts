@@ -31,6 +31,7 @@ const Book = defineModel({
   softDelete: true,
   handlers: { update: false },
   unique: ["title"],
+  sortable: ["title"],
 });
 
 let app: App;
@@ -152,6 +153,11 @@ test("list parameters carry the model's real limits", () => {
   assert.equal(fields.style, "form");
   assert.equal(fields.explode, false);
   assert.ok(parameter("/api/v1/authors", "get", "sort").schema.items.enum.includes("-rating"));
+  assert.deepEqual(
+    parameter("/api/v1/books", "get", "sort").schema.items.enum,
+    ["id", "-id", "title", "-title"],
+    "a model's sortable list (id always included) is the sort enum",
+  );
   const q = parameter("/api/v1/authors", "get", "q");
   const [first, ...conditions] = Object.values(q.examples) as { value: string }[];
   assert.equal(first.value, "", "the docs page pre-fills the first example, so it asks for nothing");
