@@ -13,6 +13,7 @@ import { requestLogger } from "./logging.ts";
 import { requestLog } from "./request-log.ts";
 import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
 import { type RequestTarget, targetResolver } from "./target.ts";
+import { requestIdOf } from "./request-id.ts";
 
 /** The service options of `createApp`: all off unless given, except the health probes. */
 export interface ServiceOptions {
@@ -43,15 +44,6 @@ export interface ServiceDeps {
   languages: Languages;
   models: Iterable<Model>;
   basePath: string;
-}
-
-// Letters, digits and a few separators, as UUIDs, ULIDs and trace ids are written.
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
-
-/** The client's X-Request-Id when it is sane, else a fresh UUID. */
-export function requestIdOf(request: Request): string {
-  const given = request.headers.get("x-request-id");
-  return given !== null && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
 }
 
 /**
