@@ -135,10 +135,11 @@ export class RequestLog {
     now: number,
   ): string {
     const m = jsonText(method), p = this.#jsonPath(path), id = jsonText(requestId);
+    const took = String(durationMs); // once: a fraction's text costs ~0.1 µs to make
     return `{"@timestamp":"${this.#iso(now)}","level":"${
       level === "info" ? "INFO" : "DEBUG"
-    }","message":"${m} ${p} ${status} ${durationMs} ms ${id}",` +
-      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${durationMs},"requestId":"${id}"}}\n`;
+    }","message":"${m} ${p} ${status} ${took} ms ${id}",` +
+      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${took},"requestId":"${id}"}}\n`;
   }
 
   /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */
