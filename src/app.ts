@@ -9,6 +9,7 @@ import { msg, type Translator } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
 import { type ErrorContext, type ErrorHandler, errorToResponse } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
+import { withDirectFetch } from "./http/direct-fetch.ts";
 import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
@@ -24,7 +25,7 @@ import { ensureIndexes } from "./store/indexes.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
 import type { ConnectionInfo } from "./service/client.ts";
-import { type RequestContext, Service, type ServiceOptions } from "./service/service.ts";
+import { type CoreFetch, type RequestContext, Service, type ServiceOptions } from "./service/service.ts";
 
 /** Everything `createApp` accepts. Only `models` is required. */
 export interface AppOptions extends DatabaseOptions, ServiceOptions {
@@ -155,18 +156,19 @@ function cursorSealerOf(secret: string | undefined): CursorSealer {
   return new CursorSealer(new TextEncoder().encode(secret));
 }
 
-async function dispatch(
+/** The route's answer: synchronous when the handler answers without an await (a cache hit). */
+function dispatch(
   router: PathRouter<BoundHandler>,
   docs: DocsRoutes | null,
   request: Request,
   language: string,
   languages: Languages,
-): Promise<Response> {
+): Response | Promise<Response> {
   const pathname = pathnameOf(request.url);
   const found = router.match(request.method, pathname);
-  if (found) return await found.target.handler(request, found.target.route, found.params);
+  if (found) return found.target.handler(request, found.target.route, found.params);
   const page = docs?.(request, pathname);
-  if (page) return await page;
+  if (page) return page;
   const method = request.method;
   const allowed = router.allowedFor(method, pathname);
   if (allowed === null) {
@@ -177,6 +179,11 @@ async function dispatch(
   return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, {
     allow,
   });
+}
+
+/** HEAD: the GET's answer without its body. */
+async function answerHead(core: CoreFetch, request: Request, context: RequestContext): Promise<Response> {
+  return await dropBody(await core(headAsGet(request), context));
 }
 
 /**
@@ -232,17 +239,22 @@ export async function createApp(options: AppOptions): Promise<App> {
     language,
   });
   let errorHandler: ErrorHandler | null = null;
-  const core = async (request: Request, context: RequestContext): Promise<Response> => {
-    if (request.method === "HEAD") return await dropBody(await core(headAsGet(request), context));
+  const failed = async (error: unknown, request: Request, context: RequestContext): Promise<Response> => {
+    // Logged here with the request id, once: the handler is told, so the default one does not log it again.
+    const handler = errorHandler &&
+      ((e: unknown, r: Request, c: ErrorContext) =>
+        errorHandler!(e, r, { ...c, logged: service.logUnexpected(e, r, context) }));
+    return await errorToResponse(error, request, context.language, handler, languages);
+  };
+  const core = (request: Request, context: RequestContext): Response | Promise<Response> => {
+    if (request.method === "HEAD") return answerHead(core, request, context);
+    let answer: Response | Promise<Response>;
     try {
-      return await dispatch(router, docs, request, context.language, languages);
+      answer = dispatch(router, docs, request, context.language, languages);
     } catch (error) {
-      // Logged here with the request id, once: the handler is told, so the default one does not log it again.
-      const handler = errorHandler &&
-        ((e: unknown, r: Request, c: ErrorContext) =>
-          errorHandler!(e, r, { ...c, logged: service.logUnexpected(e, r, context) }));
-      return await errorToResponse(error, request, context.language, handler, languages);
+      return failed(error, request, context);
     }
+    return answer instanceof Promise ? answer.catch((error: unknown) => failed(error, request, context)) : answer;
   };
   let service: Service;
   try {
@@ -252,7 +264,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     throw error;
   }
   const app: App = {
-    fetch: (request, info) => service.fetch(request, info),
+    fetch: withDirectFetch<ConnectionInfo, App["fetch"]>(
+      (request, info) => service.fetch(request, info),
+      (request, info) => service.respond(request, info),
+    ),
     onError(handler) {
       errorHandler = handler;
       return app;

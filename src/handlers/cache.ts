@@ -1,6 +1,7 @@
-import { etagOf } from "../http/etag.ts";
-import type { HeaderRecord } from "../http/fast-response.ts";
-import { cacheableJson, cachedJson } from "../http/responses.ts";
+import { etagOf, noneMatch } from "../http/etag.ts";
+import { createResponse, type HeaderRecord } from "../http/fast-response.ts";
+import type { CachedBody, ResponseCache } from "../http/response-cache.ts";
+import { cacheableJson, cachedJson, jsonHeaders, notModified } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import type { WithNode } from "../query/with.ts";
 import { ancestorsOf } from "./nested.ts";
@@ -84,37 +85,65 @@ function bypassReason(route: Route, hooked: boolean): string | undefined {
  * or `fwd=stale` when a write outdated the kept body, plus `stored` when this one was kept) or
  * not handled by the cache (`fwd=bypass`, with the reason as `detail`).
  */
-export async function cachedGet(
+export function cachedGet(
   request: Request,
   route: Route,
   hooked: boolean,
   run: () => Promise<ReadResult>,
-): Promise<Response> {
-  const language = route.app.language;
+): Response | Promise<Response> {
   const cache = route.app.cache;
   const bypass = cache === undefined ? undefined : bypassReason(route, hooked);
-  if (cache === undefined || bypass !== undefined) {
-    const { body, headers, status } = await run();
-    // A hook's own Cache-Status, like its other headers, replaces the framework's.
-    return cacheableJson(
-      request,
-      body,
-      language,
-      undefined,
-      bypass === undefined ? headers : { "cache-status": bypass, ...headers },
-      status,
-    );
-  }
+  if (cache === undefined || bypass !== undefined) return uncachedGet(request, route.app.language, bypass, run);
   const key = request.url;
   const { body: hit, stale } = cache.lookup(key);
-  if (hit !== undefined) {
-    return cachedJson(request, hit.text, hit.etag, language, { ...hit.headers, "cache-status": `${CACHE_NAME}; hit` });
-  }
+  // A hit answers without an await: its whole header record was made when the body was kept.
+  if (hit !== undefined) return hitResponse(request, hit, route.app.language);
+  return missedGet(request, route.app.language, cache, key, stale, run);
+}
+
+/** A GET the cache does not handle (no cache, or `bypass` says why not). */
+async function uncachedGet(
+  request: Request,
+  language: string,
+  bypass: string | undefined,
+  run: () => Promise<ReadResult>,
+): Promise<Response> {
+  const { body, headers, status } = await run();
+  // A hook's own Cache-Status, like its other headers, replaces the framework's.
+  return cacheableJson(
+    request,
+    body,
+    language,
+    undefined,
+    bypass === undefined ? headers : { "cache-status": bypass, ...headers },
+    status,
+  );
+}
+
+const HIT = `${CACHE_NAME}; hit`;
+
+/** The kept body, or a 304 when the client has it already; the 200's headers are the entry's, shared. */
+function hitResponse(request: Request, hit: CachedBody, language: string): Response {
+  if (noneMatch(request.headers.get("if-none-match"), hit.etag)) return notModified(hit.etag, language, HIT);
+  return createResponse(hit.text, 200, hit.headers!);
+}
+
+/** Runs the GET, answers it, and keeps the body with the headers a hit on it will answer with. */
+async function missedGet(
+  request: Request,
+  language: string,
+  cache: ResponseCache,
+  key: string,
+  stale: boolean,
+  run: () => Promise<ReadResult>,
+): Promise<Response> {
   const version = cache.version();
   const { body, collections, headers } = await run();
   const text = JSON.stringify(body);
   const etag = etagOf(text);
-  const stored = cache.set(key, version, collections, text, etag, headers);
+  // What cachedJson would send for a hit, made once: every hit then shares this (frozen) record.
+  const hitHeaders = Object.freeze(jsonHeaders(language, { etag, ...headers, "cache-status": HIT }));
+  const stored = cache.set(key, version, collections, text, etag, hitHeaders);
   const cacheStatus = `${CACHE_NAME}; fwd=${stale ? "stale" : "uri-miss"}${stored ? "; stored" : ""}`;
   return cachedJson(request, text, etag, language, { ...headers, "cache-status": cacheStatus });
 }

@@ -41,8 +41,11 @@ export interface Route {
 /** Path parameters as the router matched them: raw, still percent-encoded. */
 export type PathParams = Record<string, string>;
 
-/** A generated handler: one per HTTP verb. The router hands over the path parameters. */
-export type Handler = (request: Request, route: Route, params: PathParams) => Promise<Response>;
+/**
+ * A generated handler: one per HTTP verb. The router hands over the path parameters. A GET
+ * answered from the response cache returns its Response without a Promise (no await to pay).
+ */
+export type Handler = (request: Request, route: Route, params: PathParams) => Response | Promise<Response>;
 
 /** The record id from the path. Anything but a positive integer cannot name a record: 404. */
 export function recordId(params: PathParams, model: Model): number {

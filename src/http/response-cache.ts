@@ -4,8 +4,8 @@ import type { HeaderRecord } from "./fast-response.ts";
 export interface CachedBody {
   readonly text: string;
   readonly etag: string;
-  /** Headers that belong to the body (a list's Link header). */
-  readonly headers?: HeaderRecord;
+  /** Headers that go with the body (the handlers keep the whole record a hit answers with). */
+  readonly headers?: Readonly<HeaderRecord>;
 }
 
 interface Entry extends CachedBody {
@@ -81,7 +81,7 @@ export class ResponseCache {
     collections: readonly string[],
     text: string,
     etag: string,
-    headers?: HeaderRecord,
+    headers?: Readonly<HeaderRecord>,
   ): boolean {
     if (version !== this.counts.total() || text.length > this.limits.maxChars / 4) return false;
     const old = this.entries.get(key);

@@ -52,11 +52,15 @@ export function cachedJson(
   status = 200,
 ): Response {
   if (noneMatch(request.headers.get("if-none-match"), etag)) {
-    // A 304 says what the 200 would have said about the cache (Cache-Status), not the Link.
-    const cacheStatus = extra?.["cache-status"];
-    return empty(304, language, cacheStatus === undefined ? { etag } : { etag, "cache-status": cacheStatus });
+    return notModified(etag, language, extra?.["cache-status"]);
   }
   return bodyOrEmpty(text, status, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
+}
+
+/** The bodyless 304 for a matching If-None-Match. */
+export function notModified(etag: string, language: string, cacheStatus: string | undefined): Response {
+  // A 304 says what the 200 would have said about the cache (Cache-Status), not the Link.
+  return empty(304, language, cacheStatus === undefined ? { etag } : { etag, "cache-status": cacheStatus });
 }
 
 // Statuses a response must send without a body.

@@ -64,6 +64,10 @@ export class RequestLog {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stampMs = NaN;
   #stamp = "";
+  #secondMs = NaN;
+  #secondText = "";
+  #lastPath = "";
+  #lastPathText = "";
 
   /** Replaces the setup, writing what the previous one still held; `undefined` switches the log off. */
   configure(setup: RequestLogSetup | undefined): void {
@@ -98,13 +102,30 @@ export class RequestLog {
     this.#write?.(text);
   }
 
-  /** The ISO time of `ms`, remade only when the millisecond changes (many requests share one). */
+  /**
+   * The ISO time of `ms`, remade only when the millisecond changes (many requests share one),
+   * and then from the second's text made once per second: `toISOString` cost ~1 µs a call.
+   */
   #iso(ms: number): string {
     if (ms !== this.#stampMs) {
       this.#stampMs = ms;
-      this.#stamp = new Date(ms).toISOString();
+      const second = ms - (ms % 1000);
+      if (second !== this.#secondMs) {
+        this.#secondMs = second;
+        this.#secondText = new Date(second).toISOString().slice(0, 20); // "2026-01-01T00:00:00."
+      }
+      this.#stamp = `${this.#secondText}${String(ms - second).padStart(3, "0")}Z`;
     }
     return this.#stamp;
+  }
+
+  /** {@link jsonText} of a path, kept for the last one: a busy route logs the same path line after line. */
+  #jsonPath(path: string): string {
+    if (path !== this.#lastPath) {
+      this.#lastPath = path;
+      this.#lastPathText = jsonText(path);
+    }
+    return this.#lastPathText;
   }
 
   /** The line LogTape's JSON Lines formatter writes for the same record. */
@@ -113,11 +134,12 @@ export class RequestLog {
     { method, path, status, durationMs, requestId }: RequestFields,
     now: number,
   ): string {
-    const m = jsonText(method), p = jsonText(path), id = jsonText(requestId);
+    const m = jsonText(method), p = this.#jsonPath(path), id = jsonText(requestId);
+    const took = String(durationMs); // once: a fraction's text costs ~0.1 µs to make
     return `{"@timestamp":"${this.#iso(now)}","level":"${
       level === "info" ? "INFO" : "DEBUG"
-    }","message":"${m} ${p} ${status} ${durationMs} ms ${id}",` +
-      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${durationMs},"requestId":"${id}"}}\n`;
+    }","message":"${m} ${p} ${status} ${took} ms ${id}",` +
+      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${took},"requestId":"${id}"}}\n`;
   }
 
   /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */

@@ -13,6 +13,7 @@ import { requestLogger } from "./logging.ts";
 import { requestLog } from "./request-log.ts";
 import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
 import { type RequestTarget, targetResolver } from "./target.ts";
+import { requestIdOf } from "./request-id.ts";
 
 /** The service options of `createApp`: all off unless given, except the health probes. */
 export interface ServiceOptions {
@@ -34,8 +35,8 @@ export interface RequestContext {
   errorLogged?: boolean;
 }
 
-/** The app's own answer to a request: routing, handlers and the error boundary. */
-export type CoreFetch = (request: Request, context: RequestContext) => Promise<Response>;
+/** The app's own answer to a request: routing, handlers and the error boundary (synchronous on a cache hit). */
+export type CoreFetch = (request: Request, context: RequestContext) => Response | Promise<Response>;
 
 /** What the service layer needs of the app. */
 export interface ServiceDeps {
@@ -43,15 +44,6 @@ export interface ServiceDeps {
   languages: Languages;
   models: Iterable<Model>;
   basePath: string;
-}
-
-// Letters, digits and a few separators, as UUIDs, ULIDs and trace ids are written.
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
-
-/** The client's X-Request-Id when it is sane, else a fresh UUID. */
-export function requestIdOf(request: Request): string {
-  const given = request.headers.get("x-request-id");
-  return given !== null && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
 }
 
 /**
@@ -80,19 +72,41 @@ export class Service {
 
   /** Answers one request and logs it. */
   async fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+    return await this.respond(request, info);
+  }
+
+  /**
+   * {@link fetch} without the Promise when the answer needs no await (a response-cache hit):
+   * the Node adapter's path (see http/direct-fetch.ts). Throws where `fetch` rejects.
+   */
+  respond(request: Request, info?: ConnectionInfo): Response | Promise<Response> {
     const started = performance.now();
     const pathname = pathnameOf(request.url);
     const context: RequestContext = {
       language: this.#deps.languages.negotiate(request.headers.get("accept-language")),
       requestId: requestIdOf(request),
     };
-    let response: Response;
+    let answer: Response | Promise<Response>;
     try {
-      response = await this.#answer(request, info, pathname, context);
+      answer = this.#answer(request, info, pathname, context);
     } catch (error) {
-      if (!context.errorLogged) this.logUnexpected(error, request, context);
-      throw error;
+      throw this.#failed(error, request, context);
     }
+    if (!(answer instanceof Promise)) return this.#logged(answer, request, pathname, context, started);
+    return answer.then(
+      (response) => this.#logged(response, request, pathname, context, started),
+      (error: unknown) => Promise.reject(this.#failed(error, request, context)),
+    );
+  }
+
+  /** Logs an error no handler turned into a response (once), and hands it back to be rethrown. */
+  #failed(error: unknown, request: Request, context: RequestContext): unknown {
+    if (!context.errorLogged) this.logUnexpected(error, request, context);
+    return error;
+  }
+
+  /** Writes the request's log line, if the log takes it, and hands the response back. */
+  #logged(response: Response, request: Request, pathname: string, context: RequestContext, started: number): Response {
     const level = HEALTH_PATHS.has(pathname) ? "debug" : "info";
     if (requestLog.enabled(level)) {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
@@ -129,18 +143,17 @@ export class Service {
     return true;
   }
 
-  async #answer(
+  #answer(
     request: Request,
     info: ConnectionInfo | undefined,
     pathname: string,
     context: RequestContext,
-  ): Promise<Response> {
+  ): Response | Promise<Response> {
     const { languages } = this.#deps;
     const extra: HeaderRecord = { "x-request-id": context.requestId };
     if (context.language !== languages.defaultLanguage) extra["content-language"] = context.language;
     if (this.#health && HEALTH_PATHS.has(pathname) && (request.method === "GET" || request.method === "HEAD")) {
-      const response = await healthResponse(pathname, this.#deps.db, languages, context.language);
-      return withHeaders(request.method === "HEAD" ? await dropBody(response) : response, extra);
+      return this.#probe(request, pathname, context, extra);
     }
     const cors = this.#cors;
     const origin = cors === undefined ? null : request.headers.get("origin");
@@ -148,16 +161,33 @@ export class Service {
     if (corsHeaders !== null && cors!.isPreflight(request)) {
       return empty(204, context.language, { ...extra, ...cors!.preflightHeaders(request, origin!) });
     }
-    let response: Response | undefined;
     if (this.#limiter !== undefined) {
       const counted = this.#limit(request, info, pathname, context, extra);
-      response = counted instanceof Promise ? await counted : counted;
+      if (counted instanceof Promise) {
+        return counted.then((refused) => this.#decorate(refused ?? this.#core(request, context), extra, corsHeaders));
+      }
+      if (counted !== undefined) return this.#decorate(counted, extra, corsHeaders);
     }
-    response ??= await this.#core(request, context);
+    return this.#decorate(this.#core(request, context), extra, corsHeaders);
+  }
+
+  async #probe(request: Request, pathname: string, context: RequestContext, extra: HeaderRecord): Promise<Response> {
+    const response = await healthResponse(pathname, this.#deps.db, this.#deps.languages, context.language);
+    return withHeaders(request.method === "HEAD" ? await dropBody(response) : response, extra);
+  }
+
+  /** The response with the service's headers added: request id, language, CORS, RateLimit-*, Vary. */
+  #decorate(
+    answer: Response | Promise<Response>,
+    extra: HeaderRecord,
+    corsHeaders: Readonly<HeaderRecord> | null,
+  ): Response | Promise<Response> {
+    if (answer instanceof Promise) return answer.then((response) => this.#decorate(response, extra, corsHeaders));
+    const cors = this.#cors;
     if (corsHeaders !== null) Object.assign(extra, corsHeaders);
-    if (response.status >= 400) extra.vary = cors === undefined ? "Accept-Language" : "Origin, Accept-Language";
+    if (answer.status >= 400) extra.vary = cors === undefined ? "Accept-Language" : "Origin, Accept-Language";
     else if (cors !== undefined) extra.vary = "Origin";
-    return withHeaders(response, extra);
+    return withHeaders(answer, extra);
   }
 
   /** Counts the request; adds the RateLimit headers to `extra`, and answers 429 when over the limit. Synchronous with the memory store. */

@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { pathnameOf } from "../../src/http/router.ts";
+import { buildRouter, pathnameOf } from "../../src/http/router.ts";
 import { checkProperty } from "../helpers/seed.ts";
 
 describe("pathnameOf", () => {
@@ -30,5 +30,36 @@ describe("pathnameOf", () => {
       const url = new URL(raw);
       assert.equal(pathnameOf(url.href), url.pathname, raw);
     }
+  });
+});
+
+describe("buildRouter's kept matches", () => {
+  const routes = [
+    { method: "GET", path: "/api/v1/users", target: "list", enabled: true },
+    { method: "GET", path: "/api/v1/users/:id", target: "show", enabled: true },
+    { method: "DELETE", path: "/api/v1/users/:id", target: "delete", enabled: true },
+  ];
+
+  test("a repeated method and path gets the same (frozen) match, as the first time", () => {
+    const router = buildRouter(routes);
+    const first = router.match("GET", "/api/v1/users/7");
+    assert.deepEqual({ ...first, params: { ...first!.params } }, { target: "show", params: { id: "7" } });
+    assert.equal(router.match("GET", "/api/v1/users/7"), first);
+    assert.ok(Object.isFrozen(first!.params));
+    assert.equal(router.match("DELETE", "/api/v1/users/7")!.target, "delete");
+    assert.equal(router.match("GET", "/api/v1/nothing"), undefined);
+    assert.equal(router.match("GET", "/api/v1/nothing"), undefined);
+  });
+
+  test("matches stay right past the kept bound, and for paths too long to keep", () => {
+    const router = buildRouter(routes);
+    for (let round = 0; round < 2; round++) {
+      for (let id = 1; id <= 3000; id++) {
+        assert.deepEqual({ ...router.match("GET", `/api/v1/users/${id}`)?.params }, { id: String(id) });
+      }
+    }
+    const long = "x".repeat(5000);
+    assert.deepEqual({ ...router.match("GET", `/api/v1/users/${long}`)?.params }, { id: long });
+    assert.equal(router.match("GET", `/api/v1/users/${long}/more`), undefined);
   });
 });

@@ -72,6 +72,27 @@ describe("request lines: batched, in LogTape's shapes", async () => {
     assert.match(line, /\[DBG\] mongorest·request: GET \/healthz 200 0\.25 ms probe-1\n$/);
   });
 
+  it("stamps each line with its own millisecond and escapes each path, however lines alternate", () => {
+    const batches: string[] = [];
+    const log = new RequestLog();
+    log.configure({ level: "info", json: true, write: (text) => batches.push(text) });
+    const times = [0, 7, 999, 1000, 1001, 1_700_000_000_123, 1_700_000_000_999, 1_700_000_001_000, 1_700_000_000_999];
+    const paths = ["/a", '/q"uote', "/a", "/b", "/b", '/q"uote', "/a"];
+    const realNow = Date.now;
+    try {
+      times.forEach((ms, i) => {
+        Date.now = () => ms;
+        log.log("info", { method: "GET", path: paths[i % paths.length]!, status: 200, durationMs: 1, requestId: "r" });
+      });
+    } finally {
+      Date.now = realNow;
+    }
+    log.flush();
+    const lines = batches.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((line) => line["@timestamp"]), times.map((ms) => new Date(ms).toISOString()));
+    assert.deepEqual(lines.map((line) => line.properties.path), times.map((_, i) => paths[i % paths.length]));
+  });
+
   it("escapes quotes and control characters, so a path cannot break or forge a line", () => {
     for (const json of [true, false]) {
       const batches: string[] = [];

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { directFetchOf } from "../../http/direct-fetch.ts";
 import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { englishOnly, type Translator } from "../../i18n/message.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
@@ -64,7 +65,7 @@ export interface NodeServer {
  */
 export async function serveNode(fetch: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const context: ServerContext = {
-    fetch,
+    fetch: directFetchOf(fetch),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     languages: options.languages ?? englishOnly(options.language),
     origin: "",
@@ -113,7 +114,7 @@ export function createNodeListener(
   options: ListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const context: ServerContext = {
-    fetch,
+    fetch: directFetchOf(fetch),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     languages: options.languages ?? englishOnly(options.language),
     origin: options.origin ?? "http://localhost",

@@ -47,9 +47,10 @@ export class Exchange implements BodySource {
    * On the response and on the socket: on Node 20, responses still queued behind a pipelined
    * request never emit `close` once their socket is destroyed, but the socket always does.
    */
-  readonly #onClose = (): void => this.#wireClosed();
+  readonly #onClose: () => void;
 
   constructor(context: ServerContext, req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) {
+    this.#onClose = Exchange.#closer(this);
     this.limit = context.bodyLimit;
     this.#context = context;
     this.#req = req;
@@ -184,6 +185,14 @@ export class Exchange implements BodySource {
     if (this.#handlerDone) return;
     this.#handlerDone = true;
     this.#finishIfDone();
+  }
+
+  /**
+   * The close listener, made by a function rather than as an arrow-function field: tsx's
+   * keep-names transform wraps a named field's function in a defineProperty per request.
+   */
+  static #closer(exchange: Exchange): () => void {
+    return () => exchange.#wireClosed();
   }
 
   #wireClosed(): void {

@@ -58,11 +58,22 @@ class NodeHeaders {
   }
 }
 
+// Names already checked and lower-cased: handlers ask for the same few names on every request.
+const checkedNames = new Map<string, string>();
+const CHECKED_NAMES_KEPT = 256;
+
 /** The name lower-cased, or the TypeError a real Headers throws for an invalid one. */
 function lowerName(name: string): string {
+  const known = checkedNames.get(name);
+  if (known !== undefined) return known;
   const text = String(name);
   if (!TOKEN.test(text)) throw new TypeError(`Invalid header name: "${text}"`);
-  return text.toLowerCase();
+  const lower = text.toLowerCase();
+  if (typeof name === "string" && name.length <= 64) {
+    if (checkedNames.size >= CHECKED_NAMES_KEPT) checkedNames.clear();
+    checkedNames.set(name, lower);
+  }
+  return lower;
 }
 
 /** Headers over node's flat [name, value, name, value...] list, which must not change after. */
