@@ -38,17 +38,24 @@ const TARGET_RATIO = 0.04;
 const BARE = "bare node:http";
 const READS = "app, varied reads";
 const WRITES = "app, varied + 10% writes";
+/** The read mix again with the engine in the app's thread (engineThread: false), the default before issue 8's (c). */
+const READS_IN_THREAD = "app, reads, engine in-thread";
 const SAMPLE = "/api/v1/users?page=2&per_page=20&sort=name";
 
 interface ServerSetup {
   users: number;
+  engineThread?: boolean;
   captured?: RawResponse;
 }
 
 /** The example app, as main.ts builds it, on an in-memory engine holding `count` users. */
-async function startApp({ users }: ServerSetup): Promise<Running> {
+async function startApp({ users, engineThread }: ServerSetup): Promise<Running> {
   const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
-  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")) });
+  const app = await createApp({
+    models: await loadModels(dir("models")),
+    hooks: await loadHooks(dir("hooks")),
+    ...(engineThread === false ? { engineThread } : {}),
+  });
   app.onError(defaultErrorHandler);
   const collection = app.db.collection("users");
   for (let from = 1; from <= users; from += 1000) {
@@ -127,6 +134,9 @@ async function runBenchmark(): Promise<void> {
     if (captured.status !== 200) throw new Error(`app answered ${captured.status}`);
     servers.push(await startServerProcess(script, BARE, { users, captured } satisfies ServerSetup), reads);
     servers.push(await startServerProcess(script, WRITES, { users } satisfies ServerSetup));
+    servers.push(
+      await startServerProcess(script, READS_IN_THREAD, { users, engineThread: false } satisfies ServerSetup),
+    );
     // Round 0 warms each server up; it is not counted.
     for (let round = 0; round <= rounds; round++) {
       for (const server of servers) {
@@ -161,6 +171,7 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [BARE]: startBare,
   [READS]: startApp,
   [WRITES]: startApp,
+  [READS_IN_THREAD]: startApp,
 };
 
 const serverName = serverRole();
