@@ -37,9 +37,18 @@ export interface EngineThread {
   collectionChangeCount(db: string, collection: string): number;
 }
 
-/** Rebuilds an error of the engine thread in this one, with the same name, message and code. */
+/** Built-in error classes by name, so a revived TypeError is still `instanceof TypeError` (the CLI tells them apart). */
+const ERROR_CLASSES: Record<string, ErrorConstructor> = {
+  TypeError,
+  RangeError,
+  SyntaxError,
+  ReferenceError,
+  URIError,
+};
+
+/** Rebuilds an error of the engine thread in this one, with the same class, name, message and code. */
 function revive(report: ErrorReport): Error {
-  const error = new Error(report.message) as Error & { code?: string };
+  const error = new (ERROR_CLASSES[report.name] ?? Error)(report.message) as Error & { code?: string };
   error.name = report.name;
   if (report.code !== undefined) error.code = report.code;
   if (report.stack !== undefined) error.stack = report.stack;

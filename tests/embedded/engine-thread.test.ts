@@ -124,6 +124,13 @@ describe("embedded engine in a thread of its own", () => {
     assert.equal((there as { code?: string }).code, (here as { code?: string }).code);
   });
 
+  test("a bad option fails start-up with the same class of error in both threads", async () => {
+    const here = await failure(startEmbeddedEngine({ maxConnections: 0 }));
+    const there = await failure(startEmbeddedEngine({ maxConnections: 0, thread: true }));
+    assert.equal(there.message, here.message);
+    assert.equal(Object.getPrototypeOf(there), Object.getPrototypeOf(here), `${here.name} in both`);
+  });
+
   test("engines in the thread are independent, and a closed one stops answering", async () => {
     const [one, two] = await Promise.all([
       startEmbeddedEngine({ thread: true }),
