@@ -9,7 +9,9 @@
  * never asked that server for: a random page of a random size (5-50) in a random sort among id,
  * -id, name and -created_at,name, so no response is served from the cache. The second app gets
  * the same mix with every tenth request a write (a new user, which also invalidates the cached
- * counts and pages). A bare node:http process answers the bytes of one of those pages. Servers
+ * counts and pages). A fourth app gets the read mix with `engineThread: false` (the engine in the
+ * app's thread, as before it had a thread of its own), to compare the two in one run. A bare
+ * node:http process answers the bytes of one of those pages. Servers
  * are loaded in turn, round after round, and each app's rate is reported as the median of its
  * per-round ratio to the bare run of the same round, with the server CPU time per request.
  */
