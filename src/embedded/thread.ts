@@ -85,7 +85,11 @@ function startWorker(): Worker | undefined {
 class EngineHost {
   readonly #pending = new Map<number, { resolve(report: ThreadReport): void; reject(error: unknown): void }>();
   #nextId = 1;
+  /** Engines starting or started, and not closed: the thread holds the process open while there are any. */
   #running = 0;
+  /** Engines that reported ready and are not closed: losing the thread with any of them is fatal. */
+  #serving = 0;
+  #failed = false;
 
   constructor(readonly worker: Worker, private readonly ended: () => void) {
     worker.unref();
@@ -118,13 +122,20 @@ class EngineHost {
     if (this.#running === 0) this.worker.unref();
   }
 
+  /** Counts engines that started (1) or closed (-1). */
+  serving(change: 1 | -1): void {
+    this.#serving += change;
+  }
+
   #fail(error: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
     this.ended();
-    const engines = this.#running;
     for (const waiting of this.#pending.values()) waiting.reject(error);
     this.#pending.clear();
-    // An engine that was serving is gone: as fatal as an uncaught error in an engine in this thread.
-    if (engines > 0) {
+    // An engine that was serving is gone: as fatal as an uncaught error in an engine in this
+    // thread. One still starting only fails its start.
+    if (this.#serving > 0) {
       queueMicrotask(() => {
         throw error;
       });
@@ -137,8 +148,11 @@ let host: EngineHost | undefined;
 function engineHost(): EngineHost | undefined {
   if (host) return host;
   const worker = startWorker();
-  if (worker) host = new EngineHost(worker, () => (host = undefined));
-  return host;
+  if (!worker) return undefined;
+  const started: EngineHost = new EngineHost(worker, () => {
+    if (host === started) host = undefined;
+  });
+  return host = started;
 }
 
 /**
@@ -161,16 +175,20 @@ export async function startEngineThread(options: object): Promise<EngineThread |
     engines.running(-1);
     throw "failed" in report ? revive(report.failed) : new Error("the embedded engine did not start");
   }
+  engines.serving(1);
   let closing: Promise<void> | undefined;
   return {
     ...report.ready,
     changeCount: () => writes.total(),
     collectionChangeCount: (db, collection) => writes.of(db, collection),
     close() {
-      closing ??= engines.ask({ id, close: true }).then((closed) => {
-        engines.running(-1);
-        if ("failed" in closed) throw revive(closed.failed);
-      });
+      if (!closing) {
+        engines.serving(-1);
+        closing = engines.ask({ id, close: true }).then((closed) => {
+          engines.running(-1);
+          if ("failed" in closed) throw revive(closed.failed);
+        });
+      }
       return closing;
     },
   };

@@ -145,6 +145,7 @@ describe("embedded engine in a thread of its own", () => {
     } finally {
       await two.close();
     }
+    await Promise.all([one.close(), one.close()]);
     await one.close();
     const client = new MongoClient(one.uri, { serverSelectionTimeoutMS: 200 });
     await assert.rejects(client.connect());
