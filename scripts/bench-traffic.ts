@@ -9,7 +9,9 @@
  * never asked that server for: a random page of a random size (5-50) in a random sort among id,
  * -id, name and -created_at,name, so no response is served from the cache. The second app gets
  * the same mix with every tenth request a write (a new user, which also invalidates the cached
- * counts and pages). A bare node:http process answers the bytes of one of those pages. Servers
+ * counts and pages). A fourth app gets the read mix with `engineThread: false` (the engine in the
+ * app's thread, as before it had a thread of its own), to compare the two in one run. A bare
+ * node:http process answers the bytes of one of those pages. Servers
  * are loaded in turn, round after round, and each app's rate is reported as the median of its
  * per-round ratio to the bare run of the same round, with the server CPU time per request.
  */
@@ -24,7 +26,7 @@ import { syncCounter } from "../src/store/ids.ts";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
 import {
   type Contender,
-  cpuOf,
+  cpuTimesOf,
   listenNode,
   type Running,
   runServerProcess,
@@ -38,17 +40,24 @@ const TARGET_RATIO = 0.04;
 const BARE = "bare node:http";
 const READS = "app, varied reads";
 const WRITES = "app, varied + 10% writes";
+/** The read mix again with the engine in the app's thread (engineThread: false), the default before issue 8's (c). */
+const READS_IN_THREAD = "app, reads, engine in-thread";
 const SAMPLE = "/api/v1/users?page=2&per_page=20&sort=name";
 
 interface ServerSetup {
   users: number;
+  engineThread?: boolean;
   captured?: RawResponse;
 }
 
 /** The example app, as main.ts builds it, on an in-memory engine holding `count` users. */
-async function startApp({ users }: ServerSetup): Promise<Running> {
+async function startApp({ users, engineThread }: ServerSetup): Promise<Running> {
   const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
-  const app = await createApp({ models: await loadModels(dir("models")), hooks: await loadHooks(dir("hooks")) });
+  const app = await createApp({
+    models: await loadModels(dir("models")),
+    hooks: await loadHooks(dir("hooks")),
+    ...(engineThread === false ? { engineThread } : {}),
+  });
   app.onError(defaultErrorHandler);
   const collection = app.db.collection("users");
   for (let from = 1; from <= users; from += 1000) {
@@ -96,20 +105,44 @@ function orderFor(server: Contender, users: number, seconds: number, connections
   return { ...base, mix, writeEvery: server.name === WRITES ? 10 : 0 };
 }
 
+/** Per server: the main thread's CPU µs per request in each round (Linux only). */
+const mainThreadCosts = new Map<string, number[]>();
+
 async function measureOne(client: ChildProcess, server: Contender, order: VariedOrder, round: number): Promise<void> {
-  const before = await cpuOf(server);
+  const before = await cpuTimesOf(server);
   const result = await measureVaried(client, order);
-  const after = await cpuOf(server);
+  const after = await cpuTimesOf(server);
   if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} failed responses`);
   server.rates.push(result.responses / result.seconds);
-  server.costs.push((after - before) / result.responses);
+  server.costs.push((after.cpu - before.cpu) / result.responses);
+  const mainThread = after.mainThread === undefined || before.mainThread === undefined
+    ? undefined
+    : (after.mainThread - before.mainThread) / result.responses;
+  if (round > 0 && mainThread !== undefined) {
+    mainThreadCosts.set(server.name, [...(mainThreadCosts.get(server.name) ?? []), mainThread]);
+  }
   if (round > 0) {
     console.log(
       `round ${round}  ${server.name.padEnd(26)} ${
         Math.round(result.responses / result.seconds).toLocaleString("en-US").padStart(7)
-      } req/s  ${((after - before) / result.responses).toFixed(1)} µs CPU/req`,
+      } req/s  ${((after.cpu - before.cpu) / result.responses).toFixed(1)} µs CPU/req${
+        mainThread === undefined ? "" : ` (main thread ${mainThread.toFixed(0)})`
+      }`,
     );
   }
+}
+
+/**
+ * The main thread's CPU per request, per server (median of the rounds): with the engine in a
+ * thread of its own, the app's thread is what bounds the rate once a core is free for the rest.
+ */
+function mainThreadLines(): string[] {
+  return [...mainThreadCosts].map(([name, costs]) => {
+    const cost = median(costs);
+    return `${name}: main thread ${cost.toFixed(0)} µs CPU per request (median; at most ${
+      Math.round(1e6 / cost).toLocaleString("en-US")
+    } req/s on a core of its own).`;
+  });
 }
 
 async function runBenchmark(): Promise<void> {
@@ -127,6 +160,9 @@ async function runBenchmark(): Promise<void> {
     if (captured.status !== 200) throw new Error(`app answered ${captured.status}`);
     servers.push(await startServerProcess(script, BARE, { users, captured } satisfies ServerSetup), reads);
     servers.push(await startServerProcess(script, WRITES, { users } satisfies ServerSetup));
+    servers.push(
+      await startServerProcess(script, READS_IN_THREAD, { users, engineThread: false } satisfies ServerSetup),
+    );
     // Round 0 warms each server up; it is not counted.
     for (let round = 0; round <= rounds; round++) {
       for (const server of servers) {
@@ -148,6 +184,7 @@ async function runBenchmark(): Promise<void> {
         ratio >= TARGET_RATIO ? "met" : "NOT met"
       }.`,
     );
+    for (const line of mainThreadLines()) console.log(line);
     console.log(
       `Load average ${loadBefore} before, ${loadAverage()} after, on ${cpus().length} cores shared with other jobs.`,
     );
@@ -161,6 +198,7 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [BARE]: startBare,
   [READS]: startApp,
   [WRITES]: startApp,
+  [READS_IN_THREAD]: startApp,
 };
 
 const serverName = serverRole();

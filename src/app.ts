@@ -94,6 +94,7 @@ const APP_OPTION_KEYS = Object.keys(
     responseCache: 1,
     uri: 1,
     dataDir: 1,
+    engineThread: 1,
     dbName: 1,
     clientOptions: 1,
     clock: 1,

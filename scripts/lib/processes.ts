@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { Server } from "node:http";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 
 /** A server under test, listening on loopback. */
@@ -28,7 +29,28 @@ export interface Contender {
 /** What the orchestrator sends a server process: first its setup, then CPU-time queries. */
 type ServerOrder = { setup: unknown } | "cpu";
 /** What a server process answers. */
-type ServerReport = { url: string } | { cpu: number };
+type ServerReport = { url: string } | CpuTimes;
+
+/** A server process's CPU time so far, in µs: all its threads, and its main thread alone where the OS tells. */
+export interface CpuTimes {
+  cpu: number;
+  /** The main thread's share (Linux, from /proc; undefined elsewhere). */
+  mainThread?: number;
+}
+
+/**
+ * The main thread's user + system time in µs, from /proc/self/task/<pid>/stat (Linux; fields 14
+ * and 15, in clock ticks of 10 ms), or undefined where that file cannot be read.
+ */
+function mainThreadCpu(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Listens on a free loopback port. */
 export async function listenNode(server: Server): Promise<Running> {
@@ -58,7 +80,7 @@ export function runServerProcess<S>(start: (setup: S) => Promise<Running>): void
     void start((order as { setup: S }).setup).then((server) => {
       process.on("message", () => {
         const { user, system } = process.cpuUsage();
-        process.send!({ cpu: user + system } satisfies ServerReport);
+        process.send!({ cpu: user + system, mainThread: mainThreadCpu() } satisfies ServerReport);
       });
       process.send!({ url: server.url } satisfies ServerReport);
     });
@@ -87,5 +109,10 @@ export async function startServerProcess(script: string, name: string, setup: un
 
 /** The CPU time a server process has used so far, in µs. */
 export async function cpuOf(server: Contender): Promise<number> {
-  return (await ask<{ cpu: number }>(server.process, "cpu")).cpu;
+  return (await cpuTimesOf(server)).cpu;
+}
+
+/** The CPU time a server process has used so far, in µs, in all and in its main thread. */
+export function cpuTimesOf(server: Contender): Promise<CpuTimes> {
+  return ask<CpuTimes>(server.process, "cpu");
 }

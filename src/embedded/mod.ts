@@ -9,7 +9,8 @@ import { Catalog } from "./store/catalog.ts";
 import { Ledger } from "./store/ledger.ts";
 import { type ConnectionLimits, resolveConnectionLimits } from "./wire/limits.ts";
 import { listen } from "./wire/server.ts";
-import { WriteCounter } from "./write-counter.ts";
+import { startEngineThread } from "./thread.ts";
+import { SharedWriteCounter, WriteCounter } from "./write-counter.ts";
 
 /**
  * Options of {@link startEmbeddedEngine}. The connection limits (`maxConnections` 256,
@@ -32,6 +33,15 @@ export interface EmbeddedEngineOptions extends Partial<ConnectionLimits> {
    * fails, to exercise the rollback of writes it refuses).
    */
   sink?: ChangeSink;
+  /**
+   * Run the engine in a worker thread of its own (default false: in this thread). The driver
+   * reaches it over its socket as before; only start-up, close and the write counter (in shared
+   * memory) cross the threads, so the app and the engine use two cores. Not with `sink`. From the
+   * TypeScript sources on Node this needs tsx installed; without it the engine runs in this thread.
+   */
+  thread?: boolean;
+  /** Internal, for the engine thread: count writes in this memory, shared with the app's thread. */
+  sharedWrites?: SharedArrayBuffer;
 }
 
 export type { ConnectionLimits } from "./wire/limits.ts";
@@ -72,8 +82,18 @@ async function openSink(catalog: Catalog, dataDir: string | undefined): Promise<
   return store;
 }
 
+function counterFor(options: EmbeddedEngineOptions): WriteCounter | SharedWriteCounter {
+  return options.sharedWrites ? new SharedWriteCounter(options.sharedWrites) : new WriteCounter();
+}
+
 /** Starts an engine listening on a loopback port; resolves once it accepts connections. */
 export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): Promise<EmbeddedEngine> {
+  if (options.thread) {
+    if (options.sink) throw new TypeError("the embedded engine takes a sink only in this thread (thread: false)");
+    const { thread: _thread, ...inWorker } = options;
+    const threaded = await startEngineThread(inWorker);
+    if (threaded) return threaded;
+  }
   const limits = {
     maxBsonObjectSize: options.maxBsonObjectSize ?? 16 * 1024 * 1024,
     maxMessageSizeBytes: options.maxMessageSizeBytes ?? 48_000_000,
@@ -82,7 +102,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   const catalog = new Catalog();
   const sink = options.sink ?? (await openSink(catalog, options.dataDir));
   const cursors = new CursorRegistry(limits.maxBsonObjectSize);
-  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits, writes: new WriteCounter() };
+  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits, writes: counterFor(options) };
   const host = options.host ?? "127.0.0.1";
   let server;
   try {

@@ -40,3 +40,60 @@ export class WriteCounter {
     return this.#epoch + (this.#byCollection.get(db)?.get(collection) ?? 0);
   }
 }
+
+/** What the engine's commands need of a write counter, in this thread or shared with another. */
+export type WriteCounts = Pick<WriteCounter, "count" | "total" | "of">;
+
+/** Slots of a {@link SharedWriteCounter}: collections sharing one only over-invalidate each other. */
+const SHARED_SLOTS = 4096;
+/** Int32 positions in the shared memory: the total, the epoch, then one slot per collection hash. */
+const TOTAL = 0;
+const EPOCH = 1;
+const FIRST_SLOT = 2;
+
+/**
+ * The write counter in memory shared between the engine's thread and the app's, so the app reads
+ * counts that are current the moment a write's reply reaches it: the engine adds to them (with
+ * Atomics, before the reply is written) and the app loads them. Collections are mapped to a fixed
+ * number of slots by a hash of their name; two collections in one slot move together, which only
+ * over-invalidates. Counts wrap around at 2^31, which still moves them.
+ */
+export class SharedWriteCounter {
+  readonly #counts: Int32Array;
+  /** `db\0collection` → its slot, so a read does not hash the names again. */
+  readonly #slots = new Map<string, number>();
+
+  /** Counts in `memory`, or in new shared memory (what `memory` then gives the other thread). */
+  constructor(readonly memory: SharedArrayBuffer = new SharedArrayBuffer((FIRST_SLOT + SHARED_SLOTS) * 4)) {
+    this.#counts = new Int32Array(memory);
+  }
+
+  /** Counts one finished write to `db.collection`, or to unknown collections when `collection` is undefined. */
+  count(db: string, collection: string | undefined): void {
+    Atomics.add(this.#counts, collection === undefined ? EPOCH : this.#slotOf(db, collection), 1);
+    Atomics.add(this.#counts, TOTAL, 1);
+  }
+
+  /** Every finished write so far, whatever it touched. */
+  total(): number {
+    return Atomics.load(this.#counts, TOTAL);
+  }
+
+  /** A number that moves whenever `db.collection` may have changed: its slot's writes plus those of unknown scope. */
+  of(db: string, collection: string): number {
+    return Atomics.load(this.#counts, EPOCH) + Atomics.load(this.#counts, this.#slotOf(db, collection));
+  }
+
+  #slotOf(db: string, collection: string): number {
+    const name = `${db}\0${collection}`;
+    let slot = this.#slots.get(name);
+    if (slot === undefined) {
+      // FNV-1a over the UTF-16 code units: the same slot in both threads, whatever the runtime.
+      let hash = 0x811c9dc5;
+      for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+      slot = FIRST_SLOT + ((hash >>> 0) % SHARED_SLOTS);
+      this.#slots.set(name, slot);
+    }
+    return slot;
+  }
+}

@@ -7,6 +7,12 @@ export interface DatabaseOptions {
   uri?: string;
   /** Folder for the embedded engine's data. Unset means in memory. Ignored with `uri`. */
   dataDir?: string;
+  /**
+   * Run the embedded engine in a worker thread of its own (default true), as mongod runs beside
+   * the app: the app and the engine then use two cores. False keeps it in the app's thread.
+   * Ignored with `uri`.
+   */
+  engineThread?: boolean;
   /** Database name; defaults to the one in the URI, else "app". */
   dbName?: string;
   /** Passed to the MongoClient (e.g. `{ monitorCommands: true }`). */
@@ -32,7 +38,9 @@ function databaseName(uri: string, explicit: string | undefined): string | undef
 
 /** Connects the driver to MongoDB, starting the embedded engine first when no URI is given. */
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
-  const engine = options.uri ? null : await startEmbeddedEngine({ dataDir: options.dataDir });
+  const engine = options.uri
+    ? null
+    : await startEmbeddedEngine({ dataDir: options.dataDir, thread: options.engineThread ?? true });
   const uri = options.uri ?? engine!.uri;
   // The engine closes connections idle for 10 minutes; the pool lets them go after one, so it
   // never picks a connection the engine is closing.

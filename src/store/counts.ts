@@ -66,7 +66,8 @@ export class RecordCounter {
 
   private async countReused(filter: Document, limit: number | undefined): Promise<number> {
     if (this.changeCount === undefined) return await this.countDocuments(filter, limit);
-    const key = `${limit ?? ""}|${EJSON.stringify(filter)}`;
+    // An unfiltered list (the common case) skips EJSON, whose answer for it is "{}".
+    const key = `${limit ?? ""}|${Object.keys(filter).length === 0 ? "{}" : EJSON.stringify(filter)}`;
     const version = this.changeCount();
     const kept = this.#kept.get(key);
     if (kept !== undefined && kept.version === version) return kept.value;

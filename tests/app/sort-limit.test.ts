@@ -12,7 +12,8 @@ let app: App;
 const saved = sortLimits.maxEntries;
 before(async () => {
   sortLimits.maxEntries = 20; // the engine's limit, lowered so a small collection reaches it
-  app = await exampleApp({ responseCache: false });
+  // In the app's thread: the limit lowered above is this thread's copy of the engine's modules.
+  app = await exampleApp({ responseCache: false, engineThread: false });
   await seedUsers(app, 30);
 });
 after(async () => {

@@ -5,7 +5,7 @@ import type { Catalog } from "../store/catalog.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { WriteSet } from "../store/write-set.ts";
 import type { Request, WireLimits } from "../wire/messages.ts";
-import type { WriteCounter } from "../write-counter.ts";
+import type { WriteCounts } from "../write-counter.ts";
 
 /** What commands operate on: the shared state of one engine. */
 export interface EngineState {
@@ -20,7 +20,7 @@ export interface EngineState {
    * collection it names. The process that owns the engine reads it to invalidate caches exactly
    * (see changeCount() and collectionChangeCount()).
    */
-  readonly writes: WriteCounter;
+  readonly writes: WriteCounts;
 }
 
 /** One command invocation. */
