@@ -98,13 +98,30 @@ export class OrderedIndex {
     this.multikey = false;
     const keys: unknown[] = [];
     const owners: Document[] = [];
+    // Top-level fields read directly: no path split, array of values or tuple per document.
+    const flat = this.fields.every((field) => !field.includes("."));
     for (const doc of docs) {
+      if (flat && this.#pushFlat(doc, keys)) {
+        owners.push(doc);
+        continue;
+      }
       for (const key of this.keys(doc)) {
         for (const v of key) keys.push(v);
         owners.push(doc);
       }
     }
     this.entries.load(keys, owners);
+  }
+
+  /**
+   * Appends the single key tuple of `doc` when no indexed (top-level) field holds an array;
+   * false, with nothing appended, when one does (then {@link keys} handles the multikey case).
+   */
+  #pushFlat(doc: Document, keys: unknown[]): boolean {
+    const { fields } = this;
+    for (let f = 0; f < fields.length; f++) if (Array.isArray(doc[fields[f]])) return false;
+    for (let f = 0; f < fields.length; f++) keys.push(doc[fields[f]] ?? null);
+    return true;
   }
 
   /**
