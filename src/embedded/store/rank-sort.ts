@@ -33,6 +33,8 @@ export function rankValues(
   compare: KeyCompare,
   binaryStrings = false,
 ): { ranks: Float64Array; distinct: number } {
+  const times = numericColumn(count, valueAt);
+  if (times) return { ranks: times, distinct: denseRanks(times) };
   const distinct: Distinct = { values: [], strings: new Map(), numbers: new Map(), dates: new Map() };
   const atoms = new Map<unknown, number>();
   const slots = new Int32Array(count);
@@ -65,6 +67,23 @@ export function rankValues(
   const ranks = new Float64Array(count);
   for (let i = 0; i < count; i++) ranks[i] = rankOfSlot[slots[i]];
   return { ranks, distinct: order.length === 0 ? 0 : rank + 1 };
+}
+
+/**
+ * The values as numbers when they are all numbers (no NaN) or all dates (valid ones), whose
+ * order is then their numeric order; undefined otherwise.
+ */
+function numericColumn(count: number, valueAt: (i: number) => unknown): Float64Array | undefined {
+  if (count === 0) return undefined;
+  const dates = valueAt(0) instanceof Date;
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const v = valueAt(i);
+    const n = dates ? (v instanceof Date ? v.getTime() : NaN) : typeof v === "number" ? v : NaN;
+    if (Number.isNaN(n)) return undefined;
+    out[i] = n;
+  }
+  return out;
 }
 
 /**
