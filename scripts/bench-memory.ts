@@ -14,6 +14,9 @@
  * 3. Baselines from the same run: the same app on an empty folder (the process's fixed cost),
  *    the BSON size of the users, and a plain process that reads the JSON file and `JSON.parse`s
  *    it (time and RSS). Ratios relate the app to them.
+ * 4. `bench-memory-phases.ts` on the same folder: recovery's decode, apply and index build in
+ *    CPU time, and where the heap goes. Then the issue's targets, met or not, and the load
+ *    average at the start and end of the run (the machine may be shared).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -25,6 +28,7 @@ import { createApp } from "../src/mod.ts";
 import { openDurableStore } from "../src/embedded/durability/mod.ts";
 import { Catalog } from "../src/embedded/store/catalog.ts";
 import { loadModels } from "../src/loader.ts";
+import { loadAverage } from "./lib/report.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -183,6 +187,17 @@ async function runJsonBaseline(): Promise<{ ms: number; rss: number }> {
   return JSON.parse(out);
 }
 
+/** `bench-memory-phases.ts` on `dir` in a process of its own: its report. */
+async function runPhases(dir: string): Promise<string> {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", "scripts/bench-memory-phases.ts", dir], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise((resolve) => child.once("exit", resolve));
+  return out.split("\n").filter((line) => !line.startsWith("{")).join("\n");
+}
+
 function folderBytes(dir: string): { snapshot: number; journal: number } {
   let snapshot = 0;
   let journal = 0;
@@ -205,6 +220,7 @@ const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 if (args.rebuild || !existsSync(DATA) || !existsSync(JSON_FILE)) await build();
 if (!args["no-compact"] && folderBytes(DATA).journal > 1 << 20) await compactFolder(DATA);
+const loadAtStart = loadAverage();
 rmSync(EMPTY, { recursive: true, force: true });
 mkdirSync(EMPTY, { recursive: true });
 const files = folderBytes(DATA);
@@ -212,6 +228,7 @@ const bson = bsonBytes();
 const empty = await runApp(EMPTY, []);
 const json = await runJsonBaseline();
 const full = await runApp(DATA, QUERIES);
+const phases = await runPhases(DATA);
 const dataRss = full.rss - empty.rss;
 
 console.log(
@@ -248,4 +265,11 @@ console.log(`\n| query | status | time |\n|---|---:|---:|`);
 for (const q of full.queries) {
   console.log(`| \`${decodeURIComponent(q.path)}\` | ${q.status} | ${q.ms.toFixed(0)} ms |`);
 }
-console.log(`\n(${process.version}, ${process.platform}/${process.arch})`);
+console.log(`\nRecovery in a bare process, phase by phase (bench-memory-phases.ts):\n${phases}`);
+const verdict = (met: boolean) => (met ? "met" : "NOT met");
+console.log(`target: start to "Listening" <= 3 s: ${sec(full.startMs)}, ${verdict(full.startMs <= 3000)}`);
+console.log(
+  `target: RSS after start <= 2.5x BSON: ${(full.rss / bson).toFixed(2)}x, ${verdict(full.rss <= 2.5 * bson)}`,
+);
+console.log(`\nload average ${loadAtStart} at the start, ${loadAverage()} at the end (1 min; 2 cores)`);
+console.log(`(${process.version}, ${process.platform}/${process.arch})`);
