@@ -18,6 +18,15 @@ const GIVE_UP = Symbol("give up");
 const CACHE_SIZE = 512;
 const names: (string | undefined)[] = new Array(CACHE_SIZE);
 
+/**
+ * Short string values recently decoded, so that documents repeating a value (a surname, a
+ * status, a country) share one string instead of holding a copy each: strings are immutable,
+ * so sharing is invisible. Longer strings are rarely repeated and are not looked up.
+ */
+const TEXT_CACHE_SIZE = 8192;
+const SHARED_TEXT_BYTES = 33;
+const texts: (string | undefined)[] = new Array(TEXT_CACHE_SIZE);
+
 /** Decodes one BSON document spanning `bytes[start, start + length)` (length from its header). */
 export function decodeDocumentAt(bytes: Buffer, start: number, length: number): Document {
   try {
@@ -63,7 +72,9 @@ function readObject(bytes: Buffer, start: number, end: number, isArray: boolean)
       case 0x02: {
         const size = int32(bytes, at);
         if (size < 1 || at + 4 + size > end || bytes[at + 3 + size] !== 0) throw GIVE_UP;
-        value = ascii(bytes, at + 4, at + 3 + size);
+        value = size <= SHARED_TEXT_BYTES
+          ? sharedText(bytes, at + 4, at + 3 + size)
+          : ascii(bytes, at + 4, at + 3 + size);
         at += 4 + size;
         break;
       }
@@ -127,4 +138,22 @@ function fieldName(bytes: Buffer, from: number, to: number): string {
 function ascii(bytes: Buffer, from: number, to: number): string {
   for (let i = from; i < to; i++) if (bytes[i] > 0x7f || bytes[i] === 0) throw GIVE_UP;
   return bytes.toString("latin1", from, to);
+}
+
+/** ASCII text in `bytes[from, to)` as {@link ascii}, shared with an equal recent value. */
+function sharedText(bytes: Buffer, from: number, to: number): string {
+  let hash = 0x811c9dc5;
+  for (let i = from; i < to; i++) {
+    const b = bytes[i];
+    if (b > 0x7f || b === 0) throw GIVE_UP;
+    hash = Math.imul(hash ^ b, 0x01000193);
+  }
+  const slot = (hash >>> 0) & (TEXT_CACHE_SIZE - 1);
+  const cached = texts[slot];
+  if (cached !== undefined && cached.length === to - from) {
+    let same = true;
+    for (let i = 0; same && i < cached.length; i++) same = cached.charCodeAt(i) === bytes[from + i];
+    if (same) return cached;
+  }
+  return (texts[slot] = bytes.toString("latin1", from, to));
 }
