@@ -1,6 +1,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Decimal128, Int32, Long, MaxKey, MinKey, ObjectId } from "bson";
+import { Decimal128, type Document, Int32, Long, MaxKey, MinKey, ObjectId } from "bson";
+import type { IndexSpec } from "../../src/embedded/changes.ts";
+import { Collection } from "../../src/embedded/store/collection.ts";
+import { OrderedIndex } from "../../src/embedded/store/ordered-index.ts";
 import { parseCollation } from "../../src/embedded/store/collation.ts";
 import { type KeyCompare, sortedOrder, type SortField } from "../../src/embedded/store/rank-sort.ts";
 import { compareValues } from "../../src/embedded/store/values.ts";
@@ -83,5 +86,41 @@ describe("index builds sort on precomputed key ranks", () => {
     // Six fields of up to 1,000 distinct values each: the product of their counts is past 2^53.
     const rows = Array.from({ length: 3000 }, () => Array.from({ length: 6 }, () => Math.floor(random() * 1000)));
     check(rows, [1, -1, 1, 1, -1, 1], (a, b) => compareValues(a, b));
+  });
+});
+
+describe("recovery's index builds share the ranks of a field", () => {
+  test("indexes rebuilt together hold the same entries as each built alone, multikey and collated ones included", () => {
+    const random = mulberry32(31);
+    const specs: IndexSpec[] = [
+      { name: "name_1", key: { name: 1 } },
+      { name: "at_-1_name_1", key: { at: -1, name: 1 } },
+      { name: "name_ci", key: { name: 1 }, collation: { locale: "en", strength: 2 } },
+      { name: "tags_1_name_1", key: { tags: 1, name: -1 } },
+      { name: "name_1_tags_1", key: { name: 1, tags: 1 } },
+    ];
+    const together = new Collection("db", "c");
+    together.deferIndexes();
+    for (const spec of specs) together.addIndex(spec, true);
+    for (let id = 0; id < 400; id++) {
+      const doc: Document = { _id: id, name: pick(random, ["a", "A", "b", "é", "E", 3, null]) };
+      if (random() < 0.8) doc.at = new Date(Math.floor(random() * 50) * 1000);
+      if (random() < 0.1) doc.tags = pick(random, [["x", "y"], [], ["y"]]);
+      together.put(doc);
+    }
+    together.rebuildIndexes();
+    const read = (index: OrderedIndex) => {
+      const out: unknown[] = [];
+      const { entries } = index;
+      for (let pos = entries.seek(() => 0); entries.valid(pos); pos = entries.next(pos)) {
+        out.push([entries.docAt(pos)._id, ...index.fields.map((_, f) => entries.keyAt(pos, f))]);
+      }
+      return out;
+    };
+    for (const index of together.orderedIndexes()) {
+      const alone = new OrderedIndex(index.spec);
+      alone.build(together.docs.iterate());
+      assert.deepEqual(read(index), read(alone), index.spec.name);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import type { StringCompare } from "./collation.ts";
-import { sortedOrder, type SortField } from "./rank-sort.ts";
+import { type Ranked, sortedOrder, type SortField } from "./rank-sort.ts";
 import { compareValues } from "./values.ts";
 
 /**
@@ -207,21 +207,26 @@ export class SortedBlocks {
     return pos !== undefined;
   }
 
-  /** Replaces every entry by the given ones (unsorted), sorting once on precomputed key ranks. */
-  load(keys: unknown[], docs: Document[]): void {
+  /**
+   * Replaces every entry by the given ones (unsorted), sorting once on precomputed key ranks.
+   * `shared` names each key field so that its ranks are reused by the next load over the
+   * same entries (see {@link sortedOrder}).
+   */
+  load(keys: unknown[], docs: Document[], shared?: { names: readonly string[]; ranks: Map<string, Ranked> }): void {
     const w = this.width;
     const fields: SortField[] = this.dirs.map((dir, f) => ({
       valueAt: (i) => keys[i * w + f],
       dir,
       compare: this.compareKey,
       binaryStrings: this.strings === undefined,
+      shareAs: shared?.names[f],
     }));
     // Entries usually come in `_id` order (an index build walks the documents so), which the
     // stable sort keeps for equal keys; otherwise `_id` is the last sort field.
     if (!idsAscending(docs)) {
       fields.push({ valueAt: (i) => docs[i]._id, dir: 1, compare: compareValues, binaryStrings: true });
     }
-    const order = sortedOrder(fields, docs.length);
+    const order = sortedOrder(fields, docs.length, shared?.ranks);
     const blocks: Block[] = [];
     for (let start = 0; start < order.length || blocks.length === 0; start += BLOCK_SIZE) {
       const end = Math.min(start + BLOCK_SIZE, order.length);

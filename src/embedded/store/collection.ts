@@ -3,6 +3,7 @@ import type { CollectionOptions, IndexSpec } from "../changes.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
+import type { Ranked } from "./rank-sort.ts";
 import type { DuplicateKey } from "./unique.ts";
 import { keyOf } from "./values.ts";
 
@@ -131,7 +132,9 @@ export class Collection {
   /** Rebuilds the index structures from the documents (after recovery replayed them loosely). */
   rebuildIndexes(): void {
     this.#indexesDeferred = false;
-    for (const index of this.#ordered.values()) index.build(this.docs.iterate());
+    // Shared between the builds, so a field in several indexes is ranked once.
+    const ranks = new Map<string, Ranked>();
+    for (const index of this.#ordered.values()) index.build(this.docs.iterate(), ranks);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { SortedBlocks } from "./blocks.ts";
+import type { Ranked } from "./rank-sort.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { valuesAt } from "./paths.ts";
 import { compareValues, keyOf, type ValueKey } from "./values.ts";
@@ -92,8 +93,12 @@ export class OrderedIndex {
     for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, doc);
   }
 
-  /** Rebuilds the entries from the documents with one sort. */
-  build(docs: Iterable<Document>): void {
+  /**
+   * Rebuilds the entries from the documents with one sort. Builds sharing `ranks` (recovery
+   * building every index of a collection) rank a field once when it holds no array anywhere:
+   * then every such build has one entry per document, in the same order.
+   */
+  build(docs: Iterable<Document>, ranks?: Map<string, Ranked>): void {
     indexStats.builds++;
     this.multikey = false;
     const keys: unknown[] = [];
@@ -110,7 +115,10 @@ export class OrderedIndex {
         owners.push(doc);
       }
     }
-    this.entries.load(keys, owners);
+    // Ranks depend on the values and the comparator: the field's path and the collation.
+    const collation = JSON.stringify(this.spec.collation ?? null);
+    const names = this.fields.map((field) => `${field}\0${collation}`);
+    this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined);
   }
 
   /**

@@ -112,20 +112,38 @@ export interface SortField {
   compare: KeyCompare;
   /** True when `compare` orders strings by code unit (no collation): enables a native sort. */
   binaryStrings?: boolean;
+  /**
+   * Names this field's ranks in `shared` (see {@link sortedOrder}): fields with the same name
+   * must have the same values per entry and the same comparator.
+   */
+  shareAs?: string;
 }
+
+/** Ranks of one field (ascending), as {@link rankValues} returns them. */
+export type Ranked = { ranks: Float64Array; distinct: number };
 
 /**
  * The order of `count` entries by `fields` (most significant first); entries equal on every
- * field keep their given order. Returns entry numbers.
+ * field keep their given order. Returns entry numbers. `shared` keeps the ranks of fields with
+ * a `shareAs` name for the next call over the same entries (indexes built one after another).
  */
-export function sortedOrder(fields: readonly SortField[], count: number): Uint32Array {
+export function sortedOrder(
+  fields: readonly SortField[],
+  count: number,
+  shared?: Map<string, Ranked>,
+): Uint32Array {
   // One number per entry combining its field ranks, most significant field first. When the
   // next field would make it inexact, the combination so far is replaced by its dense rank
   // (at most `count` values), which leaves room for any field while count² stays exact.
   let packed = new Float64Array(count);
   let span = 1;
-  for (const { valueAt, dir, compare, binaryStrings } of fields) {
-    const { ranks, distinct } = rankValues(count, valueAt, compare, binaryStrings);
+  for (const { valueAt, dir, compare, binaryStrings, shareAs } of fields) {
+    let ranked = shareAs === undefined ? undefined : shared?.get(shareAs);
+    if (!ranked) {
+      ranked = rankValues(count, valueAt, compare, binaryStrings);
+      if (shareAs !== undefined) shared?.set(shareAs, ranked);
+    }
+    const { ranks, distinct } = ranked;
     const d = Math.max(distinct, 1);
     if (span * d >= EXACT) span = denseRanks(packed);
     if (span * d >= EXACT) throw new Error(`too many index entries to sort (${count})`);
