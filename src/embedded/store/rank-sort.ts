@@ -1,11 +1,13 @@
 /**
  * Sorting index entries for a bulk build without calling the generic BSON comparator once per
- * comparison. Each key field is first turned into integer ranks: its distinct values (strings,
- * numbers, dates, booleans and null deduplicated through Maps; anything else kept as is) are
- * sorted once with the index's own comparator, so BSON order across types and collations is
- * exactly the comparator's, and values it calls equal share a rank. Entries are then ordered
- * by their rank tuples with plain number comparisons. At a million entries this replaces
- * ~20 million generic comparisons by a sort of the distinct values plus numeric work.
+ * comparison. Each key field is first turned into integer ranks: a field of only numbers or
+ * only dates by a numeric sort of its values; any other by sorting its distinct values once
+ * (strings, numbers, dates, booleans and null deduplicated through Maps, anything else kept as
+ * is), natively when they are all binary-order strings, else with the index's own comparator,
+ * so BSON order across types and collations is exactly the comparator's, and values it calls
+ * equal share a rank. Entries are then ordered by their packed rank tuples with a numeric sort.
+ * At a million entries this replaces ~20 million generic comparisons by a sort of the distinct
+ * values plus numeric work.
  */
 
 /** Compares two key values (BSON order, under the index's collation). */
