@@ -18,6 +18,7 @@ function value(random: () => number, depth: number): unknown {
     () => pick(random, [true, false, null]),
     () => new Date(Math.floor((random() - 0.5) * 2 ** 45)),
     () => ObjectId.createFromTime(Math.floor(random() * 2 ** 31)),
+    () => Long.fromBits(Math.floor(random() * 2 ** 32) | 0, Math.floor((random() - 0.5) * 2 ** 32) | 0),
     () => (depth > 2 ? 1 : document(random, depth + 1)),
     () => (depth > 2 ? [] : Array.from({ length: Math.floor(random() * 4) }, () => value(random, depth + 1))),
   ];

@@ -1,13 +1,13 @@
 import type { Buffer } from "node:buffer";
-import { BSON, type Document, ObjectId } from "bson";
+import { BSON, type Document, Long, ObjectId } from "bson";
 import { DESERIALIZE } from "../bson.ts";
 
 /**
  * A decoder for the documents recovery reads by the million (a snapshot's puts), faster than
  * `BSON.deserialize` on the common shapes because it decodes each field name once per run of
  * documents (a small cache of recent names) instead of once per document, and does not copy
- * the bytes first. It handles ASCII strings, doubles, int32, booleans, dates, null, ObjectIds,
- * embedded documents and arrays; on anything else (int64, binary, decimal, regex, non-ASCII
+ * the bytes first. It handles ASCII strings, doubles, int32, int64, booleans, dates, null,
+ * ObjectIds, embedded documents and arrays; on anything else (binary, decimal, regex, non-ASCII
  * text, `$`-prefixed or `__proto__` names, malformed bytes) it gives up and the whole document
  * goes to `BSON.deserialize`, so the result is always exactly what that would have returned.
  */
@@ -106,6 +106,11 @@ function readObject(bytes: Buffer, start: number, end: number, isArray: boolean)
       case 0x10:
         value = int32(bytes, at);
         at += 4;
+        break;
+      case 0x12:
+        // Kept a Long, as the engine's options (promoteLongs: false) ask of the library.
+        value = new Long(int32(bytes, at), int32(bytes, at + 4));
+        at += 8;
         break;
       default:
         throw GIVE_UP;
