@@ -1,7 +1,8 @@
 import { Buffer } from "node:buffer";
 import { BSON, type Document } from "bson";
-import { DESERIALIZE, SERIALIZE } from "../bson.ts";
+import { SERIALIZE } from "../bson.ts";
 import type { Change } from "../changes.ts";
+import { decodeDocumentAt } from "./decode.ts";
 
 /**
  * BSON encoding of Changes. A record payload is a run of BSON documents, one per Change, each
@@ -45,10 +46,7 @@ export function decodeDocuments(payload: Uint8Array): Document[] {
     if (length < 5 || offset + length > view.length) {
       throw new Error(`record payload holds a BSON document of bad length ${length}`);
     }
-    // A copy, because decoded Binary values are views into their input and would otherwise
-    // pin the reader's whole read block in memory.
-    const bytes = Buffer.from(view.subarray(offset, offset + length));
-    docs.push(BSON.deserialize(bytes, DESERIALIZE));
+    docs.push(decodeDocumentAt(view, offset, length));
     offset += length;
   }
   return docs;

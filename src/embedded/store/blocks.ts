@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import type { StringCompare } from "./collation.ts";
+import { type Ranked, sortedOrder, type SortField } from "./rank-sort.ts";
 import { compareValues } from "./values.ts";
 
 /**
@@ -206,21 +207,36 @@ export class SortedBlocks {
     return pos !== undefined;
   }
 
-  /** Replaces every entry by the given ones (unsorted), sorting once. */
-  load(keys: unknown[], docs: Document[]): void {
+  /**
+   * Replaces every entry by the given ones (unsorted), sorting once on precomputed key ranks.
+   * `shared` names each key field so that its ranks are reused by the next load over the
+   * same entries (see {@link sortedOrder}).
+   */
+  load(keys: unknown[], docs: Document[], shared?: { names: readonly string[]; ranks: Map<string, Ranked> }): void {
     const w = this.width;
-    const order = Array.from(docs.keys());
-    order.sort((a, b) => {
-      for (let f = 0; f < w; f++) {
-        const c = this.compareKey(keys[a * w + f], keys[b * w + f]);
-        if (c !== 0) return c * this.dirs[f];
-      }
-      return compareValues(docs[a]._id, docs[b]._id);
-    });
+    const fields: SortField[] = this.dirs.map((dir, f) => ({
+      valueAt: (i) => keys[i * w + f],
+      dir,
+      compare: this.compareKey,
+      binaryStrings: this.strings === undefined,
+      shareAs: shared?.names[f],
+    }));
+    // Entries usually come in `_id` order (an index build walks the documents so), which the
+    // stable sort keeps for equal keys; otherwise `_id` is the last sort field.
+    if (!idsAscending(docs)) {
+      fields.push({ valueAt: (i) => docs[i]._id, dir: 1, compare: compareValues, binaryStrings: true });
+    }
+    const order = sortedOrder(fields, docs.length, shared?.ranks);
     const blocks: Block[] = [];
     for (let start = 0; start < order.length || blocks.length === 0; start += BLOCK_SIZE) {
-      const slice = order.slice(start, start + BLOCK_SIZE);
-      blocks.push({ docs: slice.map((i) => docs[i]), keys: slice.flatMap((i) => keys.slice(i * w, i * w + w)) });
+      const end = Math.min(start + BLOCK_SIZE, order.length);
+      const block: Block = { docs: new Array(end - start), keys: new Array((end - start) * w) };
+      for (let k = start; k < end; k++) {
+        const i = order[k];
+        block.docs[k - start] = docs[i];
+        for (let f = 0; f < w; f++) block.keys[(k - start) * w + f] = keys[i * w + f];
+      }
+      blocks.push(block);
     }
     this.#blocks = blocks;
     this.#size = docs.length;
@@ -257,4 +273,10 @@ export class SortedBlocks {
     this.#before = undefined;
     this.#epoch++;
   }
+}
+
+/** True when the documents' `_id`s never decrease (a document repeats for each multikey entry). */
+function idsAscending(docs: readonly Document[]): boolean {
+  for (let i = 1; i < docs.length; i++) if (compareValues(docs[i - 1]._id, docs[i]._id) > 0) return false;
+  return true;
 }

@@ -3,6 +3,7 @@ import type { CollectionOptions, IndexSpec } from "../changes.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
+import type { Ranked } from "./rank-sort.ts";
 import type { DuplicateKey } from "./unique.ts";
 import { keyOf } from "./values.ts";
 
@@ -104,7 +105,7 @@ export class Collection {
    */
   addIndex(spec: IndexSpec, lenient = false): DuplicateKey | undefined {
     const index = new OrderedIndex(spec);
-    if (!this.#indexesDeferred) index.build(this.docs.iterate());
+    if (!this.#indexesDeferred) index.build(this.docs.view());
     if (spec.unique && !lenient) {
       const dup = firstDuplicate(index);
       if (dup) return { index: spec, keyValue: index.keyValue(dup) };
@@ -131,7 +132,10 @@ export class Collection {
   /** Rebuilds the index structures from the documents (after recovery replayed them loosely). */
   rebuildIndexes(): void {
     this.#indexesDeferred = false;
-    for (const index of this.#ordered.values()) index.build(this.docs.iterate());
+    // Shared between the builds, so a field in several indexes is ranked once. The builds read
+    // the `_id`-ordered array directly: nothing writes meanwhile, so no iterator is needed.
+    const ranks = new Map<string, Ranked>();
+    for (const index of this.#ordered.values()) index.build(this.docs.view(), ranks);
   }
 }
 

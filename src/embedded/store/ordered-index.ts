@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { SortedBlocks } from "./blocks.ts";
+import type { Ranked } from "./rank-sort.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { valuesAt } from "./paths.ts";
 import { compareValues, keyOf, type ValueKey } from "./values.ts";
@@ -92,19 +93,43 @@ export class OrderedIndex {
     for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, doc);
   }
 
-  /** Rebuilds the entries from the documents with one sort. */
-  build(docs: Iterable<Document>): void {
+  /**
+   * Rebuilds the entries from the documents with one sort. Builds sharing `ranks` (recovery
+   * building every index of a collection) rank a field once when it holds no array anywhere:
+   * then every such build has one entry per document, in the same order.
+   */
+  build(docs: Iterable<Document>, ranks?: Map<string, Ranked>): void {
     indexStats.builds++;
     this.multikey = false;
     const keys: unknown[] = [];
     const owners: Document[] = [];
+    // Top-level fields read directly: no path split, array of values or tuple per document.
+    const flat = this.fields.every((field) => !field.includes("."));
     for (const doc of docs) {
+      if (flat && this.#pushFlat(doc, keys)) {
+        owners.push(doc);
+        continue;
+      }
       for (const key of this.keys(doc)) {
         for (const v of key) keys.push(v);
         owners.push(doc);
       }
     }
-    this.entries.load(keys, owners);
+    // Ranks depend on the values and the comparator: the field's path and the collation.
+    const collation = JSON.stringify(this.spec.collation ?? null);
+    const names = this.fields.map((field) => `${field}\0${collation}`);
+    this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined);
+  }
+
+  /**
+   * Appends the single key tuple of `doc` when no indexed (top-level) field holds an array;
+   * false, with nothing appended, when one does (then {@link keys} handles the multikey case).
+   */
+  #pushFlat(doc: Document, keys: unknown[]): boolean {
+    const { fields } = this;
+    for (let f = 0; f < fields.length; f++) if (Array.isArray(doc[fields[f]])) return false;
+    for (let f = 0; f < fields.length; f++) keys.push(doc[fields[f]] ?? null);
+    return true;
   }
 
   /**

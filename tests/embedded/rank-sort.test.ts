@@ -1,0 +1,126 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Decimal128, type Document, Int32, Long, MaxKey, MinKey, ObjectId } from "bson";
+import type { IndexSpec } from "../../src/embedded/changes.ts";
+import { Collection } from "../../src/embedded/store/collection.ts";
+import { OrderedIndex } from "../../src/embedded/store/ordered-index.ts";
+import { parseCollation } from "../../src/embedded/store/collation.ts";
+import { type KeyCompare, sortedOrder, type SortField } from "../../src/embedded/store/rank-sort.ts";
+import { compareValues } from "../../src/embedded/store/values.ts";
+import { mulberry32 } from "../helpers/random.ts";
+
+/** The order a stable sort with the generic comparator gives: what sortedOrder must reproduce. */
+function referenceOrder(fields: readonly SortField[], count: number): number[] {
+  return Array.from({ length: count }, (_, i) => i).sort((a, b) => {
+    for (const { valueAt, dir, compare } of fields) {
+      const c = compare(valueAt(a), valueAt(b));
+      if (c !== 0) return c * dir;
+    }
+    return a - b;
+  });
+}
+
+const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
+
+/** Values of every BSON type the engine stores, with repeats and values equal across widths. */
+function mixedValue(random: () => number): unknown {
+  return pick(random, [
+    () => Math.floor(random() * 20) - 5,
+    () => pick(random, [0, -0, NaN, 1.5, -Infinity, Infinity]),
+    () => Long.fromNumber(Math.floor(random() * 10)),
+    () => new Int32(Math.floor(random() * 10)),
+    () => Decimal128.fromString(String(Math.floor(random() * 10))),
+    () => pick(random, ["a", "A", "b", "B", "ab", "", "é", "E", "Z"]),
+    () => pick(random, [null, undefined, true, false]),
+    () => new Date(Date.UTC(2025, 0, 1) + Math.floor(random() * 5) * 1000),
+    () => new ObjectId(String(Math.floor(random() * 4)).padStart(24, "0")),
+    () => pick(random, [[1, 2], [1], [], ["a"]]),
+    () => pick(random, [{ a: 1 }, { a: "x" }, { b: 1 }, {}]),
+    () => pick(random, [new MinKey(), new MaxKey()]),
+  ])();
+}
+
+function check(values: unknown[][], dirs: (1 | -1)[], compare: KeyCompare, binaryStrings = true): void {
+  const fields: SortField[] = dirs.map((dir, f) => ({ valueAt: (i) => values[i][f], dir, compare, binaryStrings }));
+  assert.deepEqual([...sortedOrder(fields, values.length)], referenceOrder(fields, values.length));
+}
+
+describe("index builds sort on precomputed key ranks", () => {
+  test("mixed BSON types, one to three fields, both directions: the generic comparator's order", () => {
+    const random = mulberry32(7);
+    for (let round = 0; round < 40; round++) {
+      const width = 1 + Math.floor(random() * 3);
+      const dirs = Array.from({ length: width }, () => (random() < 0.5 ? 1 : -1) as 1 | -1);
+      const rows = Array.from(
+        { length: 1 + Math.floor(random() * 300) },
+        () => Array.from({ length: width }, () => mixedValue(random)),
+      );
+      check(rows, dirs, (a, b) => compareValues(a, b));
+    }
+  });
+
+  test("strings equal under a collation share a rank, so ties keep their given order", () => {
+    const random = mulberry32(11);
+    const collation = parseCollation({ locale: "en", strength: 2 })!;
+    const rows = Array.from({ length: 500 }, () => [pick(random, ["a", "A", "b", "B", "é", "É", "e", 3])]);
+    check(rows, [1], (a, b) => compareValues(a, b, collation.compare), false);
+    check(rows, [-1], (a, b) => compareValues(a, b, collation.compare), false);
+    const words = Array.from({ length: 500 }, () => [pick(random, ["a", "A", "b", "B", "é", "É", "e"])]);
+    check(words, [1], (a, b) => compareValues(a, b, collation.compare), false);
+  });
+
+  test("only numbers, only dates or only strings (the comparator-free paths), many distinct values", () => {
+    const random = mulberry32(13);
+    const numbers = Array.from({ length: 5000 }, () => [random() * 1e6 - 5e5, Math.floor(random() * 3)]);
+    check(numbers, [1, -1], (a, b) => compareValues(a, b));
+    const dates = Array.from({ length: 5000 }, () => [new Date(Math.floor(random() * 1e9)), pick(random, ["x", "y"])]);
+    check(dates, [-1, 1], (a, b) => compareValues(a, b));
+    const strings = Array.from({ length: 5000 }, () => [String(Math.floor(random() * 1e5)), "\u{1F600}x", "\uFFFFy"]);
+    check(strings.map((row) => [row[Math.floor(random() * 3)]]), [1], (a, b) => compareValues(a, b));
+    const withNaN = [[NaN], [1], [-0], [0], [NaN], [-1]];
+    check(withNaN, [1], (a, b) => compareValues(a, b));
+  });
+
+  test("keys whose combined ranks exceed a double's exact range are re-ranked, not mis-ordered", () => {
+    const random = mulberry32(17);
+    // Six fields of up to 1,000 distinct values each: the product of their counts is past 2^53.
+    const rows = Array.from({ length: 3000 }, () => Array.from({ length: 6 }, () => Math.floor(random() * 1000)));
+    check(rows, [1, -1, 1, 1, -1, 1], (a, b) => compareValues(a, b));
+  });
+});
+
+describe("recovery's index builds share the ranks of a field", () => {
+  test("indexes rebuilt together hold the same entries as each built alone, multikey and collated ones included", () => {
+    const random = mulberry32(31);
+    const specs: IndexSpec[] = [
+      { name: "name_1", key: { name: 1 } },
+      { name: "at_-1_name_1", key: { at: -1, name: 1 } },
+      { name: "name_ci", key: { name: 1 }, collation: { locale: "en", strength: 2 } },
+      { name: "tags_1_name_1", key: { tags: 1, name: -1 } },
+      { name: "name_1_tags_1", key: { name: 1, tags: 1 } },
+    ];
+    const together = new Collection("db", "c");
+    together.deferIndexes();
+    for (const spec of specs) together.addIndex(spec, true);
+    for (let id = 0; id < 400; id++) {
+      const doc: Document = { _id: id, name: pick(random, ["a", "A", "b", "é", "E", 3, null]) };
+      if (random() < 0.8) doc.at = new Date(Math.floor(random() * 50) * 1000);
+      if (random() < 0.1) doc.tags = pick(random, [["x", "y"], [], ["y"]]);
+      together.put(doc);
+    }
+    together.rebuildIndexes();
+    const read = (index: OrderedIndex) => {
+      const out: unknown[] = [];
+      const { entries } = index;
+      for (let pos = entries.seek(() => 0); entries.valid(pos); pos = entries.next(pos)) {
+        out.push([entries.docAt(pos)._id, ...index.fields.map((_, f) => entries.keyAt(pos, f))]);
+      }
+      return out;
+    };
+    for (const index of together.orderedIndexes()) {
+      const alone = new OrderedIndex(index.spec);
+      alone.build(together.docs.iterate());
+      assert.deepEqual(read(index), read(alone), index.spec.name);
+    }
+  });
+});
