@@ -132,12 +132,23 @@ export function regexBounds(source: string, flags: string): { interval: Interval
   if (optional) prefix = prefix.slice(0, -1);
   const exact = i === source.length && flags === "";
   if (prefix === "") return { interval: { lo: typeStart(4), hi: typeEnd(4) }, exact: false };
-  let upper = prefix;
-  while (upper.length > 0 && upper.charCodeAt(upper.length - 1) === 0xffff) upper = upper.slice(0, -1);
-  const hi: Endpoint = upper === ""
-    ? typeEnd(4)
-    : { value: upper.slice(0, -1) + String.fromCharCode(upper.charCodeAt(upper.length - 1) + 1), inclusive: false };
+  const upper = prefixSuccessor(prefix);
+  const hi: Endpoint = upper === undefined ? typeEnd(4) : { value: upper, inclusive: false };
   return { interval: { lo: { value: prefix, inclusive: true }, hi }, exact };
+}
+
+/**
+ * The least string above every string starting with `prefix`, in binary (code point) order:
+ * the prefix with its last code point replaced by the next one (past the surrogate range, and
+ * carrying over U+10FFFF); undefined when there is none.
+ */
+function prefixSuccessor(prefix: string): string | undefined {
+  const points = [...prefix].map((c) => c.codePointAt(0)!);
+  while (points.length > 0 && points[points.length - 1] === 0x10ffff) points.pop();
+  if (points.length === 0) return undefined;
+  let next = points.pop()! + 1;
+  if (next >= 0xd800 && next <= 0xdfff) next = 0xe000;
+  return String.fromCodePoint(...points, next);
 }
 
 type Translated = { intervals: Interval[]; exact: boolean } | undefined;

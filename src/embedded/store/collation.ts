@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { compareStrings } from "./strings.ts";
 
 /** Orders two strings; the rest of BSON order is unchanged by a collation. */
 export type StringCompare = (a: string, b: string) => number;
@@ -133,7 +134,7 @@ function comparer(spec: Document): StringCompare {
   const compare = collator.compare;
   if (spec.strength !== 5) return compare;
   // Identical strength: equal under the collator, then by code points.
-  return (a, b) => compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+  return (a, b) => compare(a, b) || compareStrings(a, b);
 }
 
 const cache = new Map<string, Collation | undefined>();

@@ -10,6 +10,7 @@
  * values plus numeric work.
  */
 
+import { compareStrings, mayPartFromCodeUnitOrder } from "./strings.ts";
 /** Compares two key values (BSON order, under the index's collation). */
 export type KeyCompare = (a: unknown, b: unknown) => number;
 
@@ -27,7 +28,7 @@ interface Distinct {
 /**
  * The rank of each of `count` values read through `valueAt(i)`: equal ranks for values
  * `compare` calls equal, increasing in `compare`'s order. Also returns how many ranks there are.
- * `binaryStrings` says that `compare` orders strings by code unit (no collation).
+ * `binaryStrings` says that `compare` orders strings in binary order (no collation).
  */
 export function rankValues(
   count: number,
@@ -89,6 +90,15 @@ function numericColumn(count: number, valueAt: (i: number) => unknown): Float64A
 }
 
 /**
+ * Strings in binary (code point) order: a native sort, which orders by UTF-16 code unit and is
+ * the same order unless some string holds a unit at or above 0xD800; only then sorted again.
+ */
+function binaryOrder(texts: string[]): string[] {
+  texts.sort();
+  return texts.some(mayPartFromCodeUnitOrder) ? texts.sort(compareStrings) : texts;
+}
+
+/**
  * Slots of the distinct values in `compare`'s order. When they are all strings in binary
  * order, all numbers (no NaN) or all dates, a native sort of their Map keys gives that order
  * without calling `compare`; otherwise `compare` sorts them.
@@ -96,7 +106,7 @@ function numericColumn(count: number, valueAt: (i: number) => unknown): Float64A
 function distinctOrder(distinct: Distinct, compare: KeyCompare, binaryStrings: boolean): ArrayLike<number> {
   const { values, strings, numbers, dates } = distinct;
   const n = values.length;
-  if (binaryStrings && strings.size === n) return [...strings.keys()].sort().map((s) => strings.get(s)!);
+  if (binaryStrings && strings.size === n) return binaryOrder([...strings.keys()]).map((s) => strings.get(s)!);
   for (const times of [numbers, dates]) {
     if (times.size !== n || times.has(NaN)) continue;
     const sorted = Float64Array.from(times.keys()).sort();
@@ -112,7 +122,7 @@ export interface SortField {
   valueAt: (entry: number) => unknown;
   dir: 1 | -1;
   compare: KeyCompare;
-  /** True when `compare` orders strings by code unit (no collation): enables a native sort. */
+  /** True when `compare` orders strings in binary order (no collation): enables a native sort. */
   binaryStrings?: boolean;
   /**
    * Names this field's ranks in `shared` (see {@link sortedOrder}): fields with the same name

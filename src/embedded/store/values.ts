@@ -1,6 +1,7 @@
 import { type Binary, type Long, Long as LongClass, type ObjectId, type Timestamp } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import type { StringCompare } from "./collation.ts";
+import { compareStrings } from "./strings.ts";
 
 /** Rank of each BSON type in MongoDB's cross-type comparison order (null and missing: 2). */
 export function typeRank(v: unknown): number {
@@ -82,7 +83,7 @@ function compareDocuments(a: Record<string, unknown>, b: Record<string, unknown>
   for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
     const byType = typeRank(a[ka[i]]) - typeRank(b[kb[i]]);
     if (byType !== 0) return byType;
-    const byName = cmp(ka[i], kb[i]);
+    const byName = compareStrings(ka[i], kb[i]);
     if (byName !== 0) return byName;
     const byValue = compareValues(a[ka[i]], b[kb[i]], strings);
     if (byValue !== 0) return byValue;
@@ -107,7 +108,7 @@ function compareSameRank(rank: number, a: unknown, b: unknown, strings?: StringC
     case 3:
       return compareNumbers(a, b);
     case 4:
-      return strings ? strings(String(a), String(b)) : cmp(String(a), String(b));
+      return strings ? strings(String(a), String(b)) : compareStrings(String(a), String(b));
     case 5:
       return compareDocuments(a as Record<string, unknown>, b as Record<string, unknown>, strings);
     case 6:
@@ -138,7 +139,7 @@ export function compareValues(a: unknown, b: unknown, strings?: StringCompare): 
   if (typeof a === "number" && typeof b === "number") {
     return a < b ? -1 : a > b ? 1 : a === b ? 0 : compareDoubles(a, b);
   }
-  if (typeof a === "string" && typeof b === "string") return strings ? strings(a, b) : a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "string" && typeof b === "string") return strings ? strings(a, b) : compareStrings(a, b);
   const ra = typeRank(a);
   const rb = typeRank(b);
   return ra !== rb ? ra - rb : compareSameRank(ra, a, b, strings);
