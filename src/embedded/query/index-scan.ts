@@ -19,12 +19,24 @@ export interface ScanStats {
  * the first "Bo" after 7 instead of reading every "Bo" before it.
  */
 export function scanFields(index: OrderedIndex): readonly string[] {
-  return index.fields.includes("_id") ? index.fields : [...index.fields, "_id"];
+  let fields = scanFieldLists.get(index);
+  if (fields === undefined) {
+    fields = index.fields.includes("_id") ? index.fields : [...index.fields, "_id"];
+    scanFieldLists.set(index, fields);
+  }
+  return fields;
 }
 
-/** The direction of each scan field (see {@link scanFields}): `_id` ascends within equal keys. */
+/** {@link scanFields} of each index, made once: the planner asks for them on every read. */
+const scanFieldLists = new WeakMap<OrderedIndex, readonly string[]>();
+
+const scanDirections = new WeakMap<SortedBlocks, readonly (1 | -1)[]>();
+
+/** The direction of each scan field (see {@link scanFields}): `_id` ascends within equal keys. Made once per index. */
 function scanDirs(entries: SortedBlocks): readonly (1 | -1)[] {
-  return [...entries.dirs, 1];
+  let dirs = scanDirections.get(entries);
+  if (dirs === undefined) scanDirections.set(entries, dirs = [...entries.dirs, 1]);
+  return dirs;
 }
 
 /** Scan field `f` of an entry: its key value, or past the key, the document's `_id`. */
