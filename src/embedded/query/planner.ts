@@ -229,8 +229,14 @@ function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Pla
   let bounds = fieldBounds(own, false);
   let exact = bounds.exact && own.length === terms.fields.length && terms.others === 0 && terms.ors.length === 0;
   for (const branches of isFull(bounds) ? terms.ors : []) {
-    const each = branches.map((branch) => fieldBounds([...own, ...idConditions(conjunction(branch).fields)], false));
-    if (each.some(isFull)) continue;
+    // Stops at the first branch that leaves `_id` unbounded: the union is then unbounded too.
+    const each: FieldBounds[] = [];
+    for (const branch of branches) {
+      const found = fieldBounds([...own, ...idConditions(conjunction(branch).fields)], false);
+      if (isFull(found)) break;
+      each.push(found);
+    }
+    if (each.length < branches.length) continue;
     [bounds, exact] = [unionOf(each), false];
     break;
   }
