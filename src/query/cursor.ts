@@ -30,9 +30,16 @@ function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function fromBase64Url(text: string): Uint8Array {
+/** UTF-8 `text` in base64url without padding: node:buffer's native encoder where there is one. */
+function textToBase64Url(text: string): string {
+  return NodeBuffer ? NodeBuffer.from(text, "utf8").toString("base64url") : toBase64Url(new TextEncoder().encode(text));
+}
+
+/** The text {@link textToBase64Url} encoded; throws on bytes that are not UTF-8 (only without node:buffer). */
+function textFromBase64Url(text: string): string {
+  if (NodeBuffer) return NodeBuffer.from(text, "base64url").toString("utf8");
   const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
 }
 
 function isState(value: unknown): value is CursorState {
@@ -50,6 +57,15 @@ function isState(value: unknown): value is CursorState {
 const nodeCrypto: typeof import("node:crypto") | undefined = await import("node:crypto").catch(() => undefined);
 
 /**
+ * node:buffer where the runtime has it: its base64url codec is native, about ten times cheaper
+ * than btoa/atob over a byte-by-byte string, on a path every cursor page takes three times.
+ * Only cursors this server signed are ever decoded, so its leniency towards bad input is moot.
+ */
+const NodeBuffer: typeof import("node:buffer").Buffer | undefined = await import("node:buffer")
+  .then((module) => module.Buffer)
+  .catch(() => undefined);
+
+/**
  * Seals list positions into opaque cursors and opens them again. A cursor is its state as JSON
  * (sort values in relaxed Extended JSON, so dates stay dates), base64url-encoded, then a dot and
  * an HMAC-SHA-256 of it (node:crypto or Web Crypto, so it runs on any runtime). Without the
@@ -59,10 +75,13 @@ const nodeCrypto: typeof import("node:crypto") | undefined = await import("node:
 export class CursorSealer {
   readonly #secret: Uint8Array;
   #key: Promise<CryptoKey> | undefined;
+  /** The secret as a node:crypto key object, made once rather than on every signature. */
+  readonly #nodeKey: import("node:crypto").KeyObject | undefined;
 
   /** `secret`: any bytes; cursors verify only where the same secret is used. */
   constructor(secret: Uint8Array) {
     this.#secret = Uint8Array.from(secret);
+    this.#nodeKey = nodeCrypto?.createSecretKey(this.#secret);
   }
 
   /** A sealer with a fresh random secret: its cursors are valid until the process ends. */
@@ -73,7 +92,7 @@ export class CursorSealer {
   /** The opaque cursor for `state`. */
   async seal(state: CursorState): Promise<string> {
     const json = JSON.stringify({ ...state, key: EJSON.serialize(state.key, { relaxed: true }) });
-    const payload = toBase64Url(new TextEncoder().encode(json));
+    const payload = textToBase64Url(json);
     return `${payload}.${await this.sign(payload)}`;
   }
 
@@ -91,9 +110,11 @@ export class CursorSealer {
   }
 
   private async sign(payload: string): Promise<string> {
-    if (nodeCrypto) {
-      return toBase64Url(
-        nodeCrypto.createHmac("sha256", this.#secret).update(payload).digest().subarray(0, SIGNATURE_BYTES),
+    if (nodeCrypto && this.#nodeKey) {
+      return nodeCrypto.createHmac("sha256", this.#nodeKey).update(payload).digest().toString(
+        "base64url",
+        0,
+        SIGNATURE_BYTES,
       );
     }
     this.#key ??= crypto.subtle.importKey(
@@ -112,7 +133,7 @@ export class CursorSealer {
 // an unexpected shape; it is still checked rather than trusted.
 function decodeState(payload: string): CursorState {
   try {
-    const raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64Url(payload)));
+    const raw = JSON.parse(textFromBase64Url(payload));
     const state = { ...raw, key: EJSON.deserialize(raw.key, { relaxed: true }) };
     if (isState(state)) return state;
   } catch {

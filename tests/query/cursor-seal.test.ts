@@ -26,4 +26,15 @@ describe("CursorSealer", () => {
     assert.equal(signature, expected);
     assert.deepEqual(await new CursorSealer(secret).open(cursor), state);
   });
+
+  test("the payload is the state's JSON in UTF-8, base64url-encoded as the web-standard codec does", async () => {
+    const sealer = new CursorSealer(secret);
+    const withAccents = { ...state, q: '{"name":"Zoë 🦊"}', key: [new Date(0), "Ærø", 7] };
+    const [payload] = (await sealer.seal(withAccents)).split(".");
+    const bytes = Uint8Array.from(atob(payload.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+    const json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    assert.deepEqual(json, { ...withAccents, key: [{ $date: "1970-01-01T00:00:00Z" }, "Ærø", 7] });
+    assert.match(payload, /^[A-Za-z0-9_-]+$/);
+    assert.deepEqual(await sealer.open(await sealer.seal(withAccents)), withAccents);
+  });
 });

@@ -19,12 +19,24 @@ export interface ScanStats {
  * the first "Bo" after 7 instead of reading every "Bo" before it.
  */
 export function scanFields(index: OrderedIndex): readonly string[] {
-  return index.fields.includes("_id") ? index.fields : [...index.fields, "_id"];
+  let fields = scanFieldLists.get(index);
+  if (fields === undefined) {
+    fields = index.fields.includes("_id") ? index.fields : [...index.fields, "_id"];
+    scanFieldLists.set(index, fields);
+  }
+  return fields;
 }
 
-/** The direction of each scan field (see {@link scanFields}): `_id` ascends within equal keys. */
+/** {@link scanFields} of each index, made once: the planner asks for them on every read. */
+const scanFieldLists = new WeakMap<OrderedIndex, readonly string[]>();
+
+const scanDirections = new WeakMap<SortedBlocks, readonly (1 | -1)[]>();
+
+/** The direction of each scan field (see {@link scanFields}): `_id` ascends within equal keys. Made once per index. */
 function scanDirs(entries: SortedBlocks): readonly (1 | -1)[] {
-  return [...entries.dirs, 1];
+  let dirs = scanDirections.get(entries);
+  if (dirs === undefined) scanDirections.set(entries, dirs = [...entries.dirs, 1]);
+  return dirs;
 }
 
 /** Scan field `f` of an entry: its key value, or past the key, the document's `_id`. */
@@ -223,8 +235,11 @@ export interface ScanBranch {
 
 /**
  * Reads the branches of an `$or` from one index and merges them in index order (or reverse),
- * each document once: MongoDB's SORT_MERGE of one index scan per branch. Every branch starts
- * at its own first entry, so a page reads about its own size however deep it lies.
+ * each document once: MongoDB's SORT_MERGE of one index scan per branch. A branch's scan starts
+ * (seeks) only once the merge reaches its first range: until then the start of that range says
+ * it has nothing to give. A keyset page (the boundary's own branch last, then wider and wider
+ * ones) thus starts its last branch and only the next ones it reads into, and reads about its
+ * own size however deep it lies.
  */
 export function* mergeScans(
   index: OrderedIndex,
@@ -233,9 +248,25 @@ export function* mergeScans(
   stats: ScanStats,
 ): Generator<Document> {
   const seen = new Set<ValueKey>();
-  const scans = branches.map((b) => scanEntries({ index, bounds: b.bounds, reverse }, b.ranges, stats, seen));
-  const heads = scans.map((scan) => scan.next());
-  const dirs = index.entries.dirs;
+  const { entries } = index;
+  const scans: (Generator<Entry> | undefined)[] = branches.map(() => undefined);
+  const heads: IteratorResult<Entry>[] = branches.map(() => ({ done: true, value: undefined }));
+  // Negative (forward) or not (reverse) while an entry is read before anything of the branch's first range.
+  const firsts = branches.map((b) => {
+    const first = reverse ? b.ranges[b.ranges.length - 1] : b.ranges[0];
+    return first && (reverse ? endProbe(first, entries) : startProbe(first, entries));
+  });
+  const waiting = (i: number, head: Entry): boolean => {
+    const probe = firsts[i];
+    if (!probe) return false;
+    const c = probe((f) => head.key[f], head.doc);
+    return reverse ? c >= 0 : c < 0;
+  };
+  const start = (i: number) => {
+    scans[i] = scanEntries({ index, bounds: branches[i].bounds, reverse }, branches[i].ranges, stats, seen);
+    heads[i] = scans[i]!.next();
+  };
+  const dirs = entries.dirs;
   const before = (a: Entry, b: Entry): boolean => {
     for (let f = 0; f < dirs.length; f++) {
       const c = compareValues(a.key[f], b.key[f]) * dirs[f];
@@ -250,8 +281,20 @@ export function* mergeScans(
       const head = heads[i];
       if (!head.done && (best < 0 || before(head.value, (heads[best] as IteratorYieldResult<Entry>).value))) best = i;
     }
-    if (best < 0) return;
-    yield (heads[best] as IteratorYieldResult<Entry>).value.doc;
-    heads[best] = scans[best].next();
+    const unstarted = scans.lastIndexOf(undefined);
+    if (unstarted < 0 && best < 0) return;
+    if (best < 0) {
+      // Nothing to compare with yet: start the last branch left (a keyset filter's narrowest).
+      start(unstarted);
+      continue;
+    }
+    const head = (heads[best] as IteratorYieldResult<Entry>).value;
+    let started = false;
+    for (let i = 0; i < scans.length; i++) {
+      if (scans[i] === undefined && !waiting(i, head)) start(i), started = true;
+    }
+    if (started) continue;
+    yield head.doc;
+    heads[best] = scans[best]!.next();
   }
 }

@@ -171,6 +171,7 @@ function orPlan(
   index: OrderedIndex,
   terms: Conjunction,
   keys: SortKey[],
+  window: number,
   branches: Document[],
   ors = 1,
 ): Plan | undefined {
@@ -192,7 +193,10 @@ function orPlan(
   }
   const union = parts[0].bounds.map((_, f) => unionOf(parts.map((part) => part.bounds[f])));
   const dir = keys.length && !index.multikey ? sortDirection(index, union, keys) : 0;
-  const estimate = parts.reduce((n, part) => n + countInRanges(index.entries, part.ranges), 0);
+  // An exact ordered read costs at most the window (see cost): counting further would not change its cost.
+  const enough = exact && dir !== 0 ? window : Infinity;
+  let estimate = 0;
+  for (let i = 0; i < parts.length && estimate < enough; i++) estimate += countInRanges(index.entries, parts[i].ranges);
   const scan: ScanSpec = { index, bounds: union, reverse: dir === -1 };
   return { kind: "ixscan", scan, ranges: [], branches: parts, exact, ordered: dir !== 0, countable: false, estimate };
 }
@@ -225,8 +229,14 @@ function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Pla
   let bounds = fieldBounds(own, false);
   let exact = bounds.exact && own.length === terms.fields.length && terms.others === 0 && terms.ors.length === 0;
   for (const branches of isFull(bounds) ? terms.ors : []) {
-    const each = branches.map((branch) => fieldBounds([...own, ...idConditions(conjunction(branch).fields)], false));
-    if (each.some(isFull)) continue;
+    // Stops at the first branch that leaves `_id` unbounded: the union is then unbounded too.
+    const each: FieldBounds[] = [];
+    for (const branch of branches) {
+      const found = fieldBounds([...own, ...idConditions(conjunction(branch).fields)], false);
+      if (isFull(found)) break;
+      each.push(found);
+    }
+    if (each.length < branches.length) continue;
     [bounds, exact] = [unionOf(each), false];
     break;
   }
@@ -295,9 +305,9 @@ export function choosePlan(
   for (const index of coll.orderedIndexes()) {
     if (!sameCollation(index.collation, collation)) continue;
     consider(indexPlan(index, usable, keys));
-    for (const branches of usable.ors) consider(orPlan(index, usable, keys, branches));
+    for (const branches of usable.ors) consider(orPlan(index, usable, keys, window, branches));
     const combined = usable.ors.length > 1 ? everyCombination(usable.ors) : undefined;
-    if (combined) consider(orPlan(index, usable, keys, combined, usable.ors.length));
+    if (combined) consider(orPlan(index, usable, keys, window, combined, usable.ors.length));
   }
   return best;
 }
