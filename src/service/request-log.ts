@@ -14,6 +14,10 @@ export interface RequestFields {
   path: string;
   status: number;
   durationMs: number;
+  /**
+   * Written into JSON lines as it is, unescaped: the service's ids are always sane (letters,
+   * digits and `._:@-` only, see request-id.ts), which JSON never escapes.
+   */
   requestId: string;
 }
 
@@ -68,6 +72,8 @@ export class RequestLog {
   #secondText = "";
   #lastPath = "";
   #lastPathText = "";
+  #lastMethod = "";
+  #lastMethodText = "";
 
   /** Replaces the setup, writing what the previous one still held; `undefined` switches the log off. */
   configure(setup: RequestLogSetup | undefined): void {
@@ -128,18 +134,27 @@ export class RequestLog {
     return this.#lastPathText;
   }
 
+  /** {@link jsonText} of a method, kept for the last one (nearly every request is a GET). */
+  #jsonMethod(method: string): string {
+    if (method !== this.#lastMethod) {
+      this.#lastMethod = method;
+      this.#lastMethodText = jsonText(method);
+    }
+    return this.#lastMethodText;
+  }
+
   /** The line LogTape's JSON Lines formatter writes for the same record. */
   #jsonLine(
     level: "info" | "debug",
     { method, path, status, durationMs, requestId }: RequestFields,
     now: number,
   ): string {
-    const m = jsonText(method), p = this.#jsonPath(path), id = jsonText(requestId);
+    const m = this.#jsonMethod(method), p = this.#jsonPath(path);
     const took = String(durationMs); // once: a fraction's text costs ~0.1 µs to make
     return `{"@timestamp":"${this.#iso(now)}","level":"${
       level === "info" ? "INFO" : "DEBUG"
-    }","message":"${m} ${p} ${status} ${took} ms ${id}",` +
-      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${took},"requestId":"${id}"}}\n`;
+    }","message":"${m} ${p} ${status} ${took} ms ${requestId}",` +
+      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${took},"requestId":"${requestId}"}}\n`;
   }
 
   /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */

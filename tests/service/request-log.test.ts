@@ -93,6 +93,18 @@ describe("request lines: batched, in LogTape's shapes", async () => {
     assert.deepEqual(lines.map((line) => line.properties.path), times.map((_, i) => paths[i % paths.length]));
   });
 
+  it("writes each line's own method, however methods alternate", () => {
+    const batches: string[] = [];
+    const log = new RequestLog();
+    log.configure({ level: "info", json: true, write: (text) => batches.push(text) });
+    const methods = ["GET", "GET", 'X"Y', "POST", 'X"Y', "GET", "DELETE", "DELETE", "GET"];
+    for (const method of methods) log.log("info", { method, path: "/p", status: 200, durationMs: 1, requestId: "r" });
+    log.flush();
+    const lines = batches.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((line) => line.properties.method), methods);
+    assert.deepEqual(lines.map((line) => line.message.split(" ")[0]), methods);
+  });
+
   it("escapes quotes and control characters, so a path cannot break or forge a line", () => {
     for (const json of [true, false]) {
       const batches: string[] = [];
