@@ -48,6 +48,16 @@ const JSON_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 // deno-lint-ignore no-control-regex -- finding control characters is the point: they must be escaped
 const CONTROL = /[\x00-\x1f\x7f]/;
 
+// What follows the timestamp in a JSON line, up to the message's method.
+const INFO_MESSAGE = '","level":"INFO","message":"';
+const DEBUG_MESSAGE = '","level":"DEBUG","message":"';
+
+/** A JSON line's text that follows from its method and path: the message's start, and the properties' up to the status. */
+interface RouteParts {
+  message: string;
+  properties: string;
+}
+
 /** `value` as the inside of a JSON string. */
 function jsonText(value: string): string {
   return JSON_PLAIN.test(value) ? value : JSON.stringify(value).slice(1, -1);
@@ -70,10 +80,9 @@ export class RequestLog {
   #stamp = "";
   #secondMs = NaN;
   #secondText = "";
-  #lastPath = "";
-  #lastPathText = "";
   #lastMethod = "";
-  #lastMethodText = "";
+  #lastPath = "";
+  #lastRoute: RouteParts = { message: "", properties: "" };
 
   /** Replaces the setup, writing what the previous one still held; `undefined` switches the log off. */
   configure(setup: RequestLogSetup | undefined): void {
@@ -125,22 +134,22 @@ export class RequestLog {
     return this.#stamp;
   }
 
-  /** {@link jsonText} of a path, kept for the last one: a busy route logs the same path line after line. */
-  #jsonPath(path: string): string {
-    if (path !== this.#lastPath) {
-      this.#lastPath = path;
-      this.#lastPathText = jsonText(path);
-    }
-    return this.#lastPathText;
-  }
-
-  /** {@link jsonText} of a method, kept for the last one (nearly every request is a GET). */
-  #jsonMethod(method: string): string {
-    if (method !== this.#lastMethod) {
+  /**
+   * The parts of a JSON line that follow from its method and path alone, kept for the last
+   * pair: a busy route logs the same ones line after line, and a line made of fewer, longer
+   * parts is cheaper to make and to join into its batch.
+   */
+  #routeParts(method: string, path: string): RouteParts {
+    if (method !== this.#lastMethod || path !== this.#lastPath) {
       this.#lastMethod = method;
-      this.#lastMethodText = jsonText(method);
+      this.#lastPath = path;
+      const m = jsonText(method), p = jsonText(path);
+      this.#lastRoute = {
+        message: `${m} ${p} `,
+        properties: `","logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":`,
+      };
     }
-    return this.#lastMethodText;
+    return this.#lastRoute;
   }
 
   /** The line LogTape's JSON Lines formatter writes for the same record. */
@@ -149,12 +158,11 @@ export class RequestLog {
     { method, path, status, durationMs, requestId }: RequestFields,
     now: number,
   ): string {
-    const m = this.#jsonMethod(method), p = this.#jsonPath(path);
+    const route = this.#routeParts(method, path);
     const took = String(durationMs); // once: a fraction's text costs ~0.1 µs to make
-    return `{"@timestamp":"${this.#iso(now)}","level":"${
-      level === "info" ? "INFO" : "DEBUG"
-    }","message":"${m} ${p} ${status} ${took} ms ${requestId}",` +
-      `"logger":"mongorest.request","properties":{"method":"${m}","path":"${p}","status":${status},"durationMs":${took},"requestId":"${requestId}"}}\n`;
+    return `{"@timestamp":"${this.#iso(now)}${
+      level === "info" ? INFO_MESSAGE : DEBUG_MESSAGE
+    }${route.message}${status} ${took} ms ${requestId}${route.properties}${status},"durationMs":${took},"requestId":"${requestId}"}}\n`;
   }
 
   /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */
