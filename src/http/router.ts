@@ -63,6 +63,20 @@ function matches(pattern: string, segments: readonly string[]): boolean {
  * @example pathnameOf("http://localhost:3000/api/v1/users?page=2") // "/api/v1/users"
  */
 export function pathnameOf(url: string): string {
+  // The app and its service layer both ask, and a busy client asks for the same URL again and
+  // again: the last answer is kept, and handing back the same string keeps its hash for the
+  // Map and Set lookups that follow.
+  if (url === lastUrl) return lastPathname;
+  const pathname = pathnameAt(url);
+  lastUrl = url;
+  lastPathname = pathname;
+  return pathname;
+}
+
+let lastUrl = "";
+let lastPathname = "";
+
+function pathnameAt(url: string): string {
   const authority = url.indexOf("//");
   const start = authority === -1 ? -1 : url.indexOf("/", authority + 2);
   if (start === -1) return new URL(url).pathname;
@@ -138,7 +152,12 @@ function memoisedMatch<T>(
   match: (method: string, pathname: string) => RouteMatch<T> | undefined,
 ): (method: string, pathname: string) => RouteMatch<T> | undefined {
   const kept = new Map<string, RouteMatch<T> | null>();
+  // The last pair asked for, checked before the map: no key to build for a repeated request.
+  let lastMethod = "";
+  let lastPathname = "";
+  let lastFound: RouteMatch<T> | undefined;
   return (method, pathname) => {
+    if (pathname === lastPathname && method === lastMethod) return lastFound;
     if (pathname.length > LONGEST_KEPT) return match(method, pathname);
     const key = `${method} ${pathname}`;
     let found = kept.get(key);
@@ -147,6 +166,9 @@ function memoisedMatch<T>(
       if (kept.size >= MATCHES_KEPT) kept.clear();
       kept.set(key, found);
     }
-    return found ?? undefined;
+    lastMethod = method;
+    lastPathname = pathname;
+    lastFound = found ?? undefined;
+    return lastFound;
   };
 }

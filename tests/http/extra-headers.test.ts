@@ -101,4 +101,14 @@ describe("headers added by withHeaders", {
       "3",
     ], ["content-length", "2"]]);
   });
+
+  test("each body's Content-Length is its own, however bodies repeat and alternate", async () => {
+    const page = JSON.stringify({ name: "Zoë", note: "日本" });
+    const bodies = [page, page, "x".repeat(page.length), page, "", page, "é".repeat(70_000), "", page];
+    for (const body of bodies) {
+      const { headers, body: received } = await wire(() => createResponse(body, 200, { "content-type": "a/b" }));
+      assert.deepEqual(headers.at(-1), ["content-length", String(Buffer.byteLength(body))]);
+      assert.equal(received, body);
+    }
+  });
 });

@@ -180,6 +180,38 @@ describe("serveNode", () => {
     ]);
   });
 
+  test("the same target again, or from another host, gets its own URL each time", async () => {
+    const seen: string[] = [];
+    app.use((request) => {
+      seen.push(request.url);
+      return createResponse(null, 204, {});
+    });
+    const asked = [
+      ["LOCALHOST", "/a?x"],
+      ["LOCALHOST", "/a?x"],
+      ["127.0.0.1", "/a?x"],
+      ["127.0.0.1", "/b/./c"],
+      ["LOCALHOST", "/a?x"],
+      ["LOCALHOST", "/b/./c"],
+    ];
+    for (const [host, path] of asked) {
+      const raw = await rawExchange(
+        server.port,
+        `GET ${path} HTTP/1.1\r\nHost: ${host}:${server.port}\r\nConnection: close\r\n\r\n`,
+      );
+      assert.equal(parseRaw(raw).status, 204);
+    }
+    const local = `http://localhost:${server.port}`, loopback = `http://127.0.0.1:${server.port}`;
+    assert.deepEqual(seen, [
+      `${local}/a?x`,
+      `${local}/a?x`,
+      `${loopback}/a?x`,
+      `${loopback}/b/c`,
+      `${local}/a?x`,
+      `${local}/b/c`,
+    ]);
+  });
+
   test("the lazy Request materialises into a full Request when needed", async () => {
     app.use(async (request) => {
       assert.ok(request.signal instanceof AbortSignal);

@@ -31,6 +31,19 @@ describe("pathnameOf", () => {
       assert.equal(pathnameOf(url.href), url.pathname, raw);
     }
   });
+
+  test("the same URL again, or alternating URLs, each get their own path", () => {
+    const urls = [
+      "http://h/a?x",
+      "http://h/a?x",
+      "http://h/b",
+      "http://h/a?x",
+      "http://h/b#c",
+      "http://h/",
+      "http://h/a",
+    ];
+    assert.deepEqual(urls.map(pathnameOf), ["/a", "/a", "/b", "/a", "/b", "/", "/a"]);
+  });
 });
 
 describe("buildRouter's kept matches", () => {
@@ -49,6 +62,32 @@ describe("buildRouter's kept matches", () => {
     assert.equal(router.match("DELETE", "/api/v1/users/7")!.target, "delete");
     assert.equal(router.match("GET", "/api/v1/nothing"), undefined);
     assert.equal(router.match("GET", "/api/v1/nothing"), undefined);
+  });
+
+  test("the last pair asked for is told apart by method and by path", () => {
+    const router = buildRouter(routes);
+    const asked: [string, string][] = [
+      ["GET", "/api/v1/users/7"],
+      ["DELETE", "/api/v1/users/7"],
+      ["GET", "/api/v1/users/7"],
+      ["GET", "/api/v1/users/8"],
+      ["GET", "/api/v1/users"],
+      ["DELETE", "/api/v1/users"],
+      ["GET", "/api/v1/users"],
+    ];
+    const answers = asked.map(([method, path]) => {
+      const found = router.match(method, path);
+      return found && `${found.target} ${JSON.stringify(found.params)}`;
+    });
+    assert.deepEqual(answers, [
+      'show {"id":"7"}',
+      'delete {"id":"7"}',
+      'show {"id":"7"}',
+      'show {"id":"8"}',
+      "list {}",
+      undefined,
+      "list {}",
+    ]);
   });
 
   test("matches stay right past the kept bound, and for paths too long to keep", () => {

@@ -21,4 +21,17 @@ describe("request ids", () => {
     assert.match(given("has space"), V4);
     assert.match(given("x".repeat(129)), V4);
   });
+
+  // The request log writes ids into JSON lines unescaped (service/request-log.ts): that holds
+  // only while every id this returns is one JSON.stringify leaves as it is.
+  test("every id it returns, kept or fresh, needs no escaping in JSON", () => {
+    const given = (id: string) => requestIdOf(new Request("http://localhost/", { headers: { "x-request-id": id } }));
+    const candidates = ["a-Z_0.9:@", 'quo"te', "back\\slash", "tab\there", "\u00e9t\u00e9", "ok", "ctl\u007f"];
+    for (const candidate of candidates) {
+      const id = given(candidate);
+      assert.equal(JSON.stringify(id), `"${id}"`, candidate);
+    }
+    assert.equal(given("a-Z_0.9:@"), "a-Z_0.9:@");
+    assert.match(given('quo"te'), V4);
+  });
 });

@@ -3,7 +3,7 @@ import { after, describe, it } from "node:test";
 import { type LogRecord, reset } from "@logtape/logtape";
 import { configureLogging } from "../../src/mod.ts";
 import { lineFormatter } from "../../src/service/logging.ts";
-import { type RequestFields, RequestLog } from "../../src/service/request-log.ts";
+import { durationText, type RequestFields, RequestLog } from "../../src/service/request-log.ts";
 import { call, exampleApp } from "../helpers/app.ts";
 
 /** The record LogTape itself would have made for a request line written at `timestamp`. */
@@ -91,6 +91,28 @@ describe("request lines: batched, in LogTape's shapes", async () => {
     const lines = batches.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
     assert.deepEqual(lines.map((line) => line["@timestamp"]), times.map((ms) => new Date(ms).toISOString()));
     assert.deepEqual(lines.map((line) => line.properties.path), times.map((_, i) => paths[i % paths.length]));
+  });
+
+  it("writes a duration as String() does, for every hundredth and for any other number", () => {
+    for (let hundredths = 0; hundredths < 300_000; hundredths++) {
+      const ms = Math.round(hundredths) / 100;
+      if (durationText(ms) !== String(ms)) assert.equal(durationText(ms), String(ms));
+    }
+    for (const ms of [0.001, 1.234, 1e-7, 123456789.5, 1e21, -0, -1.5, NaN, Infinity, 0.1 + 0.2, 9_999_999.99]) {
+      assert.equal(durationText(ms), String(ms), String(ms));
+    }
+  });
+
+  it("writes each line's own method, however methods alternate", () => {
+    const batches: string[] = [];
+    const log = new RequestLog();
+    log.configure({ level: "info", json: true, write: (text) => batches.push(text) });
+    const methods = ["GET", "GET", 'X"Y', "POST", 'X"Y', "GET", "DELETE", "DELETE", "GET"];
+    for (const method of methods) log.log("info", { method, path: "/p", status: 200, durationMs: 1, requestId: "r" });
+    log.flush();
+    const lines = batches.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((line) => line.properties.method), methods);
+    assert.deepEqual(lines.map((line) => line.message.split(" ")[0]), methods);
   });
 
   it("escapes quotes and control characters, so a path cannot break or forge a line", () => {

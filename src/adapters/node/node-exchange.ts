@@ -7,6 +7,9 @@ import { abortNodeRequest, type BodySource, createNodeRequest } from "./node-req
 import { writeJson, writeResponse } from "./node-response.ts";
 import { requestUrl } from "./node-url.ts";
 
+/** The connection a request came on. */
+type Socket = IncomingMessage["socket"];
+
 /** What every exchange on one server shares. */
 export interface ServerContext {
   fetch: FetchHandler;
@@ -44,13 +47,17 @@ export class Exchange implements BodySource {
   /** The response closed, or its socket did: nothing more goes out. */
   #wireDone = false;
   /**
-   * On the response and on the socket: on Node 20, responses still queued behind a pipelined
-   * request never emit `close` once their socket is destroyed, but the socket always does.
+   * On the response, and called by the connection's close too: on Node 20, responses still
+   * queued behind a pipelined request never emit `close` once their socket is destroyed, but
+   * the socket always does.
    */
   readonly #onClose: () => void;
+  /** The connection this exchange came on (its address, and the exchanges its close ends). */
+  readonly #connection: Connection;
 
   constructor(context: ServerContext, req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) {
     this.#onClose = Exchange.#closer(this);
+    this.#connection = Connection.of(req.socket);
     this.limit = context.bodyLimit;
     this.#context = context;
     this.#req = req;
@@ -64,7 +71,7 @@ export class Exchange implements BodySource {
     const res = this.#res;
     context.inFlight.add(this);
     res.on("close", this.#onClose);
-    this.#req.socket.on("close", this.#onClose);
+    this.#connection.open.add(this);
     if (context.closing) res.shouldKeepAlive = false;
     if ((declaredLength(rawHeader(this.#req, "content-length")) ?? 0) > this.limit) {
       // Refused before a byte of the body is read; the client may still be sending it.
@@ -85,10 +92,7 @@ export class Exchange implements BodySource {
   #call(request: Request): void {
     let result: Response | Promise<Response>;
     try {
-      const socket = this.#req.socket;
-      result = this.#context.fetch(request, {
-        remoteAddr: { hostname: socket.remoteAddress ?? "", port: socket.remotePort },
-      });
+      result = this.#context.fetch(request, this.#connection.info);
     } catch (error) {
       this.#fail(error);
       return;
@@ -195,10 +199,15 @@ export class Exchange implements BodySource {
     return () => exchange.#wireClosed();
   }
 
+  /** Its connection closed: the response is done with, sent or not. */
+  socketClosed(): void {
+    this.#wireClosed();
+  }
+
   #wireClosed(): void {
     if (this.#wireDone) return;
     this.#wireDone = true;
-    this.#req.socket.off("close", this.#onClose);
+    this.#connection.open.delete(this);
     // Closed before the response was done: the client went away.
     if (this.#request !== undefined && !this.#res.writableFinished) abortNodeRequest(this.#request);
     this.#finishIfDone();
@@ -212,6 +221,40 @@ export class Exchange implements BodySource {
 }
 
 function ignore(): void {}
+
+/** Where a socket keeps its {@link Connection}. */
+const CONNECTION: unique symbol = Symbol("mongorest.connection");
+
+/**
+ * What the exchanges of one keep-alive connection share, made at its first request: the
+ * address handed to the handler (one frozen object, not two new ones per request) and the
+ * exchanges still open on it, which its close ends. One close listener per connection rather
+ * than one added and removed per request, which cost more than the set.
+ */
+class Connection {
+  /** The handler's second argument, as Deno.serve shapes it. */
+  readonly info: { readonly remoteAddr: { readonly hostname: string; readonly port?: number } };
+  readonly open = new Set<Exchange>();
+
+  private constructor(socket: Socket) {
+    this.info = Object.freeze({
+      remoteAddr: Object.freeze({ hostname: socket.remoteAddress ?? "", port: socket.remotePort }),
+    });
+    socket.once("close", Connection.#closer(this));
+  }
+
+  /** The socket's connection, made on its first request. */
+  static of(socket: Socket & { [CONNECTION]?: Connection }): Connection {
+    return (socket[CONNECTION] ??= new Connection(socket));
+  }
+
+  /** The close listener (made by a function, not as a named closure: see Exchange.#closer). */
+  static #closer(connection: Connection): () => void {
+    return () => {
+      for (const exchange of connection.open) exchange.socketClosed();
+    };
+  }
+}
 
 /**
  * Node's error for a request body whose connection closed before it was complete, or the

@@ -40,8 +40,22 @@ function writeDirect(res: ServerResponse, { status, headers, body, extra }: Dire
 }
 
 function byteLength(body: FullBody): number {
-  return body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+  if (body === null) return 0;
+  if (typeof body !== "string") return body.byteLength;
+  // A cached page is the same string on every hit: its length is counted once.
+  if (body === lastBody) return lastBodyLength;
+  const length = Buffer.byteLength(body);
+  if (body.length <= LONGEST_BODY_KEPT) {
+    lastBody = body;
+    lastBodyLength = length;
+  }
+  return length;
 }
+
+/** The last string body written and its length in bytes; only bodies up to this many characters are kept. */
+const LONGEST_BODY_KEPT = 64 * 1024;
+let lastBody = "";
+let lastBodyLength = 0;
 
 /**
  * The headers as node's flat `[name, value, ...]` list: the record, then what withHeaders

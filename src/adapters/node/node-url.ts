@@ -53,6 +53,24 @@ export function requestUrl(req: IncomingMessage, fallbackOrigin: string): string
   const host = hostHeader(req.rawHeaders);
   const origin = host === undefined ? fallbackOrigin : originOf(host);
   if (origin === null) return undefined;
+  // A busy client asks for the same target again and again: the last URL is kept, and handing
+  // back the same string keeps its hash for the response cache's and the router's lookups.
+  if (target === lastTarget && origin === lastTargetOrigin) return lastUrl;
+  const url = resolvedUrl(origin, target);
+  if (url !== undefined) {
+    lastTarget = target;
+    lastTargetOrigin = origin;
+    lastUrl = url;
+  }
+  return url;
+}
+
+let lastTarget = "";
+let lastTargetOrigin = "";
+let lastUrl = "";
+
+/** `origin` + a request target in origin form, as the URL parser would serialise it, or undefined. */
+function resolvedUrl(origin: string, target: string): string | undefined {
   if (PLAIN_PATH.test(target) && !DOT_SEGMENT.test(target)) return origin + target;
   try {
     // Concatenated rather than resolved against the origin: "//evil.example/x" is a path here.
