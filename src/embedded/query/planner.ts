@@ -4,7 +4,7 @@ import { CommandError } from "../errors.ts";
 import { type Collation, sameCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
-import { type FieldBounds, fieldBounds, isFull, isPoint, unionOf } from "./bounds.ts";
+import { type FieldBounds, fieldBounds, isFull, isPoint, UNBOUNDED, unionOf } from "./bounds.ts";
 import { equalityValue } from "./filter.ts";
 import { countIdRanges } from "./id-scan.ts";
 import {
@@ -108,34 +108,56 @@ function idValues(terms: Conjunction): { values: readonly unknown[]; exact: bool
 function sortDirection(index: OrderedIndex, bounds: FieldBounds[], keys: SortKey[]): 1 | -1 | 0 {
   if (index.multikey && !bounds.every(isFull)) return 0;
   const dirs = index.entries.dirs;
+  // s: sort keys matched so far; sign: the scan direction they all agree on (0 until the first).
   let s = 0;
   let sign: 1 | -1 | 0 = 0;
-  const take = (dir: number): boolean => {
-    const d = dir as 1 | -1;
-    if (sign !== 0 && d !== sign) return false;
-    sign = d;
-    s++;
-    return true;
-  };
   let f = 0;
   for (; f < index.fields.length && s < keys.length; f++) {
     if (keys[s][0] === index.fields[f]) {
-      if (!take(keys[s][1] * dirs[f])) return 0;
+      const d = (keys[s][1] * dirs[f]) as 1 | -1;
+      if (sign !== 0 && d !== sign) return 0;
+      sign = d;
+      s++;
     } else if (!isPoint(bounds[f])) break;
   }
-  if (s < keys.length && keys[s][0] === "_id" && f === index.fields.length && !take(keys[s][1])) return 0;
+  if (s < keys.length && keys[s][0] === "_id" && f === index.fields.length) {
+    if (sign !== 0 && keys[s][1] !== sign) return 0;
+    sign = keys[s][1];
+    s++;
+  }
   return s === keys.length ? (sign === 0 ? 1 : sign) : 0;
 }
 
-/** The conditions of `fields` on each scan field of the index, and the bounds they give. */
-function boundsOn(index: OrderedIndex, fields: [string, unknown][]): { conds: unknown[][]; bounds: FieldBounds[] } {
-  const conds = scanFields(index).map((field) => fields.filter(([name]) => name === field).map(([, c]) => c));
-  const bounds = conds.map((list, f) => fieldBounds(list, index.multikey && f < index.fields.length));
+/** The condition list of a scan field without conditions, shared (see {@link UNBOUNDED}). */
+const NO_CONDITIONS: readonly unknown[] = Object.freeze([]);
+
+/**
+ * The conditions of `fields` on each scan field of the index, and the bounds they give. Runs
+ * for every index on every read: a field without conditions (most) allocates nothing.
+ */
+function boundsOn(
+  index: OrderedIndex,
+  fields: [string, unknown][],
+): { conds: (readonly unknown[])[]; bounds: FieldBounds[] } {
+  const names = scanFields(index);
+  const conds: (readonly unknown[])[] = new Array(names.length);
+  const bounds: FieldBounds[] = new Array(names.length);
+  for (let f = 0; f < names.length; f++) {
+    let list: unknown[] | undefined;
+    for (let i = 0; i < fields.length; i++) if (fields[i][0] === names[f]) (list ??= []).push(fields[i][1]);
+    conds[f] = list ?? NO_CONDITIONS;
+    bounds[f] = list === undefined ? UNBOUNDED : fieldBounds(list, index.multikey && f < index.fields.length);
+  }
   return { conds, bounds };
 }
 
 /** True when the index bounds decide every field condition (none is on another field, none inexact). */
-function decides(index: OrderedIndex, fields: [string, unknown][], conds: unknown[][], bounds: FieldBounds[]): boolean {
+function decides(
+  index: OrderedIndex,
+  fields: [string, unknown][],
+  conds: (readonly unknown[])[],
+  bounds: FieldBounds[],
+): boolean {
   const onIndex = conds.reduce((n, list) => n + list.length, 0);
   return !index.multikey && onIndex === fields.length && bounds.every((b, f) => conds[f].length === 0 || b.exact);
 }
@@ -224,7 +246,6 @@ function everyCombination(ors: Document[][]): Document[] | undefined {
  * nothing bounds `_id`.
  */
 function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Plan | undefined {
-  const idConditions = (fields: [string, unknown][]) => fields.filter(([name]) => name === "_id").map(([, c]) => c);
   const own = idConditions(terms.fields);
   let bounds = fieldBounds(own, false);
   let exact = bounds.exact && own.length === terms.fields.length && terms.others === 0 && terms.ors.length === 0;
@@ -251,6 +272,13 @@ function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Pla
     ordered: natural,
     estimate: countIdRanges(coll.docs, bounds.intervals),
   };
+}
+
+/** The conditions on `_id` among `fields`. */
+function idConditions(fields: [string, unknown][]): unknown[] {
+  const found: unknown[] = [];
+  for (const [name, cond] of fields) if (name === "_id") found.push(cond);
+  return found;
 }
 
 /** What the planner weighs: entries it expects to read, plus a sort when the plan is unordered. */
@@ -292,11 +320,12 @@ export function choosePlan(
   if (id) return { kind: "id", values: id.values, exact: id.exact, ordered: id.values.length <= 1 };
   let best: Plan = { kind: "collscan", exact: noFilter, ordered: natural, reverse: natural && keys[0]?.[1] === -1 };
   let bestCost = cost(best, coll.docs.size, window, keys.length === 0);
-  const consider = (plan: Plan | undefined) => {
+  // A declaration, not an arrow assigned to a const: tsx names such arrows through a helper call on every read.
+  function consider(plan: Plan | undefined): void {
     if (!plan) return;
     const c = cost(plan, coll.docs.size, window, keys.length === 0);
     if (c < bestCost || (c === bestCost && plan.exact && !best.exact)) [best, bestCost] = [plan, c];
-  };
+  }
   // Under a collation bounds (binary string order) cannot be used, only a same-collation index's order.
   const usable: Conjunction = collation
     ? { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others }
