@@ -111,8 +111,25 @@ export function intersect(a: Interval[], b: Interval[]): Interval[] {
 }
 
 const point = (v: unknown): Interval => ({ lo: { value: v, inclusive: true }, hi: { value: v, inclusive: true } });
-const typeStart = (rank: number): Endpoint => ({ value: new RankEdge(rank, false), inclusive: true });
-const typeEnd = (rank: number): Endpoint => ({ value: new RankEdge(rank, true), inclusive: true });
+/** Endpoints are never modified once made: the type edges are made once per rank. */
+const typeStarts = new Map<number, Endpoint>();
+const typeEnds = new Map<number, Endpoint>();
+
+function typeStart(rank: number): Endpoint {
+  let edge = typeStarts.get(rank);
+  if (edge === undefined) {
+    typeStarts.set(rank, edge = Object.freeze({ value: new RankEdge(rank, false), inclusive: true }));
+  }
+  return edge;
+}
+
+function typeEnd(rank: number): Endpoint {
+  let edge = typeEnds.get(rank);
+  if (edge === undefined) {
+    typeEnds.set(rank, edge = Object.freeze({ value: new RankEdge(rank, true), inclusive: true }));
+  }
+  return edge;
+}
 
 /** Scalars whose equality the index decides exactly (null also matches missing fields and arrays of null). */
 function exactScalar(v: unknown): boolean {
