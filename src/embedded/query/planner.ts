@@ -128,6 +128,12 @@ function sortDirection(index: OrderedIndex, bounds: FieldBounds[], keys: SortKey
   return s === keys.length ? (sign === 0 ? 1 : sign) : 0;
 }
 
+/** True when some field condition is on `name`. */
+function names(fields: [string, unknown][], name: string): boolean {
+  for (let i = 0; i < fields.length; i++) if (fields[i][0] === name) return true;
+  return false;
+}
+
 /** The condition list of a scan field without conditions, shared (see {@link UNBOUNDED}). */
 const NO_CONDITIONS: readonly unknown[] = Object.freeze([]);
 
@@ -163,6 +169,9 @@ function decides(
 }
 
 function indexPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[]): Plan | undefined {
+  // Neither bounded nor sorted on its first field, it serves nothing (as the test below finds, without bounds).
+  const lead = index.fields[0];
+  if ((keys.length === 0 || keys[0][0] !== lead) && !names(terms.fields, lead)) return undefined;
   const { conds, bounds } = boundsOn(index, terms.fields);
   const dir = keys.length ? sortDirection(index, bounds, keys) : 0;
   if (isFull(bounds[0]) && dir === 0) return undefined;
@@ -201,11 +210,11 @@ function orPlan(
   let exact = terms.others === 0 && terms.ors.length === ors;
   let count = 0;
   const lead = index.fields[0];
-  const pinned = terms.fields.some(([name]) => name === lead);
+  const pinned = names(terms.fields, lead);
   for (const branch of branches) {
     const own = conjunction(branch);
     // Cheap test first: a branch that says nothing of the index's first field cannot bound it.
-    if (!pinned && !own.fields.some(([name]) => name === lead)) return undefined;
+    if (!pinned && !names(own.fields, lead)) return undefined;
     const fields = [...terms.fields, ...own.fields];
     const { conds, bounds } = boundsOn(index, fields);
     const ranges = isFull(bounds[0]) ? undefined : scanRanges(index, bounds);
