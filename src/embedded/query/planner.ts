@@ -6,6 +6,7 @@ import type { Collection } from "../store/collection.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
 import { type FieldBounds, fieldBounds, isFull, isPoint, UNBOUNDED, unionOf } from "./bounds.ts";
 import { equalityValue } from "./filter.ts";
+import { type Conjunction, conjunction, everyCombination, idConditions, names } from "./conjunction.ts";
 import { countIdRanges } from "./id-scan.ts";
 import {
   countInRanges,
@@ -40,34 +41,6 @@ export type Plan =
     /** The branches of an `$or`, each scanned on its own and merged in index order; `scan.bounds` is then their union. */
     branches?: ScanBranch[];
   };
-
-/**
- * A filter read as a conjunction: its field conditions, from the top level and from top-level
- * `$and` members (each member must hold, so any of them can bound the result), its `$or`s
- * (each must hold; the branches of one can bound a read together), and how many other terms
- * ($nor, $expr...) it has, which an index cannot decide.
- */
-interface Conjunction {
-  fields: [string, unknown][];
-  ors: Document[][];
-  others: number;
-}
-
-function conjunction(filter: Document, into: Conjunction = { fields: [], ors: [], others: 0 }): Conjunction {
-  for (const key in filter) {
-    const value = filter[key];
-    if (key === "$and" && Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
-      for (const member of value) conjunction(member, into);
-    } else if (key === "$or" && Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
-      into.ors.push(value);
-    } else if (key.startsWith("$")) {
-      into.others++;
-    } else {
-      into.fields.push([key, value]);
-    }
-  }
-  return into;
-}
 
 function direction(v: unknown): 1 | -1 {
   const n = toNumber(v);
@@ -126,12 +99,6 @@ function sortDirection(index: OrderedIndex, bounds: FieldBounds[], keys: SortKey
     s++;
   }
   return s === keys.length ? (sign === 0 ? 1 : sign) : 0;
-}
-
-/** True when some field condition is on `name`. */
-function names(fields: [string, unknown][], name: string): boolean {
-  for (let i = 0; i < fields.length; i++) if (fields[i][0] === name) return true;
-  return false;
 }
 
 /** The condition list of a scan field without conditions, shared (see {@link UNBOUNDED}). */
@@ -232,23 +199,6 @@ function orPlan(
   return { kind: "ixscan", scan, ranges: [], branches: parts, exact, ordered: dir !== 0, countable: false, estimate };
 }
 
-/** Most branches {@link everyCombination} expands several `$or`s to. */
-const MAX_COMBINATIONS = 64;
-
-/**
- * Several `$or`s that must all hold, as one: a branch per combination of their branches (a
- * cursor's range ANDed with a client's `$or` on the same index: `{$or: [{g: "a"}, {g: "b"}]}`
- * and the range each bound the other's scans). Undefined beyond {@link MAX_COMBINATIONS}.
- */
-function everyCombination(ors: Document[][]): Document[] | undefined {
-  let combos: Document[][] = [[]];
-  for (const branches of ors) {
-    if (combos.length * branches.length > MAX_COMBINATIONS) return undefined;
-    combos = combos.flatMap((combo) => branches.map((branch) => [...combo, branch]));
-  }
-  return combos.map((combo) => ({ $and: combo }));
-}
-
 /**
  * A read of the `_id` order restricted to the `_id` ranges the filter allows: its own `_id`
  * conditions, or the union over the branches of an `$or` that each bound `_id`. Undefined when
@@ -281,13 +231,6 @@ function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Pla
     ordered: natural,
     estimate: countIdRanges(coll.docs, bounds.intervals),
   };
-}
-
-/** The conditions on `_id` among `fields`. */
-function idConditions(fields: [string, unknown][]): unknown[] {
-  const found: unknown[] = [];
-  for (const [name, cond] of fields) if (name === "_id") found.push(cond);
-  return found;
 }
 
 /** What the planner weighs: entries it expects to read, plus a sort when the plan is unordered. */
@@ -327,27 +270,47 @@ export function choosePlan(
   const noFilter = terms.fields.length === 0 && terms.others === 0 && terms.ors.length === 0;
   const id = collation ? undefined : idValues(terms);
   if (id) return { kind: "id", values: id.values, exact: id.exact, ordered: id.values.length <= 1 };
-  let best: Plan = { kind: "collscan", exact: noFilter, ordered: natural, reverse: natural && keys[0]?.[1] === -1 };
-  let bestCost = cost(best, coll.docs.size, window, keys.length === 0);
-  // A declaration, not an arrow assigned to a const: tsx names such arrows through a helper call on every read.
-  function consider(plan: Plan | undefined): void {
-    if (!plan) return;
-    const c = cost(plan, coll.docs.size, window, keys.length === 0);
-    if (c < bestCost || (c === bestCost && plan.exact && !best.exact)) [best, bestCost] = [plan, c];
-  }
+  const collscan: Plan = {
+    kind: "collscan",
+    exact: noFilter,
+    ordered: natural,
+    reverse: natural && keys[0]?.[1] === -1,
+  };
+  const best: Choice = { plan: collscan, cost: 0, size: coll.docs.size, window, anyOrder: keys.length === 0 };
+  best.cost = cost(collscan, best.size, window, best.anyOrder);
+  // keepCheaper is a module function, not a closure: tsx names nested functions through a helper call on each read.
   // Under a collation bounds (binary string order) cannot be used, only a same-collation index's order.
   const usable: Conjunction = collation
     ? { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others }
     : terms;
-  if (!collation) consider(idRangePlan(coll, terms, keys));
+  if (!collation) keepCheaper(best, idRangePlan(coll, terms, keys));
   for (const index of coll.orderedIndexes()) {
     if (!sameCollation(index.collation, collation)) continue;
-    consider(indexPlan(index, usable, keys));
-    for (const branches of usable.ors) consider(orPlan(index, usable, keys, window, branches));
+    keepCheaper(best, indexPlan(index, usable, keys));
+    for (const branches of usable.ors) keepCheaper(best, orPlan(index, usable, keys, window, branches));
     const combined = usable.ors.length > 1 ? everyCombination(usable.ors) : undefined;
-    if (combined) consider(orPlan(index, usable, keys, window, combined, usable.ors.length));
+    if (combined) keepCheaper(best, orPlan(index, usable, keys, window, combined, usable.ors.length));
   }
-  return best;
+  return best.plan;
+}
+
+/** The cheapest plan so far and what {@link cost} weighs it with. */
+interface Choice {
+  plan: Plan;
+  cost: number;
+  size: number;
+  window: number;
+  anyOrder: boolean;
+}
+
+/** Keeps `plan` in `best` when it costs less (or as much, and is exact where the kept one is not). */
+function keepCheaper(best: Choice, plan: Plan | undefined): void {
+  if (!plan) return;
+  const c = cost(plan, best.size, best.window, best.anyOrder);
+  if (c < best.cost || (c === best.cost && plan.exact && !best.plan.exact)) {
+    best.plan = plan;
+    best.cost = c;
+  }
 }
 
 function isEmptyObject(v: unknown): boolean {
