@@ -41,16 +41,22 @@ export async function openCursor(params: QueryParams, url: string, route: Route)
   if (state.list !== pathnameOf(url)) {
     throw apiError("cursor.otherList", { list: pathnameOf(url) });
   }
-  return {
-    state,
-    params: {
-      get: (
-        name,
-      ) => ((PINNED as readonly string[]).includes(name)
-        ? pinnedValue(state, name as (typeof PINNED)[number])
-        : params.get(name)),
-    },
-  };
+  return { state, params: new PinnedParams(state, params) };
+}
+
+/** The request's parameters with the cursor's pinned ones over them (a class: no closure named per request). */
+class PinnedParams implements ParamSource {
+  constructor(
+    readonly state: CursorState,
+    readonly params: QueryParams,
+  ) {}
+
+  /** The pinned value of `name` if the cursor pins it, else the request's. */
+  get(name: string): string | null {
+    return (PINNED as readonly string[]).includes(name)
+      ? pinnedValue(this.state, name as (typeof PINNED)[number])
+      : this.params.get(name);
+  }
 }
 
 function differs(name: string): ApiError {

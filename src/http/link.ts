@@ -1,9 +1,8 @@
 /** Parameters a cursor pins: a link to another page leaves them out, the cursor carries them. */
 const PINNED = ["cursor", "page", "per_page", "q", "sort", "trashed"];
 
-function pageUrl(requestUrl: string, cursor: string): string {
-  const url = new URL(requestUrl);
-  for (const name of PINNED) url.searchParams.delete(name);
+/** `url` (the request's, without the pinned parameters) pointing at `cursor`: the same URL object serves both links. */
+function pageUrl(url: URL, cursor: string): string {
   url.searchParams.set("cursor", cursor);
   return url.href;
 }
@@ -15,8 +14,11 @@ function pageUrl(requestUrl: string, cursor: string): string {
  * @example linkHeader("http://h/api/v1/users?page=2", "abc", null) // '<http://h/api/v1/users?cursor=abc>; rel="next"'
  */
 export function linkHeader(requestUrl: string, next: string | null, prev: string | null): string | undefined {
-  const links: string[] = [];
-  if (next !== null) links.push(`<${pageUrl(requestUrl, next)}>; rel="next"`);
-  if (prev !== null) links.push(`<${pageUrl(requestUrl, prev)}>; rel="prev"`);
-  return links.length > 0 ? links.join(", ") : undefined;
+  if (next === null && prev === null) return undefined;
+  // Parsed once for both links: setting `cursor` again replaces it where the first set put it.
+  const url = new URL(requestUrl);
+  for (const name of PINNED) url.searchParams.delete(name);
+  const nextLink = next === null ? undefined : `<${pageUrl(url, next)}>; rel="next"`;
+  const prevLink = prev === null ? undefined : `<${pageUrl(url, prev)}>; rel="prev"`;
+  return nextLink === undefined ? prevLink : prevLink === undefined ? nextLink : `${nextLink}, ${prevLink}`;
 }

@@ -91,7 +91,10 @@ export class CursorSealer {
 
   /** The opaque cursor for `state`. */
   async seal(state: CursorState): Promise<string> {
-    const json = JSON.stringify({ ...state, key: EJSON.serialize(state.key, { relaxed: true }) });
+    // One pass: the state's other fields are strings, numbers and null, which relaxed Extended
+    // JSON writes as JSON does, so this is the JSON of the state with its key in Extended JSON
+    // (EJSON.serialize of the key alone would stringify it, parse it, and stringify it again).
+    const json = EJSON.stringify(state, { relaxed: true });
     const payload = textToBase64Url(json);
     return `${payload}.${await this.sign(payload)}`;
   }
@@ -133,6 +136,7 @@ export class CursorSealer {
 // an unexpected shape; it is still checked rather than trusted.
 function decodeState(payload: string): CursorState {
   try {
+    // Not EJSON.parse of the whole: its reviver on every value costs more than this second pass over the key.
     const raw = JSON.parse(textFromBase64Url(payload));
     const state = { ...raw, key: EJSON.deserialize(raw.key, { relaxed: true }) };
     if (isState(state)) return state;

@@ -148,8 +148,21 @@ describe("embedded engine: document store", () => {
     const left = model.filter((_, i) => i % 3 !== 0).sort(order);
     assert.deepEqual(read(), left);
     assert.equal(blocks.size, left.length);
-    const mid = blocks.seek((at, doc) => order([at(0) as number, doc._id as number], left[700]));
+    const probe = (keys: readonly unknown[], base: number, doc: { _id?: unknown }) =>
+      order([keys[base] as number, doc._id as number], left[700]);
+    const mid = blocks.seek(probe);
     assert.equal(blocks.rank(mid), 700);
+    assert.equal(blocks.probeAt(probe, mid), 0);
+    assert.deepEqual(blocks.keysAt(mid), [left[700][0]]);
+    // Stepping in place visits the same entries as next/prev, both ways, across blocks.
+    const forward: number[] = [];
+    for (const pos = blocks.seek(() => 0); blocks.valid(pos); blocks.advance(pos)) forward.push(blocks.docAt(pos)._id);
+    assert.deepEqual(forward, left.map(([, id]) => id));
+    const backward: number[] = [];
+    for (const pos = blocks.prev(blocks.atRank(left.length)); blocks.valid(pos); blocks.retreat(pos)) {
+      backward.push(blocks.docAt(pos)._id);
+    }
+    assert.deepEqual(backward, left.map(([, id]) => id).reverse());
     blocks.load(left.flatMap(([k]) => [k]).reverse(), left.map(([, id]) => ({ _id: id })).reverse());
     assert.deepEqual(read(), left);
   });

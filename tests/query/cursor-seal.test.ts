@@ -1,5 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { EJSON, Long, ObjectId } from "bson";
 import { CursorSealer, type CursorState } from "../../src/query/cursor.ts";
 
 // The sealer signs with node:crypto where the runtime has it: its signatures must be exactly
@@ -36,5 +38,32 @@ describe("CursorSealer", () => {
     assert.deepEqual(json, { ...withAccents, key: [{ $date: "1970-01-01T00:00:00Z" }, "Ærø", 7] });
     assert.match(payload, /^[A-Za-z0-9_-]+$/);
     assert.deepEqual(await sealer.open(await sealer.seal(withAccents)), withAccents);
+  });
+
+  // The sealer writes the whole state as Extended JSON in one pass; its cursors must stay the
+  // bytes of the state's JSON with only the key in Extended JSON, which is what earlier
+  // versions issued, and open to the same state.
+  test("sealed bytes and opened states are the key's Extended JSON inside the state's JSON", async () => {
+    const sealer = new CursorSealer(secret);
+    const keys: unknown[][] = [
+      [new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), "Ann", 7],
+      [null, null, 1],
+      [-0, 1.5, 2 ** 40, -(2 ** 31) - 1, Number.MAX_SAFE_INTEGER],
+      [new ObjectId("64b7f0c2a1b2c3d4e5f60718"), Long.fromString("9007199254740993"), "é🦊\u0000\"'"],
+      [{ b: 1, 2: "two", a: { $x: 1 } }, [3, "x", null], true, new Date(-1)],
+    ];
+    for (const key of keys) {
+      for (const shape of [state, { ...state, q: '{"a":{"$gt":1}}', trashed: "true", side: "before" as const }]) {
+        const sealed = { ...shape, key };
+        const [payload] = (await sealer.seal(sealed)).split(".");
+        const json = Buffer.from(payload, "base64url").toString("utf8");
+        assert.equal(json, JSON.stringify({ ...sealed, key: EJSON.serialize(key, { relaxed: true }) }));
+        const raw = JSON.parse(json);
+        assert.deepEqual(await sealer.open(await sealer.seal(sealed)), {
+          ...raw,
+          key: EJSON.deserialize(raw.key, { relaxed: true }),
+        });
+      }
+    }
   });
 });

@@ -36,6 +36,12 @@ export const FULL: Interval = {
   hi: { value: new RankEdge(99, true), inclusive: true },
 };
 
+/**
+ * The bounds of a field without conditions: every value. One frozen instance, shared by every
+ * plan (most scan fields of most reads have no condition), so planning allocates none.
+ */
+export const UNBOUNDED: FieldBounds = Object.freeze({ intervals: Object.freeze([FULL]) as Interval[], exact: false });
+
 /** Compares a value with an endpoint's value (which may be a type edge). */
 export function compareToEndpoint(v: unknown, ep: unknown): number {
   if (!(ep instanceof RankEdge)) return compareValues(v, ep);
@@ -105,8 +111,25 @@ export function intersect(a: Interval[], b: Interval[]): Interval[] {
 }
 
 const point = (v: unknown): Interval => ({ lo: { value: v, inclusive: true }, hi: { value: v, inclusive: true } });
-const typeStart = (rank: number): Endpoint => ({ value: new RankEdge(rank, false), inclusive: true });
-const typeEnd = (rank: number): Endpoint => ({ value: new RankEdge(rank, true), inclusive: true });
+/** Endpoints are never modified once made: the type edges are made once per rank. */
+const typeStarts = new Map<number, Endpoint>();
+const typeEnds = new Map<number, Endpoint>();
+
+function typeStart(rank: number): Endpoint {
+  let edge = typeStarts.get(rank);
+  if (edge === undefined) {
+    typeStarts.set(rank, edge = Object.freeze({ value: new RankEdge(rank, false), inclusive: true }));
+  }
+  return edge;
+}
+
+function typeEnd(rank: number): Endpoint {
+  let edge = typeEnds.get(rank);
+  if (edge === undefined) {
+    typeEnds.set(rank, edge = Object.freeze({ value: new RankEdge(rank, true), inclusive: true }));
+  }
+  return edge;
+}
 
 /** Scalars whose equality the index decides exactly (null also matches missing fields and arrays of null). */
 function exactScalar(v: unknown): boolean {
@@ -264,7 +287,7 @@ export function conditionBounds(cond: unknown, multikey = false): { lists: Inter
  * intersect, except on a multikey field where each may be met by a different element, so only
  * one list can bound the scan.
  */
-export function fieldBounds(conditions: unknown[], multikey: boolean): FieldBounds {
+export function fieldBounds(conditions: readonly unknown[], multikey: boolean): FieldBounds {
   let intervals: Interval[] | undefined;
   let exact = !multikey;
   for (const cond of conditions) {
@@ -275,12 +298,12 @@ export function fieldBounds(conditions: unknown[], multikey: boolean): FieldBoun
       else if (!multikey) intervals = intersect(intervals, list);
     }
   }
-  return { intervals: intervals ?? [FULL], exact: exact && intervals !== undefined };
+  return intervals === undefined ? UNBOUNDED : { intervals, exact };
 }
 
 /** The values any of the bounds allow (the bounds of an `$or` across its branches). */
 export function unionOf(list: readonly FieldBounds[]): FieldBounds {
-  if (list.some(isFull)) return { intervals: [FULL], exact: false };
+  if (list.some(isFull)) return UNBOUNDED;
   return { intervals: normalise(list.flatMap((b) => b.intervals)), exact: false };
 }
 

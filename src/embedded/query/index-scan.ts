@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import type { Position, Probe, SortedBlocks } from "../store/blocks.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
 import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
-import { allPoints, compareToEndpoint, type FieldBounds, inBounds, type Interval, isFull } from "./bounds.ts";
+import { allPoints, compareToEndpoint, type FieldBounds, FULL, inBounds, type Interval, isFull } from "./bounds.ts";
 
 /** Most point combinations (e.g. two `$in` lists on a compound index) a scan expands to. */
 export const MAX_RANGES = 1000;
@@ -39,9 +39,9 @@ function scanDirs(entries: SortedBlocks): readonly (1 | -1)[] {
   return dirs;
 }
 
-/** Scan field `f` of an entry: its key value, or past the key, the document's `_id`. */
-function fieldOf(at: (f: number) => unknown, doc: Document, width: number, f: number): unknown {
-  return f < width ? at(f) : doc._id;
+/** Scan field `f` of an entry (key values at `keys[base..]`): its key value, or past the key, the document's `_id`. */
+function fieldOf(keys: readonly unknown[], base: number, doc: Document, width: number, f: number): unknown {
+  return f < width ? keys[base + f] : doc._id;
 }
 
 /** A stretch of the index: equal to `prefix` on the first fields, then within `interval`, if any. */
@@ -68,6 +68,11 @@ export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] 
   while (p < bounds.length && allPoints(bounds[p])) p++;
   let prefixes: unknown[][] = [[]];
   for (let f = 0; f < p; f++) {
+    if (bounds[f].intervals.length === 1) {
+      // One value (an equality, as on every keyset branch): extend each prefix, all of them made here, in place.
+      for (const prefix of prefixes) prefix.push(bounds[f].intervals[0].lo.value);
+      continue;
+    }
     const values = bounds[f].intervals.map((iv) => iv.lo.value);
     if (dirs[f] === -1) values.reverse();
     if (prefixes.length * values.length > MAX_RANGES) return undefined;
@@ -80,14 +85,15 @@ export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] 
 }
 
 function comparePrefix(
-  key: (f: number) => unknown,
+  keys: readonly unknown[],
+  base: number,
   doc: Document,
   width: number,
   prefix: unknown[],
   dirs: readonly (1 | -1)[],
 ): number {
   for (let f = 0; f < prefix.length; f++) {
-    const c = compareValues(fieldOf(key, doc, width, f), prefix[f]) * dirs[f];
+    const c = compareValues(fieldOf(keys, base, doc, width, f), prefix[f]) * dirs[f];
     if (c !== 0) return c;
   }
   return 0;
@@ -99,12 +105,12 @@ function comparePrefix(
 function startProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
   const width = entries.width;
-  return (key, doc) => {
-    const c = comparePrefix(key, doc, width, range.prefix, dirs);
+  return (keys, base, doc) => {
+    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs);
     if (c !== 0 || !range.interval) return c;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.lo : range.interval.hi;
-    return compareToEndpoint(fieldOf(key, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
+    return compareToEndpoint(fieldOf(keys, base, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
   };
 }
 
@@ -112,13 +118,13 @@ function startProbe(range: Range, entries: SortedBlocks): Probe {
 function endProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
   const width = entries.width;
-  return (key, doc) => {
-    const c = comparePrefix(key, doc, width, range.prefix, dirs);
+  return (keys, base, doc) => {
+    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs);
     if (c !== 0) return c;
     if (!range.interval) return -1;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.hi : range.interval.lo;
-    return compareToEndpoint(fieldOf(key, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
+    return compareToEndpoint(fieldOf(keys, base, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
   };
 }
 
@@ -131,7 +137,9 @@ function distance(entries: SortedBlocks, a: Position, b: Position): number {
 export function countInRanges(entries: SortedBlocks, ranges: Range[]): number {
   let n = 0;
   for (const range of ranges) {
-    n += distance(entries, entries.seek(startProbe(range, entries)), entries.seek(endProbe(range, entries)));
+    // The whole index (a sort read in index order without bounds, on every page): no seeks needed.
+    if (range.prefix.length === 0 && range.interval === FULL) n += entries.size;
+    else n += distance(entries, entries.seek(startProbe(range, entries)), entries.seek(endProbe(range, entries)));
   }
   return n;
 }
@@ -145,9 +153,9 @@ export function rangesAreExact(bounds: FieldBounds[]): boolean {
 
 /** The first position after (or, reversed, before) an entry, found again after writes moved entries. */
 function reseek(entries: SortedBlocks, key: unknown[], id: unknown, reverse: boolean): Position {
-  const after = entries.seek((at, doc) => {
+  const after = entries.seek((keys, base, doc) => {
     for (let f = 0; f < key.length; f++) {
-      const c = entries.compareKey(at(f), key[f]) * entries.dirs[f];
+      const c = entries.compareKey(keys[base + f], key[f]) * entries.dirs[f];
       if (c !== 0) return c;
     }
     const c = compareValues(doc._id, id);
@@ -156,8 +164,15 @@ function reseek(entries: SortedBlocks, key: unknown[], id: unknown, reverse: boo
   return reverse ? entries.prev(after) : after;
 }
 
-function probeAt(entries: SortedBlocks, probe: Probe, pos: Position): number {
-  return probe((f) => entries.keyAt(pos, f), entries.docAt(pos));
+/** True when the entry at `pos` lies within every interval list of `filters` (undefined: no restriction). */
+function passesFilters(entries: SortedBlocks, pos: Position, filters: (Interval[] | undefined)[]): boolean {
+  const width = entries.width;
+  for (let f = 0; f < filters.length; f++) {
+    const intervals = filters[f];
+    if (intervals === undefined) continue;
+    if (!inBounds(f < width ? entries.keyAt(pos, f) : entries.docAt(pos)._id, intervals)) return false;
+  }
+  return true;
 }
 
 /** One index entry as a scan yields it: the document and its key values. */
@@ -187,10 +202,8 @@ function* scanEntries(
   skip = 0,
 ): Generator<Entry> {
   const { entries } = spec.index;
-  const width = entries.width;
   const p = ranges[0]?.interval ? ranges[0].prefix.length : spec.bounds.length;
   const filters = spec.bounds.map((b, f) => (f > p && !isFull(b) ? b.intervals : undefined));
-  const fieldAt = (pos: Position, f: number) => (f < width ? entries.keyAt(pos, f) : entries.docAt(pos)._id);
   const ordered = spec.reverse ? [...ranges].reverse() : ranges;
   for (const range of ordered) {
     const start = startProbe(range, entries);
@@ -205,17 +218,18 @@ function* scanEntries(
       pos = entries.atRank(spec.reverse ? entries.rank(pos) - passed : entries.rank(pos) + passed);
     }
     let epoch = entries.epoch;
-    for (; entries.valid(pos); pos = spec.reverse ? entries.prev(pos) : entries.next(pos)) {
-      if (spec.reverse ? probeAt(entries, start, pos) < 0 : probeAt(entries, end, pos) >= 0) break;
+    // `pos` is this scan's own (every seek returns a new one): it steps in place.
+    for (; entries.valid(pos); spec.reverse ? entries.retreat(pos) : entries.advance(pos)) {
+      if (spec.reverse ? entries.probeAt(start, pos) < 0 : entries.probeAt(end, pos) >= 0) break;
       stats.keysExamined++;
-      if (!filters.every((iv, f) => iv === undefined || inBounds(fieldAt(pos, f), iv))) continue;
+      if (!passesFilters(entries, pos, filters)) continue;
       const doc = entries.docAt(pos);
       if (seen) {
         if (seen.has(keyOf(doc._id))) continue;
         seen.add(keyOf(doc._id));
       }
       if (skip > 0 && skip--) continue;
-      const key = Array.from({ length: width }, (_, f) => entries.keyAt(pos, f));
+      const key = entries.keysAt(pos);
       yield { doc, key };
       if (entries.epoch !== epoch) {
         // Writes moved entries while the reader held the document: continue after it.
@@ -256,45 +270,63 @@ export function* mergeScans(
     const first = reverse ? b.ranges[b.ranges.length - 1] : b.ranges[0];
     return first && (reverse ? endProbe(first, entries) : startProbe(first, entries));
   });
-  const waiting = (i: number, head: Entry): boolean => {
-    const probe = firsts[i];
-    if (!probe) return false;
-    const c = probe((f) => head.key[f], head.doc);
-    return reverse ? c >= 0 : c < 0;
-  };
-  const start = (i: number) => {
-    scans[i] = scanEntries({ index, bounds: branches[i].bounds, reverse }, branches[i].ranges, stats, seen);
-    heads[i] = scans[i]!.next();
-  };
   const dirs = entries.dirs;
-  const before = (a: Entry, b: Entry): boolean => {
-    for (let f = 0; f < dirs.length; f++) {
-      const c = compareValues(a.key[f], b.key[f]) * dirs[f];
-      if (c !== 0) return reverse ? c > 0 : c < 0;
-    }
-    const c = compareValues(a.doc._id, b.doc._id);
-    return reverse ? c > 0 : c < 0;
-  };
+  // Plain loops and module functions, no closures: a keyset page runs this on every request.
   for (;;) {
     let best = -1;
     for (let i = 0; i < heads.length; i++) {
       const head = heads[i];
-      if (!head.done && (best < 0 || before(head.value, (heads[best] as IteratorYieldResult<Entry>).value))) best = i;
+      if (head.done) continue;
+      if (best < 0 || entryBefore(head.value, (heads[best] as IteratorYieldResult<Entry>).value, dirs, reverse)) {
+        best = i;
+      }
     }
     const unstarted = scans.lastIndexOf(undefined);
     if (unstarted < 0 && best < 0) return;
     if (best < 0) {
       // Nothing to compare with yet: start the last branch left (a keyset filter's narrowest).
-      start(unstarted);
+      scans[unstarted] = branchScan(index, branches[unstarted], reverse, stats, seen);
+      heads[unstarted] = scans[unstarted]!.next();
       continue;
     }
     const head = (heads[best] as IteratorYieldResult<Entry>).value;
     let started = false;
     for (let i = 0; i < scans.length; i++) {
-      if (scans[i] === undefined && !waiting(i, head)) start(i), started = true;
+      if (scans[i] !== undefined || waiting(firsts[i], head, reverse)) continue;
+      scans[i] = branchScan(index, branches[i], reverse, stats, seen);
+      heads[i] = scans[i]!.next();
+      started = true;
     }
     if (started) continue;
     yield head.doc;
     heads[best] = scans[best]!.next();
   }
+}
+
+/** The scan of one branch of an `$or`, sharing `seen` with the others. */
+function branchScan(
+  index: OrderedIndex,
+  branch: ScanBranch,
+  reverse: boolean,
+  stats: ScanStats,
+  seen: Set<ValueKey>,
+): Generator<Entry> {
+  return scanEntries({ index, bounds: branch.bounds, reverse }, branch.ranges, stats, seen);
+}
+
+/** True while `head` lies before the first range of a branch (whose start `first` probes): the branch has nothing yet. */
+function waiting(first: Probe | undefined, head: Entry, reverse: boolean): boolean {
+  if (!first) return false;
+  const c = first(head.key, 0, head.doc);
+  return reverse ? c >= 0 : c < 0;
+}
+
+/** True when entry `a` comes before `b` in the order of a scan (keys in the index's directions, then `_id`). */
+function entryBefore(a: Entry, b: Entry, dirs: readonly (1 | -1)[], reverse: boolean): boolean {
+  for (let f = 0; f < dirs.length; f++) {
+    const c = compareValues(a.key[f], b.key[f]) * dirs[f];
+    if (c !== 0) return reverse ? c > 0 : c < 0;
+  }
+  const c = compareValues(a.doc._id, b.doc._id);
+  return reverse ? c > 0 : c < 0;
 }

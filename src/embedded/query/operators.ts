@@ -67,8 +67,9 @@ const isIn: Test = (a, list, strings, depth) => {
 function range(accept: (c: number) => boolean): Test {
   return (a, b, strings) => {
     const rank = typeRank(b);
-    const hit = (v: unknown) => typeRank(v) === rank && accept(compareValues(v, b, strings));
-    return Array.isArray(a) ? a.some(hit) : hit(a);
+    // A scalar (the common case, tested for every document read) is compared without a closure.
+    if (!Array.isArray(a)) return typeRank(a) === rank && accept(compareValues(a, b, strings));
+    return a.some((v) => typeRank(v) === rank && accept(compareValues(v, b, strings)));
   };
 }
 

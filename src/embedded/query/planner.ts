@@ -4,8 +4,9 @@ import { CommandError } from "../errors.ts";
 import { type Collation, sameCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
-import { type FieldBounds, fieldBounds, isFull, isPoint, unionOf } from "./bounds.ts";
+import { type FieldBounds, fieldBounds, isFull, isPoint, UNBOUNDED, unionOf } from "./bounds.ts";
 import { equalityValue } from "./filter.ts";
+import { type Conjunction, conjunction, everyCombination, idConditions, names } from "./conjunction.ts";
 import { countIdRanges } from "./id-scan.ts";
 import {
   countInRanges,
@@ -40,34 +41,6 @@ export type Plan =
     /** The branches of an `$or`, each scanned on its own and merged in index order; `scan.bounds` is then their union. */
     branches?: ScanBranch[];
   };
-
-/**
- * A filter read as a conjunction: its field conditions, from the top level and from top-level
- * `$and` members (each member must hold, so any of them can bound the result), its `$or`s
- * (each must hold; the branches of one can bound a read together), and how many other terms
- * ($nor, $expr...) it has, which an index cannot decide.
- */
-interface Conjunction {
-  fields: [string, unknown][];
-  ors: Document[][];
-  others: number;
-}
-
-function conjunction(filter: Document, into: Conjunction = { fields: [], ors: [], others: 0 }): Conjunction {
-  for (const key in filter) {
-    const value = filter[key];
-    if (key === "$and" && Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
-      for (const member of value) conjunction(member, into);
-    } else if (key === "$or" && Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
-      into.ors.push(value);
-    } else if (key.startsWith("$")) {
-      into.others++;
-    } else {
-      into.fields.push([key, value]);
-    }
-  }
-  return into;
-}
 
 function direction(v: unknown): 1 | -1 {
   const n = toNumber(v);
@@ -108,39 +81,64 @@ function idValues(terms: Conjunction): { values: readonly unknown[]; exact: bool
 function sortDirection(index: OrderedIndex, bounds: FieldBounds[], keys: SortKey[]): 1 | -1 | 0 {
   if (index.multikey && !bounds.every(isFull)) return 0;
   const dirs = index.entries.dirs;
+  // s: sort keys matched so far; sign: the scan direction they all agree on (0 until the first).
   let s = 0;
   let sign: 1 | -1 | 0 = 0;
-  const take = (dir: number): boolean => {
-    const d = dir as 1 | -1;
-    if (sign !== 0 && d !== sign) return false;
-    sign = d;
-    s++;
-    return true;
-  };
   let f = 0;
   for (; f < index.fields.length && s < keys.length; f++) {
     if (keys[s][0] === index.fields[f]) {
-      if (!take(keys[s][1] * dirs[f])) return 0;
+      const d = (keys[s][1] * dirs[f]) as 1 | -1;
+      if (sign !== 0 && d !== sign) return 0;
+      sign = d;
+      s++;
     } else if (!isPoint(bounds[f])) break;
   }
-  if (s < keys.length && keys[s][0] === "_id" && f === index.fields.length && !take(keys[s][1])) return 0;
+  if (s < keys.length && keys[s][0] === "_id" && f === index.fields.length) {
+    if (sign !== 0 && keys[s][1] !== sign) return 0;
+    sign = keys[s][1];
+    s++;
+  }
   return s === keys.length ? (sign === 0 ? 1 : sign) : 0;
 }
 
-/** The conditions of `fields` on each scan field of the index, and the bounds they give. */
-function boundsOn(index: OrderedIndex, fields: [string, unknown][]): { conds: unknown[][]; bounds: FieldBounds[] } {
-  const conds = scanFields(index).map((field) => fields.filter(([name]) => name === field).map(([, c]) => c));
-  const bounds = conds.map((list, f) => fieldBounds(list, index.multikey && f < index.fields.length));
+/** The condition list of a scan field without conditions, shared (see {@link UNBOUNDED}). */
+const NO_CONDITIONS: readonly unknown[] = Object.freeze([]);
+
+/**
+ * The conditions of `fields` on each scan field of the index, and the bounds they give. Runs
+ * for every index on every read: a field without conditions (most) allocates nothing.
+ */
+function boundsOn(
+  index: OrderedIndex,
+  fields: [string, unknown][],
+): { conds: (readonly unknown[])[]; bounds: FieldBounds[] } {
+  const names = scanFields(index);
+  const conds: (readonly unknown[])[] = new Array(names.length);
+  const bounds: FieldBounds[] = new Array(names.length);
+  for (let f = 0; f < names.length; f++) {
+    let list: unknown[] | undefined;
+    for (let i = 0; i < fields.length; i++) if (fields[i][0] === names[f]) (list ??= []).push(fields[i][1]);
+    conds[f] = list ?? NO_CONDITIONS;
+    bounds[f] = list === undefined ? UNBOUNDED : fieldBounds(list, index.multikey && f < index.fields.length);
+  }
   return { conds, bounds };
 }
 
 /** True when the index bounds decide every field condition (none is on another field, none inexact). */
-function decides(index: OrderedIndex, fields: [string, unknown][], conds: unknown[][], bounds: FieldBounds[]): boolean {
+function decides(
+  index: OrderedIndex,
+  fields: [string, unknown][],
+  conds: (readonly unknown[])[],
+  bounds: FieldBounds[],
+): boolean {
   const onIndex = conds.reduce((n, list) => n + list.length, 0);
   return !index.multikey && onIndex === fields.length && bounds.every((b, f) => conds[f].length === 0 || b.exact);
 }
 
 function indexPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[]): Plan | undefined {
+  // Neither bounded nor sorted on its first field, it serves nothing (as the test below finds, without bounds).
+  const lead = index.fields[0];
+  if ((keys.length === 0 || keys[0][0] !== lead) && !names(terms.fields, lead)) return undefined;
   const { conds, bounds } = boundsOn(index, terms.fields);
   const dir = keys.length ? sortDirection(index, bounds, keys) : 0;
   if (isFull(bounds[0]) && dir === 0) return undefined;
@@ -179,11 +177,11 @@ function orPlan(
   let exact = terms.others === 0 && terms.ors.length === ors;
   let count = 0;
   const lead = index.fields[0];
-  const pinned = terms.fields.some(([name]) => name === lead);
+  const pinned = names(terms.fields, lead);
   for (const branch of branches) {
     const own = conjunction(branch);
     // Cheap test first: a branch that says nothing of the index's first field cannot bound it.
-    if (!pinned && !own.fields.some(([name]) => name === lead)) return undefined;
+    if (!pinned && !names(own.fields, lead)) return undefined;
     const fields = [...terms.fields, ...own.fields];
     const { conds, bounds } = boundsOn(index, fields);
     const ranges = isFull(bounds[0]) ? undefined : scanRanges(index, bounds);
@@ -201,30 +199,12 @@ function orPlan(
   return { kind: "ixscan", scan, ranges: [], branches: parts, exact, ordered: dir !== 0, countable: false, estimate };
 }
 
-/** Most branches {@link everyCombination} expands several `$or`s to. */
-const MAX_COMBINATIONS = 64;
-
-/**
- * Several `$or`s that must all hold, as one: a branch per combination of their branches (a
- * cursor's range ANDed with a client's `$or` on the same index: `{$or: [{g: "a"}, {g: "b"}]}`
- * and the range each bound the other's scans). Undefined beyond {@link MAX_COMBINATIONS}.
- */
-function everyCombination(ors: Document[][]): Document[] | undefined {
-  let combos: Document[][] = [[]];
-  for (const branches of ors) {
-    if (combos.length * branches.length > MAX_COMBINATIONS) return undefined;
-    combos = combos.flatMap((combo) => branches.map((branch) => [...combo, branch]));
-  }
-  return combos.map((combo) => ({ $and: combo }));
-}
-
 /**
  * A read of the `_id` order restricted to the `_id` ranges the filter allows: its own `_id`
  * conditions, or the union over the branches of an `$or` that each bound `_id`. Undefined when
  * nothing bounds `_id`.
  */
 function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Plan | undefined {
-  const idConditions = (fields: [string, unknown][]) => fields.filter(([name]) => name === "_id").map(([, c]) => c);
   const own = idConditions(terms.fields);
   let bounds = fieldBounds(own, false);
   let exact = bounds.exact && own.length === terms.fields.length && terms.others === 0 && terms.ors.length === 0;
@@ -290,26 +270,47 @@ export function choosePlan(
   const noFilter = terms.fields.length === 0 && terms.others === 0 && terms.ors.length === 0;
   const id = collation ? undefined : idValues(terms);
   if (id) return { kind: "id", values: id.values, exact: id.exact, ordered: id.values.length <= 1 };
-  let best: Plan = { kind: "collscan", exact: noFilter, ordered: natural, reverse: natural && keys[0]?.[1] === -1 };
-  let bestCost = cost(best, coll.docs.size, window, keys.length === 0);
-  const consider = (plan: Plan | undefined) => {
-    if (!plan) return;
-    const c = cost(plan, coll.docs.size, window, keys.length === 0);
-    if (c < bestCost || (c === bestCost && plan.exact && !best.exact)) [best, bestCost] = [plan, c];
+  const collscan: Plan = {
+    kind: "collscan",
+    exact: noFilter,
+    ordered: natural,
+    reverse: natural && keys[0]?.[1] === -1,
   };
+  const best: Choice = { plan: collscan, cost: 0, size: coll.docs.size, window, anyOrder: keys.length === 0 };
+  best.cost = cost(collscan, best.size, window, best.anyOrder);
+  // keepCheaper is a module function, not a closure: tsx names nested functions through a helper call on each read.
   // Under a collation bounds (binary string order) cannot be used, only a same-collation index's order.
   const usable: Conjunction = collation
     ? { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others }
     : terms;
-  if (!collation) consider(idRangePlan(coll, terms, keys));
+  if (!collation) keepCheaper(best, idRangePlan(coll, terms, keys));
   for (const index of coll.orderedIndexes()) {
     if (!sameCollation(index.collation, collation)) continue;
-    consider(indexPlan(index, usable, keys));
-    for (const branches of usable.ors) consider(orPlan(index, usable, keys, window, branches));
+    keepCheaper(best, indexPlan(index, usable, keys));
+    for (const branches of usable.ors) keepCheaper(best, orPlan(index, usable, keys, window, branches));
     const combined = usable.ors.length > 1 ? everyCombination(usable.ors) : undefined;
-    if (combined) consider(orPlan(index, usable, keys, window, combined, usable.ors.length));
+    if (combined) keepCheaper(best, orPlan(index, usable, keys, window, combined, usable.ors.length));
   }
-  return best;
+  return best.plan;
+}
+
+/** The cheapest plan so far and what {@link cost} weighs it with. */
+interface Choice {
+  plan: Plan;
+  cost: number;
+  size: number;
+  window: number;
+  anyOrder: boolean;
+}
+
+/** Keeps `plan` in `best` when it costs less (or as much, and is exact where the kept one is not). */
+function keepCheaper(best: Choice, plan: Plan | undefined): void {
+  if (!plan) return;
+  const c = cost(plan, best.size, best.window, best.anyOrder);
+  if (c < best.cost || (c === best.cost && plan.exact && !best.plan.exact)) {
+    best.plan = plan;
+    best.cost = c;
+  }
 }
 
 function isEmptyObject(v: unknown): boolean {

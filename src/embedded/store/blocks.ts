@@ -28,9 +28,11 @@ export interface Position {
 
 /**
  * Tells where an entry lies relative to a search target: negative when the entry sorts before
- * it. Gets the entry's key values through `key(f)` and its document.
+ * it. The entry's key value `f` is `keys[base + f]` and `doc` is its document: flat arguments,
+ * so the comparisons of a seek allocate nothing (an accessor closure per comparison was most
+ * of what a keyset page's read allocated).
  */
-export type Probe = (key: (field: number) => unknown, doc: Document) => number;
+export type Probe = (keys: readonly unknown[], base: number, doc: Document) => number;
 
 /**
  * Index entries (key tuple, document) kept sorted in blocks of at most {@link BLOCK_SIZE}: a
@@ -101,20 +103,54 @@ export class SortedBlocks {
     return block !== undefined && pos.offset >= 0 && pos.offset < block.docs.length;
   }
 
+  /** The key tuple of the entry at `pos`, as a new array. */
+  keysAt(pos: Position): unknown[] {
+    const base = pos.offset * this.width;
+    return this.#blocks[pos.block].keys.slice(base, base + this.width);
+  }
+
+  /** What `probe` says of the entry at `pos` (which must be valid). */
+  probeAt(probe: Probe, pos: Position): number {
+    const block = this.#blocks[pos.block];
+    return probe(block.keys, pos.offset * this.width, block.docs[pos.offset]);
+  }
+
   /** The position after `pos` (possibly past the end). */
   next(pos: Position): Position {
-    if (pos.offset + 1 < this.#blocks[pos.block].docs.length) return { block: pos.block, offset: pos.offset + 1 };
-    let block = pos.block + 1;
-    while (block < this.#blocks.length && this.#blocks[block].docs.length === 0) block++;
-    return { block, offset: 0 };
+    const after = { block: pos.block, offset: pos.offset };
+    this.advance(after);
+    return after;
   }
 
   /** The position before `pos` (offset -1 when there is none). */
   prev(pos: Position): Position {
-    if (pos.offset > 0) return { block: pos.block, offset: pos.offset - 1 };
+    const before = { block: pos.block, offset: pos.offset };
+    this.retreat(before);
+    return before;
+  }
+
+  /** Moves `pos` in place to the next entry, as {@link next}: a scan steps without allocating. */
+  advance(pos: Position): void {
+    if (pos.offset + 1 < this.#blocks[pos.block].docs.length) {
+      pos.offset++;
+      return;
+    }
+    let block = pos.block + 1;
+    while (block < this.#blocks.length && this.#blocks[block].docs.length === 0) block++;
+    pos.block = block;
+    pos.offset = 0;
+  }
+
+  /** Moves `pos` in place to the previous entry, as {@link prev}. */
+  retreat(pos: Position): void {
+    if (pos.offset > 0) {
+      pos.offset--;
+      return;
+    }
     let block = pos.block - 1;
     while (block >= 0 && this.#blocks[block].docs.length === 0) block--;
-    return block < 0 ? { block: 0, offset: -1 } : { block, offset: this.#blocks[block].docs.length - 1 };
+    pos.block = block < 0 ? 0 : block;
+    pos.offset = block < 0 ? -1 : this.#blocks[block].docs.length - 1;
   }
 
   /**
@@ -123,29 +159,25 @@ export class SortedBlocks {
    */
   seek(probe: Probe): Position {
     const blocks = this.#blocks;
+    const width = this.dirs.length;
     let lo = 0;
     let hi = blocks.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const last = blocks[mid].docs.length - 1;
-      if (last >= 0 && this.#probeAt(probe, mid, last) < 0) lo = mid + 1;
+      const { keys, docs } = blocks[mid];
+      const last = docs.length - 1;
+      if (last >= 0 && probe(keys, last * width, docs[last]) < 0) lo = mid + 1;
       else hi = mid;
     }
-    const docs = blocks[lo].docs;
+    const { keys, docs } = blocks[lo];
     let a = 0;
     let b = docs.length;
     while (a < b) {
       const mid = (a + b) >>> 1;
-      if (this.#probeAt(probe, lo, mid) < 0) a = mid + 1;
+      if (probe(keys, mid * width, docs[mid]) < 0) a = mid + 1;
       else b = mid;
     }
     return a < docs.length ? { block: lo, offset: a } : this.next({ block: lo, offset: a - 1 });
-  }
-
-  #probeAt(probe: Probe, block: number, offset: number): number {
-    const b = this.#blocks[block];
-    const base = offset * this.width;
-    return probe((f) => b.keys[base + f], b.docs[offset]);
   }
 
   /** How many entries lie before `pos`. O(1) after the first call following a write. */
@@ -245,9 +277,9 @@ export class SortedBlocks {
   }
 
   #exact(key: readonly unknown[], id: unknown): Probe {
-    return (at, doc) => {
+    return (keys, base, doc) => {
       for (let f = 0; f < this.width; f++) {
-        const c = this.compareKey(at(f), key[f]);
+        const c = this.compareKey(keys[base + f], key[f]);
         if (c !== 0) return c * this.dirs[f];
       }
       return compareValues(doc._id, id);

@@ -140,9 +140,9 @@ export class OrderedIndex {
   conflict(doc: Document, selfId: ValueKey): boolean {
     const { entries } = this;
     for (const key of this.keys(doc)) {
-      let pos = entries.seek((at) => {
+      let pos = entries.seek((keys, base) => {
         for (let f = 0; f < key.length; f++) {
-          const c = entries.compareKey(at(f), key[f]);
+          const c = entries.compareKey(keys[base + f], key[f]);
           if (c !== 0) return c * entries.dirs[f];
         }
         return 0;
