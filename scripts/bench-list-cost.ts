@@ -17,7 +17,7 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import { type App, createApp } from "../src/mod.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
-import { syncCounter } from "../src/store/ids.ts";
+import { insertExampleUsers } from "./lib/example-users.ts";
 import { flag, loadAverage, median } from "./lib/report.ts";
 
 const USERS = flag("users", 100_000);
@@ -37,24 +37,7 @@ async function seededApp(count: number): Promise<App> {
     engineThread: false,
     cursorSecret: "bench-list-cost-secret",
   });
-  const users = app.db.collection("users");
-  for (let from = 1; from <= count; from += 1000) {
-    const docs = [];
-    for (let id = from; id <= Math.min(count, from + 999); id++) {
-      const at = new Date(Date.UTC(2026, 0, 1) + (id % 1000) * 60_000);
-      docs.push({
-        _id: id,
-        email: `user${id}@example.com`,
-        name: `Name${(id * 7919) % count}`,
-        surname: `Surname${id % 500}`,
-        created_at: at,
-        updated_at: at,
-        _rev: 1,
-      });
-    }
-    await users.insertMany(docs as never[]);
-  }
-  await syncCounter(app.db, "users");
+  await insertExampleUsers(app.db, count);
   return app;
 }
 

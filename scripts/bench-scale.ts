@@ -19,7 +19,7 @@
 import { fileURLToPath } from "node:url";
 import { type App, createApp } from "../src/mod.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
-import { syncCounter } from "../src/store/ids.ts";
+import { insertExampleUsers } from "./lib/example-users.ts";
 import type { CommandStartedEvent, Document } from "mongodb";
 import { flag, loadAverage, median } from "./lib/report.ts";
 import { mulberry32 } from "../tests/helpers/random.ts";
@@ -44,25 +44,7 @@ async function seededApp(count: number): Promise<App> {
   app.client.on("commandStarted", (event: CommandStartedEvent) => {
     if (event.commandName === "find" && event.command.find === "users") finds.push(structuredClone(event.command));
   });
-  const users = app.db.collection("users");
-  for (let from = 1; from <= count; from += 1000) {
-    const docs = [];
-    for (let id = from; id <= Math.min(count, from + 999); id++) {
-      // Few distinct creation times and names, so sorts have ties to break.
-      const at = new Date(Date.UTC(2026, 0, 1) + (id % 1000) * 60_000);
-      docs.push({
-        _id: id,
-        email: `user${id}@example.com`,
-        name: `Name${(id * 7919) % count}`,
-        surname: `Surname${id % 500}`,
-        created_at: at,
-        updated_at: at,
-        _rev: 1,
-      });
-    }
-    await users.insertMany(docs as never[]);
-  }
-  await syncCounter(app.db, "users");
+  await insertExampleUsers(app.db, count);
   return app;
 }
 
