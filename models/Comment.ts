@@ -12,5 +12,5 @@ export default defineModel({
     post: { type: "belongsTo", model: "Post", foreignKey: "post_id" },
   },
   // A post's comments in order (GET /posts/1/comments?sort=created_at, with=comments).
-  indexes: [{ keys: { post_id: 1, created_at: 1 } }],
+  indexes: [{ keys: { post_id: 1, created_at: 1, _id: 1 } }],
 });

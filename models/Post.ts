@@ -15,5 +15,5 @@ export default defineModel({
   },
   // A user's posts, newest first (GET /users/1/posts?sort=-created_at, with=posts); the
   // equality on user_id alone is served by the same index's first key.
-  indexes: [{ keys: { user_id: 1, created_at: -1 } }, { keys: { created_at: -1 } }],
+  indexes: [{ keys: { user_id: 1, created_at: -1, _id: 1 } }, { keys: { created_at: -1, _id: 1 } }],
 });
