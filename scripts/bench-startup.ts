@@ -23,6 +23,7 @@ import { MongoClient } from "mongodb";
 import { startEmbeddedEngine } from "../src/embedded/mod.ts";
 import { syncCounter } from "../src/store/ids.ts";
 import { loadAverage } from "./lib/report.ts";
+import User from "../models/User.ts";
 
 const argument = (name: string): string | undefined => {
   const at = process.argv.indexOf(`--${name}`);
@@ -31,11 +32,11 @@ const argument = (name: string): string | undefined => {
 const USERS = Number(argument("users") ?? 1_000_000);
 const DIR = argument("dir") ?? `.bench/data-${USERS >= 1e6 ? `${USERS / 1e6}m` : `${USERS / 1e3}k`}`;
 const MIB = 1024 * 1024;
-/** The User model's indexes, in the order they are added (unique email first, as the model lists it). */
-const USER_INDEXES: [Record<string, 1 | -1>, boolean][] = [[{ email: 1 }, true], [{ name: 1 }, false], [{
-  created_at: -1,
-  name: 1,
-}, false], [{ surname: 1, name: 1 }, false]];
+/** The User model's indexes, in the order they are added: unique email first, then those models/User.ts declares. */
+const USER_INDEXES: [Record<string, 1 | -1>, boolean][] = [
+  [{ email: 1 }, true],
+  ...User.indexes.map((index): [Record<string, 1 | -1>, boolean] => [index.keys, index.unique === true]),
+];
 
 async function buildFolder(): Promise<void> {
   if (existsSync(DIR) && readdirSync(DIR).length > 0) return console.log(`data folder ${DIR} exists: kept`);
