@@ -29,6 +29,7 @@ import { openDurableStore } from "../src/embedded/durability/mod.ts";
 import { Catalog } from "../src/embedded/store/catalog.ts";
 import { loadModels } from "../src/loader.ts";
 import { loadAverage } from "./lib/report.ts";
+import { user } from "./lib/memory-users.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -46,34 +47,6 @@ const EMPTY = join(ROOT, "empty");
 const BATCH = 10_000;
 /** Idle time after "Listening" before the second RSS reading (V8's memory reducer runs by then). */
 const SETTLE_MS = 15_000;
-const NAMES = [
-  "Ada",
-  "Grace",
-  "Alan",
-  "Edsger",
-  "Barbara",
-  "Donald",
-  "Ken",
-  "Dennis",
-  "Linus",
-  "Margaret",
-  "Niklaus",
-  "John",
-];
-const SURNAMES = [
-  "Lovelace",
-  "Hopper",
-  "Turing",
-  "Dijkstra",
-  "Liskov",
-  "Knuth",
-  "Thompson",
-  "Ritchie",
-  "Torvalds",
-  "Hamilton",
-  "Wirth",
-  "Backus",
-];
 const QUERIES = [
   "/api/v1/users?sort=name&page=5000",
   "/api/v1/users?sort=-created_at,name&page=5000",
@@ -81,24 +54,6 @@ const QUERIES = [
   `/api/v1/users?q=${encodeURIComponent('{"surname":"Knuth"}')}&page=100`,
   "/api/v1/users?page=50000",
 ];
-
-/** One user as the app stores it (integer `_id`, dates, `_rev`), deterministic from `id`. */
-function user(id: number): Record<string, unknown> {
-  const name = NAMES[(id * 7) % NAMES.length] + String(id % 997);
-  const surname = SURNAMES[(id * 13) % SURNAMES.length];
-  const at = new Date(Date.UTC(2025, 0, 1) + id * 1000);
-  const password = `pw-${(id * 2654435761 >>> 0).toString(36)}-${(id * 40503 >>> 0).toString(36)}`;
-  return {
-    _id: id,
-    email: `${name}.${surname}.${id}@example.com`.toLowerCase(),
-    name,
-    surname,
-    password,
-    created_at: at,
-    updated_at: at,
-    _rev: 1,
-  };
-}
 
 async function build(): Promise<void> {
   rmSync(DATA, { recursive: true, force: true });
