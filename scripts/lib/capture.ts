@@ -54,11 +54,14 @@ function comparable(headers: Record<string, string>): [string, string][] {
 }
 
 /**
- * A request id is made anew for every request: only its presence is compared. Links name the
+ * A request id and a rate limit's remaining count and reset time are made anew for every
+ * request: only their presence is compared. Links name the
  * server they were fetched from, whose port differs between processes: it is left out.
  */
 function perRequest([name, value]: [string, string]): [string, string] {
   const lower = name.toLowerCase();
-  if (lower === "x-request-id") return [name, "<per request>"];
+  if (lower === "x-request-id" || lower === "ratelimit-remaining" || lower === "ratelimit-reset") {
+    return [name, "<per request>"];
+  }
   return lower === "link" ? [name, value.replace(/<http:\/\/[^/>]+/g, "<http://<server>")] : [name, value];
 }
