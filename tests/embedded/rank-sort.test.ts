@@ -81,6 +81,23 @@ describe("index builds sort on precomputed key ranks", () => {
     check(withNaN, [1], (a, b) => compareValues(a, b));
   });
 
+  test("columns that never decrease (ids, creation times) take the one-pass path and keep the comparator's order", () => {
+    const random = mulberry32(19);
+    let at = 0;
+    const ascending = Array.from(
+      { length: 3000 },
+      (_, i) => [i * 2, new Date((at += Math.floor(random() * 3)) * 1000)],
+    );
+    check(ascending, [1, 1], (a, b) => compareValues(a, b));
+    check(ascending, [-1, -1], (a, b) => compareValues(a, b));
+    check(ascending.map(([id, date]) => [date, id]), [1, -1], (a, b) => compareValues(a, b));
+    // One step down near the end: the general path.
+    const almost = ascending.map(([id]) => [id]);
+    almost[2990] = [-1];
+    check(almost, [1], (a, b) => compareValues(a, b));
+    check([[5], [5], [5]], [1], (a, b) => compareValues(a, b));
+  });
+
   test("keys whose combined ranks exceed a double's exact range are re-ranked, not mis-ordered", () => {
     const random = mulberry32(17);
     // Six fields of up to 1,000 distinct values each: the product of their counts is past 2^53.
@@ -121,6 +138,58 @@ describe("recovery's index builds share the ranks of a field", () => {
       const alone = new OrderedIndex(index.spec);
       alone.build(together.docs.iterate());
       assert.deepEqual(read(index), read(alone), index.spec.name);
+    }
+  });
+});
+
+describe("an index whose last key is _id", () => {
+  /** Each entry's `_id` and key tuple, in index order. */
+  function entriesOf(index: OrderedIndex): unknown[][] {
+    const out: unknown[][] = [];
+    const { entries } = index;
+    for (let pos = entries.seek(() => 0); entries.valid(pos); pos = entries.next(pos)) {
+      out.push([entries.docAt(pos)._id, ...index.fields.map((_, f) => entries.keyAt(pos, f))]);
+    }
+    return out;
+  }
+
+  /** The same entries sorted with the index's own comparator, field by field. */
+  function referenceEntries(spec: IndexSpec, docs: readonly Document[]): unknown[][] {
+    const fields = Object.keys(spec.key);
+    const strings = parseCollation(spec.collation)?.compare;
+    const compare = (a: unknown, b: unknown) => compareValues(a, b, strings);
+    return docs.map((doc) => [doc._id, ...fields.map((field) => doc[field] ?? null)]).sort((a, b) => {
+      for (let f = 0; f < fields.length; f++) {
+        const c = compare(a[f + 1], b[f + 1]);
+        if (c !== 0) return c * spec.key[fields[f]!]!;
+      }
+      return 0;
+    });
+  }
+
+  test("is built in the comparator's order, ascending or descending, with or without a collation", () => {
+    const random = mulberry32(37);
+    const docs: Document[] = [];
+    // String ids alternate K and k: binary order (K first) and a case-blind collation's disagree.
+    for (let id = 0; id < 600; id++) {
+      docs.push({
+        _id: id < 300 ? id : `${id % 2 ? "K" : "k"}${id}`,
+        name: pick(random, ["a", "A", "b", "é", "E", 3, null]),
+        at: new Date(id % 7),
+      });
+    }
+    const specs: IndexSpec[] = [
+      { name: "name_1__id_1", key: { name: 1, _id: 1 } },
+      { name: "at_-1_name_1__id_1", key: { at: -1, name: 1, _id: 1 } },
+      { name: "name_1__id_-1", key: { name: 1, _id: -1 } },
+      { name: "name_ci__id_1", key: { name: 1, _id: 1 }, collation: { locale: "en", strength: 2 } },
+    ];
+    const collection = new Collection("db", "c");
+    for (const doc of docs) collection.put(doc);
+    for (const spec of specs) {
+      const index = new OrderedIndex(spec);
+      index.build(collection.docs.iterate());
+      assert.deepEqual(entriesOf(index), referenceEntries(spec, collection.docs.view()), spec.name);
     }
   });
 });

@@ -242,9 +242,15 @@ export class SortedBlocks {
   /**
    * Replaces every entry by the given ones (unsorted), sorting once on precomputed key ranks.
    * `shared` names each key field so that its ranks are reused by the next load over the
-   * same entries (see {@link sortedOrder}).
+   * same entries (see {@link sortedOrder}). `lastKeyIsId` says that the last key field is the
+   * entries' own `_id`, ascending and compared in binary order (no collation).
    */
-  load(keys: unknown[], docs: Document[], shared?: { names: readonly string[]; ranks: Map<string, Ranked> }): void {
+  load(
+    keys: unknown[],
+    docs: Document[],
+    shared?: { names: readonly string[]; ranks: Map<string, Ranked> },
+    lastKeyIsId = false,
+  ): void {
     const w = this.width;
     const fields: SortField[] = this.dirs.map((dir, f) => ({
       valueAt: (i) => keys[i * w + f],
@@ -257,6 +263,11 @@ export class SortedBlocks {
     // stable sort keeps for equal keys; otherwise `_id` is the last sort field.
     if (!idsAscending(docs)) {
       fields.push({ valueAt: (i) => docs[i]._id, dir: 1, compare: compareValues, binaryStrings: true });
+    } else if (lastKeyIsId) {
+      // A last key field that is `_id` ascending, in binary order, orders entries exactly as
+      // their `_id` order does, which the stable sort keeps anyway: ranking its (all distinct)
+      // values would only cost time.
+      fields.pop();
     }
     const order = sortedOrder(fields, docs.length, shared?.ranks);
     const blocks: Block[] = [];

@@ -118,7 +118,9 @@ export class OrderedIndex {
     // Ranks depend on the values and the comparator: the field's path and the collation.
     const collation = JSON.stringify(this.spec.collation ?? null);
     const names = this.fields.map((field) => `${field}\0${collation}`);
-    this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined);
+    const last = this.fields.length - 1;
+    const lastKeyIsId = this.fields[last] === "_id" && this.spec.key._id === 1 && this.collation === undefined;
+    this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined, lastKeyIsId);
   }
 
   /**

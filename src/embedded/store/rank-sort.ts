@@ -37,7 +37,7 @@ export function rankValues(
   binaryStrings = false,
 ): { ranks: Float64Array; distinct: number } {
   const times = numericColumn(count, valueAt);
-  if (times) return { ranks: times, distinct: denseRanks(times) };
+  if (times) return { ranks: times, distinct: ascendingRanks(times) ?? denseRanks(times) };
   const distinct: Distinct = { values: [], strings: new Map(), numbers: new Map(), dates: new Map() };
   const atoms = new Map<unknown, number>();
   const slots = new Int32Array(count);
@@ -169,6 +169,21 @@ export function sortedOrder(
   const order = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[i] = packed[i] % count;
   return order;
+}
+
+/**
+ * {@link denseRanks} in one pass when the values never decrease (ids and creation times, which
+ * an index build meets in `_id` order, usually do); undefined, with `values` untouched, otherwise.
+ */
+function ascendingRanks(values: Float64Array): number | undefined {
+  for (let i = 1; i < values.length; i++) if (!(values[i - 1] <= values[i])) return undefined;
+  let rank = 0;
+  for (let i = 0, previous = values[0]; i < values.length; i++) {
+    if (values[i] !== previous) rank++;
+    previous = values[i];
+    values[i] = rank;
+  }
+  return values.length === 0 ? 0 : rank + 1;
 }
 
 /** Replaces each value by its rank among the distinct values (in place); returns how many there are. */
