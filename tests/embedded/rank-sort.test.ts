@@ -20,6 +20,16 @@ function referenceOrder(fields: readonly SortField[], count: number): number[] {
   });
 }
 
+/** Each entry's `_id` and key tuple, in index order. */
+function entriesOf(index: OrderedIndex): unknown[][] {
+  const out: unknown[][] = [];
+  const { entries } = index;
+  for (let pos = entries.seek(() => 0); entries.valid(pos); pos = entries.next(pos)) {
+    out.push([entries.docAt(pos)._id, ...index.fields.map((_, f) => entries.keyAt(pos, f))]);
+  }
+  return out;
+}
+
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 
 /** Values of every BSON type the engine stores, with repeats and values equal across widths. */
@@ -126,33 +136,15 @@ describe("recovery's index builds share the ranks of a field", () => {
       together.put(doc);
     }
     together.rebuildIndexes();
-    const read = (index: OrderedIndex) => {
-      const out: unknown[] = [];
-      const { entries } = index;
-      for (let pos = entries.seek(() => 0); entries.valid(pos); pos = entries.next(pos)) {
-        out.push([entries.docAt(pos)._id, ...index.fields.map((_, f) => entries.keyAt(pos, f))]);
-      }
-      return out;
-    };
     for (const index of together.orderedIndexes()) {
       const alone = new OrderedIndex(index.spec);
       alone.build(together.docs.iterate());
-      assert.deepEqual(read(index), read(alone), index.spec.name);
+      assert.deepEqual(entriesOf(index), entriesOf(alone), index.spec.name);
     }
   });
 });
 
 describe("an index whose last key is _id", () => {
-  /** Each entry's `_id` and key tuple, in index order. */
-  function entriesOf(index: OrderedIndex): unknown[][] {
-    const out: unknown[][] = [];
-    const { entries } = index;
-    for (let pos = entries.seek(() => 0); entries.valid(pos); pos = entries.next(pos)) {
-      out.push([entries.docAt(pos)._id, ...index.fields.map((_, f) => entries.keyAt(pos, f))]);
-    }
-    return out;
-  }
-
   /** The same entries sorted with the index's own comparator, field by field. */
   function referenceEntries(spec: IndexSpec, docs: readonly Document[]): unknown[][] {
     const fields = Object.keys(spec.key);
