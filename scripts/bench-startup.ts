@@ -21,7 +21,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { MongoClient } from "mongodb";
 import { startEmbeddedEngine } from "../src/embedded/mod.ts";
-import { syncCounter } from "../src/store/ids.ts";
+import { insertExampleUsers } from "./lib/example-users.ts";
 import { loadAverage } from "./lib/report.ts";
 import User from "../models/User.ts";
 
@@ -44,24 +44,7 @@ async function buildFolder(): Promise<void> {
   const engine = await startEmbeddedEngine({ dataDir: DIR });
   const client = await new MongoClient(engine.uri).connect();
   const db = client.db("app");
-  for (let from = 1; from <= USERS; from += 10_000) {
-    const docs = [];
-    for (let id = from; id <= Math.min(USERS, from + 9_999); id++) {
-      const at = new Date(Date.UTC(2026, 0, 1) + (id % 1000) * 60_000);
-      docs.push({
-        _id: id,
-        email: `user${id}@example.com`,
-        name: `Name${(id * 7919) % USERS}`,
-        surname: `Surname${id % 500}`,
-        password: "secret",
-        created_at: at,
-        updated_at: at,
-        _rev: 1,
-      });
-    }
-    await db.collection("users").insertMany(docs as never[]);
-  }
-  await syncCounter(db, "users");
+  await insertExampleUsers(db, USERS, { batch: 10_000, password: "secret" });
   await client.close();
   await engine.close();
   console.log(

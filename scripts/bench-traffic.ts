@@ -22,7 +22,7 @@ import type { ChildProcess } from "node:child_process";
 import { createApp, defaultErrorHandler } from "../src/mod.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
-import { syncCounter } from "../src/store/ids.ts";
+import { insertExampleUsers } from "./lib/example-users.ts";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
 import {
   type Contender,
@@ -59,26 +59,7 @@ async function startApp({ users, engineThread }: ServerSetup): Promise<Running> 
     ...(engineThread === false ? { engineThread } : {}),
   });
   app.onError(defaultErrorHandler);
-  const collection = app.db.collection("users");
-  for (let from = 1; from <= users; from += 1000) {
-    const docs = [];
-    for (let id = from; id <= Math.min(users, from + 999); id++) {
-      // Few distinct creation times and names, so sorts have ties to break.
-      const at = new Date(Date.UTC(2026, 0, 1) + (id % 1000) * 60_000);
-      docs.push({
-        _id: id,
-        email: `user${id}@example.com`,
-        name: `Name${(id * 7919) % users}`,
-        surname: `Surname${id % 500}`,
-        password: "secret",
-        created_at: at,
-        updated_at: at,
-        _rev: 1,
-      });
-    }
-    await collection.insertMany(docs as never[]);
-  }
-  await syncCounter(app.db, "users");
+  await insertExampleUsers(app.db, users, { password: "secret" });
   const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
   return { url: server.url, close: async () => (await server.close(), await app.close()) };
 }
