@@ -38,7 +38,14 @@ export type Change =
   | { op: "dropDatabase"; db: string }
   | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }
   | { op: "dropIndex"; db: string; coll: string; name: string }
-  | { op: "setOptions"; db: string; coll: string; options: CollectionOptions };
+  | { op: "setOptions"; db: string; coll: string; options: CollectionOptions }
+  /**
+   * Written by snapshots only: the order of a secondary index's entries, as each entry's
+   * position among the collection's documents as the snapshot just listed them (`_id` order),
+   * in little-endian Int32s. Recovery uses it instead of sorting the index, after checking
+   * that it orders those documents exactly as a build would, and ignores it otherwise.
+   */
+  | { op: "indexOrder"; db: string; coll: string; name: string; positions: Uint8Array };
 
 /**
  * Where the engine sends the changes of each write before it replies. `append` resolves once

@@ -7,6 +7,7 @@ import { OrderedIndex } from "../../src/embedded/store/ordered-index.ts";
 import { parseCollation } from "../../src/embedded/store/collation.ts";
 import { type KeyCompare, sortedOrder, type SortField } from "../../src/embedded/store/rank-sort.ts";
 import { compareValues } from "../../src/embedded/store/values.ts";
+import { entriesOf } from "../helpers/index-entries.ts";
 import { mulberry32 } from "../helpers/random.ts";
 
 /** The order a stable sort with the generic comparator gives: what sortedOrder must reproduce. */
@@ -18,16 +19,6 @@ function referenceOrder(fields: readonly SortField[], count: number): number[] {
     }
     return a - b;
   });
-}
-
-/** Each entry's `_id` and key tuple, in index order. */
-function entriesOf(index: OrderedIndex): unknown[][] {
-  const out: unknown[][] = [];
-  const { entries } = index;
-  for (let pos = entries.seek(() => 0); entries.valid(pos); pos = entries.next(pos)) {
-    out.push([entries.docAt(pos)._id, ...index.fields.map((_, f) => entries.keyAt(pos, f))]);
-  }
-  return out;
 }
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];

@@ -20,6 +20,7 @@ const OPS = new Set<string>([
   "createIndex",
   "dropIndex",
   "setOptions",
+  "indexOrder",
 ]);
 
 /** Encodes changes as one record payload. */

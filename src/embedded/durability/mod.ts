@@ -3,7 +3,10 @@ import { dirname, resolve } from "node:path";
 import type { Change, ChangeSink } from "../changes.ts";
 import { fsyncDir } from "./files.ts";
 import { acquireLock } from "./lock.ts";
+import type { SnapshotLoaded } from "./recovery.ts";
 import { type DurableStoreOptions, JournaledStore, type StoreStats } from "./store.ts";
+
+export type { SnapshotLoaded };
 
 /**
  * Disk durability for the embedded engine.
@@ -57,8 +60,11 @@ import { type DurableStoreOptions, JournaledStore, type StoreStats } from "./sto
 
 /** A ChangeSink that keeps the engine's state on disk and can rebuild it. */
 export interface DurableStore extends ChangeSink {
-  /** Feeds every change recovered from snapshot + journal, in order. The engine calls it once before serving. */
-  recover(apply: (change: Change) => void): Promise<void>;
+  /**
+   * Feeds every change recovered from snapshot + journal, in order; `afterSnapshot` runs
+   * between the two. The engine calls it once before serving.
+   */
+  recover(apply: (change: Change) => void, afterSnapshot?: (loaded: SnapshotLoaded) => void): Promise<void>;
 }
 
 /** The store `openDurableStore` returns: a DurableStore that can also be compacted on demand. */

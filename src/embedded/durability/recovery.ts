@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import type { Change } from "../changes.ts";
 import { decodeChanges } from "./codec.ts";
 import { fsyncDir, journalPath, listFolder, removeIfExists, removeOlderThan } from "./files.ts";
@@ -15,9 +15,17 @@ export interface RecoveredFolder {
   snapshotBytes: number;
 }
 
+/** How much recovery has read, and has left to read, once the snapshot is in. */
+export interface SnapshotLoaded {
+  /** Size of the snapshot loaded; 0 if there was none. */
+  snapshotBytes: number;
+  /** Total size of the journals about to be replayed on top of it. */
+  journalBytes: number;
+}
+
 /**
  * Rebuilds the state of `dir` through `apply`: the newest snapshot, then every journal from
- * that generation on, in order. Also finishes what a crash interrupted: removes unfinished
+ * that generation on, in order. `afterSnapshot` runs between the two. Also finishes what a crash interrupted: removes unfinished
  * snapshots and files an interrupted compaction left behind, and cuts a torn record off the
  * newest journal (it was never fsync'ed, so never acknowledged).
  */
@@ -25,6 +33,7 @@ export async function recoverFolder(
   dir: string,
   apply: (change: Change) => void,
   warn: (message: string) => void,
+  afterSnapshot?: (loaded: SnapshotLoaded) => void,
 ): Promise<RecoveredFolder> {
   const listing = await listFolder(dir);
   for (const temp of listing.temps) await removeIfExists(temp);
@@ -36,6 +45,11 @@ export async function recoverFolder(
 
   const journals = listing.journals.filter((gen) => gen >= base);
   checkNoGap(dir, journals, Math.max(base, 1));
+  if (afterSnapshot !== undefined) {
+    let pending = 0;
+    for (const gen of journals) pending += (await stat(journalPath(dir, gen))).size;
+    afterSnapshot({ snapshotBytes, journalBytes: pending });
+  }
   let journalBytes = 0;
   for (const [index, gen] of journals.entries()) {
     journalBytes += await replayJournal(dir, gen, index === journals.length - 1, apply, warn);

@@ -13,7 +13,9 @@ import { frameRecord, scanRecords, writeAll } from "./records.ts";
  * temp-file + rename protocol is what keeps an incomplete one from ever carrying the final name.
  */
 
-const FORMAT = 1;
+// 2 added index orders (the indexOrder change); a format-1 snapshot reads the same, without them.
+const FORMAT = 2;
+const READABLE_FORMATS = new Set([1, 2]);
 
 // Cap on one chunk record, so a collection of large documents does not build one huge buffer.
 const CHUNK_BYTES = 4 << 20;
@@ -134,7 +136,7 @@ class SnapshotReader {
   read(doc: Document): void {
     if (this.trailer !== undefined) throw this.damaged("records after the trailer");
     if (!this.header) {
-      if (doc.snapshot !== FORMAT || doc.gen !== this.gen) throw this.damaged("unknown header");
+      if (!READABLE_FORMATS.has(doc.snapshot) || doc.gen !== this.gen) throw this.damaged("unknown header");
       this.header = true;
     } else if (doc.end === true) {
       this.trailer = Number(doc.changes);

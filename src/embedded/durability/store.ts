@@ -5,7 +5,7 @@ import { removeOlderThan } from "./files.ts";
 import { JournalWriter } from "./journal.ts";
 import type { ReleaseLock } from "./lock.ts";
 import { frameRecord } from "./records.ts";
-import { recoverFolder } from "./recovery.ts";
+import { recoverFolder, type SnapshotLoaded } from "./recovery.ts";
 import { writeSnapshot } from "./snapshot.ts";
 
 /** Tuning knobs of a durable store. */
@@ -70,12 +70,15 @@ export class JournaledStore {
     this.warn = options.warn ?? ((message) => console.warn(message));
   }
 
-  /** Feeds every change recovered from snapshot + journal to `apply`, in order. */
-  async recover(apply: (change: Change) => void): Promise<void> {
+  /**
+   * Feeds every change recovered from snapshot + journal to `apply`, in order; `afterSnapshot`
+   * runs once the snapshot's are in, before the journal's.
+   */
+  async recover(apply: (change: Change) => void, afterSnapshot?: (loaded: SnapshotLoaded) => void): Promise<void> {
     if (this.phase !== "opened") throw new Error(`recover() called while the store is ${this.phase}.`);
     this.phase = "recovering";
     try {
-      const found = await recoverFolder(this.dir, apply, this.warn);
+      const found = await recoverFolder(this.dir, apply, this.warn, afterSnapshot);
       this.snapshotBytes = found.snapshotBytes;
       const journal = await JournalWriter.open(this.dir, found.journalGen, () => this.maybeCompact());
       if (this.phase !== "recovering") {

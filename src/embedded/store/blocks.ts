@@ -269,20 +269,39 @@ export class SortedBlocks {
       // values would only cost time.
       fields.pop();
     }
-    const order = sortedOrder(fields, docs.length, shared?.ranks);
+    this.#fill(keys, docs, sortedOrder(fields, docs.length, shared?.ranks));
+  }
+
+  /**
+   * Replaces every entry by the given ones, which the caller guarantees are already in index
+   * order (a snapshot's saved order, checked by {@link OrderedIndex.buildInOrder}).
+   */
+  loadInOrder(keys: unknown[], docs: Document[]): void {
+    this.#fill(keys, docs, undefined);
+  }
+
+  /** The entries' documents, in index order (a document repeats for each of its entries). */
+  *owners(): Generator<Document> {
+    for (const block of this.#blocks) yield* block.docs;
+  }
+
+  /** Cuts entries `order[k]` (or entry k, without an order) into blocks, in that order. */
+  #fill(keys: unknown[], docs: Document[], order: ArrayLike<number> | undefined): void {
+    const w = this.width;
+    const count = docs.length;
     const blocks: Block[] = [];
-    for (let start = 0; start < order.length || blocks.length === 0; start += BLOCK_SIZE) {
-      const end = Math.min(start + BLOCK_SIZE, order.length);
+    for (let start = 0; start < count || blocks.length === 0; start += BLOCK_SIZE) {
+      const end = Math.min(start + BLOCK_SIZE, count);
       const block: Block = { docs: new Array(end - start), keys: new Array((end - start) * w) };
       for (let k = start; k < end; k++) {
-        const i = order[k];
+        const i = order === undefined ? k : order[k];
         block.docs[k - start] = docs[i];
         for (let f = 0; f < w; f++) block.keys[(k - start) * w + f] = keys[i * w + f];
       }
       blocks.push(block);
     }
     this.#blocks = blocks;
-    this.#size = docs.length;
+    this.#size = count;
     this.#before = undefined;
     this.#epoch++;
   }

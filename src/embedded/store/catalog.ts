@@ -1,3 +1,4 @@
+import { Binary } from "bson";
 import type { Change, CollectionOptions } from "../changes.ts";
 import { Collection } from "./collection.ts";
 
@@ -81,6 +82,11 @@ export class Catalog {
       case "setOptions":
         (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).options = change.options;
         return;
+      case "indexOrder": {
+        const positions = int32sOf(change.positions);
+        if (positions !== undefined) this.get(change.db, change.coll)?.keepSavedOrder(change.name, positions);
+        return;
+      }
     }
   }
 
@@ -91,7 +97,12 @@ export class Catalog {
     return coll;
   }
 
-  /** Builds the indexes deferred during a replay, each with one sort. */
+  /**
+   * Builds the indexes deferred during a replay, each from its saved order or with one sort.
+   * Recovery may call it between the snapshot and the journal too: the journal's writes then
+   * maintain the indexes one by one, and only collections the journal creates wait for the
+   * final call.
+   */
   finishRecovery(): void {
     for (const colls of this.#dbs.values()) for (const coll of colls.values()) coll.rebuildIndexes();
   }
@@ -99,7 +110,9 @@ export class Catalog {
   /**
    * The whole state as changes (for snapshots). Lazy and safe to consume across event-loop
    * turns: document iteration re-seeks by `_id` after concurrent writes, so every document
-   * that exists throughout is yielded; later writes are covered by the journal anyway.
+   * that exists throughout is yielded; later writes are covered by the journal anyway. Each
+   * collection's documents are followed by its index orders, unless a write ran while they
+   * were listed (then the orders might not describe the documents listed, and recovery sorts).
    */
   *dump(): Generator<Change> {
     for (const [db, colls] of [...this.#dbs]) {
@@ -110,8 +123,37 @@ export class Catalog {
           ? { op: "createCollection", db, coll: name, options }
           : { op: "createCollection", db, coll: name };
         for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
+        const writes = coll.writes;
         for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
+        for (const [index, positions] of LITTLE_ENDIAN ? coll.savedOrders() : []) {
+          if (coll.writes !== writes) break;
+          yield { op: "indexOrder", db, coll: name, name: index, positions: bytesOf(positions) };
+        }
       }
     }
   }
+}
+
+/** Whether this machine stores Int32s little-endian, the order saved index orders are written in. */
+const LITTLE_ENDIAN = new Uint8Array(new Int32Array([1]).buffer)[0] === 1;
+
+/** The Int32s' bytes (in the machine's order: orders are saved on little-endian machines only). */
+function bytesOf(positions: Int32Array): Uint8Array {
+  return new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength);
+}
+
+/**
+ * The Int32s of a saved order as recovery decoded it (a BSON Binary, or bytes), copied into an
+ * aligned array; undefined when it cannot be read as such here (then the index is sorted).
+ */
+function int32sOf(value: unknown): Int32Array | undefined {
+  const bytes = value instanceof Uint8Array ? value : binaryBytes(value);
+  if (!LITTLE_ENDIAN || bytes === undefined || bytes.byteLength % 4 !== 0) return undefined;
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Int32Array(copy.buffer);
+}
+
+function binaryBytes(value: unknown): Uint8Array | undefined {
+  return value instanceof Binary ? value.buffer.subarray(0, value.position) : undefined;
 }

@@ -29,6 +29,14 @@ export class Collection {
    * document and index (the difference between seconds and minutes at a million documents).
    */
   #indexesDeferred = false;
+  /**
+   * Index orders a snapshot saved, by index name, while recovery has the indexes deferred;
+   * dropped by any later write to the documents, since they describe the documents as the
+   * snapshot listed them.
+   */
+  #savedOrders: Map<string, Int32Array> | undefined;
+  /** Puts and deletes so far: a snapshot saves index orders only when none ran while it listed the documents. */
+  #writes = 0;
 
   /** Creates an empty collection `db.name` with its `create` options. */
   constructor(
@@ -84,6 +92,7 @@ export class Collection {
   /** Stores a document (insert or replace), maintaining the indexes. Checks nothing. */
   put(doc: Document): Document | undefined {
     const old = this.docs.put(doc);
+    this.#wrote();
     if (this.#indexesDeferred) return old;
     for (const index of this.#ordered.values()) {
       if (old) index.replace(old, doc);
@@ -95,6 +104,7 @@ export class Collection {
   /** Removes a document by `_id`; returns it. */
   delete(id: unknown): Document | undefined {
     const old = this.docs.delete(id);
+    if (old) this.#wrote();
     if (old && !this.#indexesDeferred) { for (const index of this.#ordered.values()) index.remove(old); }
     return old;
   }
@@ -129,13 +139,55 @@ export class Collection {
     this.#indexesDeferred = true;
   }
 
-  /** Rebuilds the index structures from the documents (after recovery replayed them loosely). */
+  /**
+   * Builds the index structures from the documents, after recovery replayed them loosely: from
+   * the snapshot's saved order where one is still valid, else with one sort. Does nothing once
+   * they are built (recovery may build them before replaying a journal, see Catalog).
+   */
   rebuildIndexes(): void {
+    if (!this.#indexesDeferred) return;
     this.#indexesDeferred = false;
+    const saved = this.#savedOrders;
+    this.#savedOrders = undefined;
     // Shared between the builds, so a field in several indexes is ranked once. The builds read
     // the `_id`-ordered array directly: nothing writes meanwhile, so no iterator is needed.
     const ranks = new Map<string, Ranked>();
-    for (const index of this.#ordered.values()) index.build(this.docs.view(), ranks);
+    const docs = this.docs.view();
+    for (const [name, index] of this.#ordered) {
+      const positions = saved?.get(name);
+      if (positions === undefined || !index.buildInOrder(docs, positions)) index.build(docs, ranks);
+    }
+  }
+
+  /** Keeps a snapshot's saved order of index `name` for {@link rebuildIndexes} (recovery only). */
+  keepSavedOrder(name: string, positions: Int32Array): void {
+    if (this.#indexesDeferred) (this.#savedOrders ??= new Map()).set(name, positions);
+  }
+
+  /** Puts and deletes so far (see {@link savedOrders}). */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /**
+   * The order of each secondary index that is not multikey, by name, as positions of its
+   * entries' documents in the `_id` order: what a snapshot saves for {@link keepSavedOrder}.
+   * Maps the documents to their positions once, transiently.
+   */
+  *savedOrders(): Generator<[string, Int32Array]> {
+    if (this.#indexesDeferred || this.#ordered.size === 0) return;
+    const positionOf = new Map<Document, number>();
+    const docs = this.docs.view();
+    for (let i = 0; i < docs.length; i++) positionOf.set(docs[i], i);
+    for (const [name, index] of this.#ordered) {
+      const positions = index.savedOrder(positionOf);
+      if (positions !== undefined) yield [name, positions];
+    }
+  }
+
+  #wrote(): void {
+    this.#writes++;
+    this.#savedOrders = undefined;
   }
 }
 

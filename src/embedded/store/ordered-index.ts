@@ -27,8 +27,11 @@ function distinctValues(doc: Document, path: string): unknown[] {
   return [...seen.values()].sort(compareValues);
 }
 
-/** Index builds since the process started: tests assert recovery builds each index once. */
-export const indexStats = { builds: 0 };
+/**
+ * Index builds since the process started, sorted (`builds`) or taken from a snapshot's saved
+ * order (`fromSavedOrder`): tests assert recovery builds each index once, and how.
+ */
+export const indexStats = { builds: 0, fromSavedOrder: 0 };
 
 /**
  * A secondary index (single-field or compound, each field ascending or descending, unique or
@@ -46,9 +49,13 @@ export class OrderedIndex {
   /** The collation its entries are ordered by (none: binary order). */
   readonly collation: Collation | undefined;
 
+  /** Every indexed field is top-level: its value is read directly, with no path to follow. */
+  readonly #flat: boolean;
+
   /** An empty index for `spec`. */
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
+    this.#flat = this.fields.every((field) => !field.includes("."));
     this.collation = parseCollation(spec.collation);
     this.entries = new SortedBlocks(this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1)), this.collation?.compare);
   }
@@ -104,9 +111,8 @@ export class OrderedIndex {
     const keys: unknown[] = [];
     const owners: Document[] = [];
     // Top-level fields read directly: no path split, array of values or tuple per document.
-    const flat = this.fields.every((field) => !field.includes("."));
     for (const doc of docs) {
-      if (flat && this.#pushFlat(doc, keys)) {
+      if (this.#flat && this.#pushFlat(doc, keys)) {
         owners.push(doc);
         continue;
       }
@@ -121,6 +127,67 @@ export class OrderedIndex {
     const last = this.fields.length - 1;
     const lastKeyIsId = this.fields[last] === "_id" && this.spec.key._id === 1 && this.collation === undefined;
     this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined, lastKeyIsId);
+  }
+
+  /**
+   * Builds the entries from `docs` (in `_id` order) taken in a saved order: entry k is
+   * `docs[positions[k]]`. The order is checked as it is read, and the index is left as it was
+   * (false) unless it is exactly the one a sorted build would make: a permutation of the
+   * documents, none of them multikey, keys never decreasing in index order and equal keys in
+   * `_id` order. A check per entry is far cheaper than the sort it replaces.
+   */
+  buildInOrder(docs: readonly Document[], positions: Int32Array): boolean {
+    const { fields, entries } = this;
+    if (positions.length !== docs.length || !this.#flat) return false;
+    const w = fields.length;
+    const keys: unknown[] = new Array(docs.length * w);
+    const owners: Document[] = new Array(docs.length);
+    const seen = new Uint8Array(docs.length);
+    for (let k = 0; k < positions.length; k++) {
+      const at = positions[k];
+      if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
+      seen[at] = 1;
+      const doc = docs[at];
+      for (let f = 0; f < w; f++) {
+        const value = doc[fields[f]];
+        if (Array.isArray(value)) return false;
+        keys[k * w + f] = value ?? null;
+      }
+      owners[k] = doc;
+      if (k > 0 && !this.#inOrder(keys, k, positions[k - 1] < at)) return false;
+    }
+    indexStats.fromSavedOrder++;
+    this.multikey = false;
+    entries.loadInOrder(keys, owners);
+    return true;
+  }
+
+  /** Whether entry k-1 sorts before entry k, by their keys, then by `_id` (`idsAscending`). */
+  #inOrder(keys: readonly unknown[], k: number, idsAscending: boolean): boolean {
+    const { entries } = this;
+    const w = this.fields.length;
+    for (let f = 0; f < w; f++) {
+      const c = entries.compareKey(keys[(k - 1) * w + f], keys[k * w + f]) * entries.dirs[f];
+      if (c !== 0) return c < 0;
+    }
+    return idsAscending;
+  }
+
+  /**
+   * Each entry's document as its position in `positionOf` (the documents in `_id` order), in
+   * index order: what {@link buildInOrder} takes back. Undefined when the index is multikey or
+   * an entry's document is not there.
+   */
+  savedOrder(positionOf: ReadonlyMap<Document, number>): Int32Array | undefined {
+    if (this.multikey || !this.#flat || this.entries.size !== positionOf.size) return undefined;
+    const positions = new Int32Array(this.entries.size);
+    let k = 0;
+    for (const doc of this.entries.owners()) {
+      const at = positionOf.get(doc);
+      if (at === undefined) return undefined;
+      positions[k++] = at;
+    }
+    return positions;
   }
 
   /**
