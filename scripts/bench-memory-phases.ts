@@ -6,11 +6,11 @@
  *
  * Phases, each timed in wall and CPU time (CPU is what a busy machine inflates least):
  * 1. reading and decoding the snapshot and journals without applying anything;
- * 2. the same recovery applied to a Catalog (decode + the `_id` map and list), indexes deferred;
- * 3. `finishRecovery`: building every secondary index once.
- * Memory, after a forced GC at each step: the heap holding the documents with the `_id` map
- * and list, what the secondary indexes add, and a Map of as many numbers to the same documents
- * (what the `_id` map alone costs). Prints one JSON line last, for bench-memory.ts.
+ * 2. the same recovery applied to a Catalog (decode + the `_id`-ordered list), indexes deferred;
+ * 3. `finishRecovery`: building every secondary index once (from the snapshot's saved orders
+ *    where it has them, see docs/embedded-engine.md).
+ * Memory, after a forced GC at each step: the heap holding the documents with the `_id` list,
+ * and what the secondary indexes add. Prints one JSON line last, for bench-memory.ts.
  */
 import process from "node:process";
 import { openDurableStore } from "../src/embedded/durability/mod.ts";
@@ -57,30 +57,16 @@ const loaded = settled();
 const build = await timed(() => catalog.finishRecovery());
 const indexed = settled();
 
-// What a Map of number keys to the same documents costs: the `_id` map's share of the heap.
-const users = catalog.get("app", "users");
-const docs = users ? [...users.docs.iterate()] : [];
-const before = settled();
-// Filled by set(), as OrderedDocs fills it (a Map built from an array of pairs ends up larger).
-const map = new Map<number, unknown>();
-for (let i = 0; i < docs.length; i++) map.set(i, docs[i]);
-const withMap = settled();
-const idMapBytes = withMap.heap - before.heap;
-map.clear();
-
 const MiB = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
 const ms = (t: { wallMs: number; cpuMs: number }) =>
   `${(t.wallMs / 1000).toFixed(2)} s wall, ${(t.cpuMs / 1000).toFixed(2)} s CPU`;
 console.log(`changes recovered: ${changes.toLocaleString("en")}`);
 console.log(`| phase | time |\n|---|---:|`);
 console.log(`| read + decode snapshot/journal (nothing applied) | ${ms(decode)} |`);
-console.log(`| read + decode + apply to a Catalog (\`_id\` map and list) | ${ms(apply)} |`);
+console.log(`| read + decode + apply to a Catalog (the \`_id\` list) | ${ms(apply)} |`);
 console.log(`| finishRecovery (build every secondary index once) | ${ms(build)} |`);
 console.log(`\n| memory after GC | heap | RSS |\n|---|---:|---:|`);
 console.log(`| bare process | ${MiB(empty.heap)} | ${MiB(empty.rss)} |`);
-console.log(`| documents + \`_id\` map + \`_id\` list | ${MiB(loaded.heap - empty.heap)} | ${MiB(loaded.rss)} |`);
+console.log(`| documents + \`_id\` list | ${MiB(loaded.heap - empty.heap)} | ${MiB(loaded.rss)} |`);
 console.log(`| + secondary indexes | +${MiB(indexed.heap - loaded.heap)} | ${MiB(indexed.rss)} |`);
-console.log(
-  `| of which a Map of ${docs.length} numbers to documents (the \`_id\` map's share) | ${MiB(idMapBytes)} | |`,
-);
-console.log(JSON.stringify({ changes, decode, apply, build, empty, loaded, indexed, idMapBytes }));
+console.log(JSON.stringify({ changes, decode, apply, build, empty, loaded, indexed }));

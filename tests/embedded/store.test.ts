@@ -25,6 +25,18 @@ describe("embedded engine: document store", () => {
     assert.equal(docs.get(Long.fromNumber(1))?.v, "int");
     docs.put({ _id: Long.fromNumber(1), v: "long" });
     assert.equal(docs.size, 1);
+    // Lookups are binary searches of the _id order: misses before, between and after ids.
+    for (const id of [3, 5]) docs.put({ _id: id });
+    assert.deepEqual([0, 2, 4, 6, "1"].map((id) => docs.get(id)), [
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    assert.equal(docs.delete(2), undefined);
+    assert.equal(docs.delete(1.0)?.v, "long");
+    assert.deepEqual([...docs.iterate()].map((d) => d._id), [3, 5]);
     assert.equal(keyOf(Long.fromString("9007199254740993")) === keyOf(9007199254740992), false);
     assert.equal(compareValues(Long.fromNumber(2), 1.5), 1);
   });

@@ -162,7 +162,7 @@ function encode(v: unknown): string {
 
 /**
  * A canonical key for a value, equal for values MongoDB treats as equal in an index
- * (1, 1.0 and Long(1) agree; null and missing agree). Used by the `_id` map and unique indexes.
+ * (1, 1.0 and Long(1) agree; null and missing agree). Used by unique indexes and write sets.
  */
 export function keyOf(v: unknown): ValueKey {
   if (typeof v === "number") return v === 0 ? 0 : v;

@@ -135,7 +135,7 @@ export class WriteSet {
     if (!this.ledger) return;
     this.#holdCollection(coll);
     const key = keyOf(id);
-    this.#record([coll, key], coll.docs.getByKey(key), (doc) => {
+    this.#record([coll, key], coll.docs.get(id), (doc) => {
       if (doc) coll.put(doc as Document);
       else coll.delete(id);
     });
