@@ -174,14 +174,17 @@ describe("embedded engine: index orders saved in snapshots", () => {
           try {
             assert.equal(indexStats.fromSavedOrder - before.fromSavedOrder, 3);
             await assertServed(people_, expectedAges(docs));
-            // A small journal on top: updates that move keys, a delete, an insert.
-            await people_.updateMany({ age: 0 }, { $set: { age: 9 } });
+            // A small journal on top (well under 1/32 of the snapshot): an update that moves
+            // a document's keys, a delete, an insert.
+            const moved = docs.find((d) => d.age === 0)!._id;
+            await people_.updateOne({ _id: moved }, { $set: { age: 9 } });
             await people_.deleteOne({ _id: 3 });
             await people_.insertOne({ _id: 1, name: "zed", age: 8 });
           } finally {
             await conn.close();
           }
-          const now = docs.map((d) => (d.age === 0 ? { ...d, age: 9 } : d)).filter((d) => d._id !== 3);
+          const moved = docs.find((d) => d.age === 0)!._id;
+          const now = docs.map((d) => (d._id === moved ? { ...d, age: 9 } : d)).filter((d) => d._id !== 3);
           now.push({ _id: 1, name: "zed", age: 8 });
 
           // 2. Snapshot then journal: built from the saved orders, then maintained write by write.
@@ -192,7 +195,7 @@ describe("embedded engine: index orders saved in snapshots", () => {
             assert.equal(indexStats.fromSavedOrder - before.fromSavedOrder, 3);
             assert.equal(indexStats.builds - before.builds, 2, "tags_1 and address.city_1");
             await assertServed(people_, expectedAges(now));
-            // 3. A journal larger than the snapshot: the indexes wait for it and are sorted.
+            // 3. A larger journal: the indexes wait for it and are sorted.
             await people_.insertMany(
               people(seededRandom(5), 6000).map((d) => ({ ...d, _id: d._id + 100_000 }) as Person),
             );
