@@ -2,6 +2,7 @@
  * Memory and start-up of the example app on a large embedded DATA_DIR.
  *
  *   npx tsx scripts/bench-memory.ts [--docs 1000000] [--dir /tmp/mongorest-bench-memory] [--rebuild]
+ *                                   [--journal-updates 200000]
  *
  * 1. Builds (once; `--rebuild` forces it) a DATA_DIR of `--docs` users shaped like the example
  *    User model, through the app itself (so its indexes exist) with insertMany in batches, and
@@ -14,12 +15,15 @@
  * 3. Baselines from the same run: the same app on an empty folder (the process's fixed cost),
  *    the BSON size of the users, and a plain process that reads the JSON file and `JSON.parse`s
  *    it (time and RSS). Ratios relate the app to them.
+ * With `--journal-updates N`, also (once; `--rebuild` redoes it) a copy of the folder with N
+ *    updates of users journaled on top of its snapshot, as the app's PATCH writes them, and the
+ *    app's start-up on that copy: the issue's "snapshot plus journal" folder.
  * 4. `bench-memory-phases.ts` on the same folder: recovery's decode, apply and index build in
  *    CPU time, and where the heap goes. Then the issue's targets, met or not, and the load
  *    average at the start and end of the run (the machine may be shared).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
@@ -37,6 +41,7 @@ const { values: args } = parseArgs({
     dir: { type: "string", default: "/tmp/mongorest-bench-memory" },
     rebuild: { type: "boolean", default: false },
     "no-compact": { type: "boolean", default: false },
+    "journal-updates": { type: "string", default: "0" },
   },
 });
 const DOCS = Number(args.docs);
@@ -85,6 +90,35 @@ async function compactFolder(dir: string): Promise<void> {
   await store.compact();
   await store.close();
   console.log(`compacted ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * A copy of the data folder with `count` user updates journaled on top of its snapshot (made
+ * once per count): renames spread over the collection, with `updated_at` and `_rev` as the
+ * app's PATCH sets them. Below the compaction bar, so the journal stays for the next start.
+ */
+async function journaledFolder(count: number): Promise<string> {
+  const dir = `${DATA}-journal-${count}`;
+  if (existsSync(dir) && !args.rebuild) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(DATA, dir, { recursive: true });
+  const app = await createApp({ models: await loadModels("models"), dataDir: dir });
+  const users = app.db.collection<{ _id: number }>("users");
+  for (let first = 0; first < count; first += 1000) {
+    const ops = Array.from({ length: Math.min(1000, count - first) }, (_, i) => {
+      const id = 1 + ((first + i) * 4999) % DOCS; // 4999 is prime to 10^6: every id before any twice
+      return {
+        updateOne: {
+          filter: { _id: id },
+          update: { $set: { name: `Renamed${id % 5000}`, updated_at: new Date() }, $inc: { _rev: 1 } },
+        },
+      };
+    });
+    await users.bulkWrite(ops, { ordered: false });
+  }
+  await app.close();
+  console.log(`journaled ${count} updates on a copy of ${DATA}`);
+  return dir;
 }
 
 /** Kernel figures of a process: current and peak resident set, in bytes. */
@@ -196,6 +230,9 @@ const bson = bsonBytes();
 const empty = await runApp(EMPTY, []);
 const json = await runJsonBaseline();
 const full = await runApp(DATA, QUERIES);
+const journalUpdates = Number(args["journal-updates"]);
+const journaledDir = journalUpdates > 0 ? await journaledFolder(journalUpdates) : undefined;
+const journaled = journaledDir === undefined ? undefined : await runApp(journaledDir, []);
 const phases = await runPhases(DATA);
 const dataRss = full.rss - empty.rss;
 
@@ -241,6 +278,19 @@ console.log(
     (full.peak / bson).toFixed(2)
   }x |`,
 );
+if (journaled !== undefined) {
+  const onTop = folderBytes(journaledDir!).journal;
+  console.log(
+    `| start with ${journalUpdates} updates journaled on top (${MiB(onTop)}) vs without | ${sec(journaled.startMs)} | ${
+      sec(full.startMs)
+    } | ${(journaled.startMs / full.startMs).toFixed(2)}x |`,
+  );
+  console.log(
+    `| RSS after that start vs BSON size | ${MiB(journaled.rss)} | ${MiB(bson)} | ${
+      (journaled.rss / bson).toFixed(2)
+    }x |`,
+  );
+}
 console.log(`\n| query | status | time |\n|---|---:|---:|`);
 for (const q of full.queries) {
   console.log(`| \`${decodeURIComponent(q.path)}\` | ${q.status} | ${q.ms.toFixed(0)} ms |`);
