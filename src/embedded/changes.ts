@@ -42,10 +42,12 @@ export type Change =
   /**
    * Written by snapshots only: the order of a secondary index's entries, as each entry's
    * position among the collection's documents as the snapshot just listed them (`_id` order),
-   * in little-endian Int32s. Recovery uses it instead of sorting the index, after checking
-   * that it orders those documents exactly as a build would, and ignores it otherwise.
+   * in little-endian Int32s. Entries `from` to `from + positions.length / 4` of `count`: an
+   * order comes in parts of at most a million entries, as one BSON document holds at most
+   * 16 MiB. Recovery uses it instead of sorting the index, after checking that it orders those
+   * documents exactly as a build would, and ignores it otherwise.
    */
-  | { op: "indexOrder"; db: string; coll: string; name: string; positions: Uint8Array };
+  | { op: "indexOrder"; db: string; coll: string; name: string; count: number; from: number; positions: Uint8Array };
 
 /**
  * Where the engine sends the changes of each write before it replies. `append` resolves once

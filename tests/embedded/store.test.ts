@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Long, ObjectId } from "bson";
+import { Code, Decimal128, Long, ObjectId } from "bson";
 import type { Change } from "../../src/embedded/changes.ts";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
 import { OrderedDocs } from "../../src/embedded/store/ordered.ts";
@@ -39,6 +39,25 @@ describe("embedded engine: document store", () => {
     assert.deepEqual([...docs.iterate()].map((d) => d._id), [3, 5]);
     assert.equal(keyOf(Long.fromString("9007199254740993")) === keyOf(9007199254740992), false);
     assert.equal(compareValues(Long.fromNumber(2), 1.5), 1);
+  });
+
+  test("ids the BSON order only calls equal approximately stay distinct documents", () => {
+    // compareValues compares a Decimal128 through a double and a Code by type only: the
+    // binary search finds them together, and the canonical key tells them apart.
+    const docs = new OrderedDocs();
+    const ids = [
+      Decimal128.fromString("0.10000000000000000001"),
+      Decimal128.fromString("0.10000000000000000002"),
+      0.1,
+      new Code("a"),
+      new Code("b"),
+    ];
+    ids.forEach((_id, v) => docs.put({ _id, v }));
+    assert.equal(docs.size, ids.length);
+    assert.deepEqual(ids.map((id) => docs.get(id)?.v), [0, 1, 2, 3, 4]);
+    docs.put({ _id: Decimal128.fromString("0.10000000000000000002"), v: "again" });
+    assert.equal(docs.delete(new Code("a"))?.v, 3);
+    assert.deepEqual(ids.map((id) => docs.get(id)?.v), [0, "again", 2, undefined, 4]);
   });
 
   test("an iterator returns each surviving document exactly once across concurrent writes", () => {

@@ -251,6 +251,16 @@ export class SortedBlocks {
     shared?: { names: readonly string[]; ranks: Map<string, Ranked> },
     lastKeyIsId = false,
   ): void {
+    this.#fill(keys, docs, this.#sortedOrder(keys, docs, shared, lastKeyIsId));
+  }
+
+  /** The order of entries (keys, docs) that {@link load} sorts them into. */
+  #sortedOrder(
+    keys: unknown[],
+    docs: readonly Document[],
+    shared?: { names: readonly string[]; ranks: Map<string, Ranked> },
+    lastKeyIsId = false,
+  ): Uint32Array {
     const w = this.width;
     const fields: SortField[] = this.dirs.map((dir, f) => ({
       valueAt: (i) => keys[i * w + f],
@@ -269,7 +279,58 @@ export class SortedBlocks {
       // values would only cost time.
       fields.pop();
     }
-    this.#fill(keys, docs, sortedOrder(fields, docs.length, shared?.ranks));
+    return sortedOrder(fields, docs.length, shared?.ranks);
+  }
+
+  /**
+   * Replaces every entry by two runs merged: `keys`/`docs`, already in index order (as
+   * {@link loadInOrder} takes them), and `extraKeys`/`extraDocs` in any order (sorted here as
+   * {@link load} sorts). Recovery's use: the entries of a snapshot's saved order that are
+   * still current, and those of the documents the journal wrote since. No document may be in
+   * both runs.
+   */
+  loadMerged(keys: unknown[], docs: Document[], extraKeys: unknown[], extraDocs: readonly Document[]): void {
+    const w = this.width;
+    const order = this.#sortedOrder(extraKeys, extraDocs);
+    // Straight into blocks: two merged copies of a million keys would cost more than the merge.
+    const blocks: Block[] = [];
+    let block: Block = { keys: [], docs: [] };
+    const append = (from: readonly unknown[], i: number, doc: Document): void => {
+      if (block.docs.length === BLOCK_SIZE) blocks.push(block = { keys: [], docs: [] });
+      for (let f = 0; f < w; f++) block.keys.push(from[i * w + f]);
+      block.docs.push(doc);
+    };
+    blocks.push(block);
+    let a = 0;
+    for (let k = 0; k < order.length; k++) {
+      const b = order[k];
+      while (a < docs.length && this.#sortsBefore(keys, a, docs[a], extraKeys, b, extraDocs[b])) {
+        append(keys, a, docs[a++]);
+      }
+      append(extraKeys, b, extraDocs[b]);
+    }
+    while (a < docs.length) append(keys, a, docs[a++]);
+    this.#blocks = blocks;
+    this.#size = docs.length + order.length;
+    this.#before = undefined;
+    this.#epoch++;
+  }
+
+  /** Whether entry i of (keys, doc) sorts before entry j of (otherKeys, other): by key, then `_id`. */
+  #sortsBefore(
+    keys: readonly unknown[],
+    i: number,
+    doc: Document,
+    otherKeys: readonly unknown[],
+    j: number,
+    other: Document,
+  ): boolean {
+    const w = this.width;
+    for (let f = 0; f < w; f++) {
+      const c = this.compareKey(keys[i * w + f], otherKeys[j * w + f]);
+      if (c !== 0) return c * this.dirs[f] < 0;
+    }
+    return compareValues(doc._id, other._id) < 0;
   }
 
   /**

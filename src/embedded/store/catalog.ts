@@ -83,8 +83,10 @@ export class Catalog {
         (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).options = change.options;
         return;
       case "indexOrder": {
-        const positions = int32sOf(change.positions);
-        if (positions !== undefined) this.get(change.db, change.coll)?.keepSavedOrder(change.name, positions);
+        const part = int32sOf(change.positions);
+        const { count, from } = change;
+        if (part === undefined || !Number.isSafeInteger(count) || !Number.isSafeInteger(from)) return;
+        this.get(change.db, change.coll)?.keepSavedOrder(change.name, count, from, part);
         return;
       }
     }
@@ -112,9 +114,10 @@ export class Catalog {
    * turns: document iteration re-seeks by `_id` after concurrent writes, so every document
    * that exists throughout is yielded; later writes are covered by the journal anyway. Each
    * collection's documents are followed by its index orders, unless a write ran while they
-   * were listed (then the orders might not describe the documents listed, and recovery sorts).
+   * were listed (then the orders might not describe the documents listed, and recovery sorts),
+   * in parts of `orderPart` entries.
    */
-  *dump(): Generator<Change> {
+  *dump(orderPart = ORDER_PART): Generator<Change> {
     for (const [db, colls] of [...this.#dbs]) {
       for (const [name, coll] of [...colls]) {
         // One change carries all the options (collation, view, validator): setOptions is for collMod.
@@ -127,12 +130,26 @@ export class Catalog {
         for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
         for (const [index, positions] of LITTLE_ENDIAN ? coll.savedOrders() : []) {
           if (coll.writes !== writes) break;
-          yield { op: "indexOrder", db, coll: name, name: index, positions: bytesOf(positions) };
+          for (let from = 0; from < positions.length; from += orderPart) {
+            const part = positions.subarray(from, from + orderPart);
+            yield {
+              op: "indexOrder",
+              db,
+              coll: name,
+              name: index,
+              count: positions.length,
+              from,
+              positions: bytesOf(part),
+            };
+          }
         }
       }
     }
   }
 }
+
+/** Entries of an index order per snapshot record: 4 MiB, well under BSON's 16 MiB per document. */
+export const ORDER_PART = 1 << 20;
 
 /** Whether this machine stores Int32s little-endian, the order saved index orders are written in. */
 const LITTLE_ENDIAN = new Uint8Array(new Int32Array([1]).buffer)[0] === 1;

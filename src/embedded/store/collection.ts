@@ -4,6 +4,7 @@ import { type Collation, parseCollation } from "./collation.ts";
 import { OrderedDocs } from "./ordered.ts";
 import { OrderedIndex } from "./ordered-index.ts";
 import type { Ranked } from "./rank-sort.ts";
+import { SavedOrders } from "./saved-orders.ts";
 import type { DuplicateKey } from "./unique.ts";
 import { keyOf } from "./values.ts";
 
@@ -29,12 +30,8 @@ export class Collection {
    * document and index (the difference between seconds and minutes at a million documents).
    */
   #indexesDeferred = false;
-  /**
-   * Index orders a snapshot saved, by index name, while recovery has the indexes deferred;
-   * dropped by any later write to the documents, since they describe the documents as the
-   * snapshot listed them.
-   */
-  #savedOrders: Map<string, Int32Array> | undefined;
+  /** Index orders a snapshot saved, while recovery has the indexes deferred. */
+  #savedOrders: SavedOrders | undefined;
   /** Puts and deletes so far: a snapshot saves index orders only when none ran while it listed the documents. */
   #writes = 0;
 
@@ -91,9 +88,13 @@ export class Collection {
 
   /** Stores a document (insert or replace), maintaining the indexes. Checks nothing. */
   put(doc: Document): Document | undefined {
+    this.#savedOrders?.beforeWrite();
     const old = this.docs.put(doc);
-    this.#wrote();
-    if (this.#indexesDeferred) return old;
+    this.#writes++;
+    if (this.#indexesDeferred) {
+      this.#savedOrders?.wrote(doc, old);
+      return old;
+    }
     for (const index of this.#ordered.values()) {
       if (old) index.replace(old, doc);
       else index.add(doc);
@@ -103,9 +104,12 @@ export class Collection {
 
   /** Removes a document by `_id`; returns it. */
   delete(id: unknown): Document | undefined {
+    if (this.#savedOrders !== undefined && this.docs.get(id) !== undefined) this.#savedOrders.beforeWrite();
     const old = this.docs.delete(id);
-    if (old) this.#wrote();
-    if (old && !this.#indexesDeferred) { for (const index of this.#ordered.values()) index.remove(old); }
+    if (old === undefined) return undefined;
+    this.#writes++;
+    if (this.#indexesDeferred) this.#savedOrders?.wrote(undefined, old);
+    else for (const index of this.#ordered.values()) index.remove(old);
     return old;
   }
 
@@ -141,8 +145,9 @@ export class Collection {
 
   /**
    * Builds the index structures from the documents, after recovery replayed them loosely: from
-   * the snapshot's saved order where one is still valid, else with one sort. Does nothing once
-   * they are built (recovery may build them before replaying a journal, see Catalog).
+   * the snapshot's saved order where one checks out, merged with what the journal wrote since,
+   * else with one sort. Does nothing once they are built (recovery may build them before
+   * replaying a journal, see Catalog).
    */
   rebuildIndexes(): void {
     if (!this.#indexesDeferred) return;
@@ -153,15 +158,22 @@ export class Collection {
     // the `_id`-ordered array directly: nothing writes meanwhile, so no iterator is needed.
     const ranks = new Map<string, Ranked>();
     const docs = this.docs.view();
+    const since = saved?.since(docs);
     for (const [name, index] of this.#ordered) {
       const positions = saved?.get(name);
-      if (positions === undefined || !index.buildInOrder(docs, positions)) index.build(docs, ranks);
+      if (positions === undefined || !index.buildInOrder(saved!.docs, positions, since)) index.build(docs, ranks);
     }
   }
 
-  /** Keeps a snapshot's saved order of index `name` for {@link rebuildIndexes} (recovery only). */
-  keepSavedOrder(name: string, positions: Int32Array): void {
-    if (this.#indexesDeferred) (this.#savedOrders ??= new Map()).set(name, positions);
+  /**
+   * Keeps part of a snapshot's saved order of index `name` (its entries `from`.. of `count`)
+   * for {@link rebuildIndexes}; recovery only.
+   */
+  keepSavedOrder(name: string, count: number, from: number, part: Int32Array): void {
+    if (!this.#indexesDeferred) return;
+    const saved = this.#savedOrders ??= new SavedOrders(this.docs.view());
+    // An order read after a write would describe documents other than the ones kept.
+    if (saved.unchanged) saved.add(name, count, from, part);
   }
 
   /** Puts and deletes so far (see {@link savedOrders}). */
@@ -183,11 +195,6 @@ export class Collection {
       const positions = index.savedOrder(positionOf);
       if (positions !== undefined) yield [name, positions];
     }
-  }
-
-  #wrote(): void {
-    this.#writes++;
-    this.#savedOrders = undefined;
   }
 }
 

@@ -3,6 +3,7 @@ import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { SortedBlocks } from "./blocks.ts";
 import type { Ranked } from "./rank-sort.ts";
+import type { WrittenSince } from "./saved-orders.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { valuesAt } from "./paths.ts";
 import { compareValues, keyOf, type ValueKey } from "./values.ts";
@@ -131,12 +132,14 @@ export class OrderedIndex {
 
   /**
    * Builds the entries from `docs` (in `_id` order) taken in a saved order: entry k is
-   * `docs[positions[k]]`. The order is checked as it is read, and the index is left as it was
-   * (false) unless it is exactly the one a sorted build would make: a permutation of the
-   * documents, none of them multikey, keys never decreasing in index order and equal keys in
-   * `_id` order. A check per entry is far cheaper than the sort it replaces.
+   * `docs[positions[k]]`, then, when the journal wrote since (`since`), drops the entries of
+   * the versions it replaced and merges in those of the versions it wrote. The order is checked
+   * as it is read, and the index is left as it was (false) unless it is exactly the one a
+   * sorted build would make: a permutation of the documents, none of them multikey, keys never
+   * decreasing in index order and equal keys in `_id` order (and no written version multikey
+   * either). A check per entry is far cheaper than the sort it replaces.
    */
-  buildInOrder(docs: readonly Document[], positions: Int32Array): boolean {
+  buildInOrder(docs: readonly Document[], positions: Int32Array, since?: WrittenSince): boolean {
     const { fields, entries } = this;
     if (positions.length !== docs.length || !this.#flat) return false;
     const w = fields.length;
@@ -148,17 +151,50 @@ export class OrderedIndex {
       if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
       seen[at] = 1;
       const doc = docs[at];
-      for (let f = 0; f < w; f++) {
-        const value = doc[fields[f]];
-        if (Array.isArray(value)) return false;
-        keys[k * w + f] = value ?? null;
-      }
+      if (!this.#pushKeys(doc, keys, k * w)) return false;
       owners[k] = doc;
       if (k > 0 && !this.#inOrder(keys, k, positions[k - 1] < at)) return false;
     }
+    if (since === undefined) entries.loadInOrder(keys, owners);
+    else if (!this.#mergeWritten(keys, owners, positions, since)) return false;
     indexStats.fromSavedOrder++;
     this.multikey = false;
-    entries.loadInOrder(keys, owners);
+    return true;
+  }
+
+  /** Writes `doc`'s key tuple at `keys[at..]`; false when an indexed field holds an array. */
+  #pushKeys(doc: Document, keys: unknown[], at: number): boolean {
+    const { fields } = this;
+    for (let f = 0; f < fields.length; f++) {
+      const value = doc[fields[f]];
+      if (Array.isArray(value)) return false;
+      keys[at + f] = value ?? null;
+    }
+    return true;
+  }
+
+  /**
+   * Loads the saved entries (in order) less those of replaced versions, merged with the
+   * entries of the written ones; false, loading nothing, when a written version is multikey.
+   */
+  #mergeWritten(
+    keys: unknown[],
+    owners: Document[],
+    positions: Int32Array,
+    { replacedAt, written }: WrittenSince,
+  ): boolean {
+    const w = this.fields.length;
+    const extraKeys: unknown[] = new Array(written.length * w);
+    for (let i = 0; i < written.length; i++) if (!this.#pushKeys(written[i], extraKeys, i * w)) return false;
+    let kept = 0;
+    for (let k = 0; k < owners.length; k++) {
+      if (replacedAt[positions[k]] === 1) continue;
+      for (let f = 0; f < w; f++) keys[kept * w + f] = keys[k * w + f];
+      owners[kept++] = owners[k];
+    }
+    keys.length = kept * w;
+    owners.length = kept;
+    this.entries.loadMerged(keys, owners, extraKeys, written);
     return true;
   }
 

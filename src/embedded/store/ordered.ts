@@ -1,9 +1,15 @@
 import type { Document } from "bson";
-import { compareValues } from "./values.ts";
+import { compareValues, keyOf, type ValueKey } from "./values.ts";
+
+/** Equality of canonical keys as a Map's: NaN is one key. */
+function sameKey(a: ValueKey, b: ValueKey): boolean {
+  return a === b || (a !== a && b !== b);
+}
 
 /**
  * The documents of one collection in an array sorted by `_id`: the default page order needs no
- * sort, skip/limit is an index into the array, and a lookup by `_id` is a binary search.
+ * sort, skip/limit is an index into the array, and a lookup by `_id` is a binary search (then a
+ * check of the canonical key, see {@link keyOf}).
  * Ascending ids, the common case, append in O(1). There is no hash map beside it: at a million
  * documents one cost 28 MiB (numeric ids) to 70 MiB (ObjectIds, keyed by their hex text) and a
  * third of recovery's time to fill, for lookups that take ~20 comparisons without it.
@@ -38,12 +44,12 @@ export class OrderedDocs {
   }
 
   /**
-   * The document with this `_id`, if any. Ids equal in BSON order are one id, as in MongoDB's
-   * `_id` index: 1, 1.0 and NumberLong(1) find the same document.
+   * The document with this `_id`, if any. Ids with the same canonical key are one id, as in
+   * MongoDB's `_id` index: 1, 1.0 and NumberLong(1) find the same document.
    */
   get(id: unknown): Document | undefined {
-    const doc = this.#list[this.seekAfter(id, true)];
-    return doc !== undefined && compareValues(doc._id, id) === 0 ? doc : undefined;
+    const at = this.#find(id);
+    return at < 0 ? undefined : this.#list[at];
   }
 
   /** Inserts or replaces (same `_id`) a document; returns the one it replaced. */
@@ -53,25 +59,41 @@ export class OrderedDocs {
       list.push(doc);
       return undefined;
     }
-    const at = this.seekAfter(doc._id, true);
-    const old = list[at];
-    if (old !== undefined && compareValues(old._id, doc._id) === 0) {
+    const at = this.#find(doc._id);
+    if (at >= 0) {
+      const old = list[at];
       list[at] = doc;
       return old;
     }
-    list.splice(at, 0, doc);
+    list.splice(this.seekAfter(doc._id, true), 0, doc);
     this.#epoch++;
     return undefined;
   }
 
   /** Removes the document with this `_id`; returns it, or undefined when absent. */
   delete(id: unknown): Document | undefined {
-    const at = this.seekAfter(id, true);
-    const old = this.#list[at];
-    if (old === undefined || compareValues(old._id, id) !== 0) return undefined;
-    this.#list.splice(at, 1);
+    const at = this.#find(id);
+    if (at < 0) return undefined;
+    const [old] = this.#list.splice(at, 1);
     this.#epoch++;
     return old;
+  }
+
+  /**
+   * The position of the document whose `_id` is `id`, or -1. The binary search finds the ids
+   * the BSON order calls equal; among those (nearly always one), the one with the same
+   * canonical key is the match, as the hash map this replaced matched: the order compares some
+   * values only approximately (a Decimal128 with more digits than a double holds, say).
+   */
+  #find(id: unknown): number {
+    const list = this.#list;
+    let at = this.seekAfter(id, true);
+    if (at >= list.length || compareValues(list[at]._id, id) !== 0) return -1;
+    const key = keyOf(id);
+    for (; at < list.length && compareValues(list[at]._id, id) === 0; at++) {
+      if (sameKey(keyOf(list[at]._id), key)) return at;
+    }
+    return -1;
   }
 
   /** Removes everything. */

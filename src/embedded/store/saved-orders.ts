@@ -1,0 +1,106 @@
+import type { Document } from "bson";
+import { compareValues } from "./values.ts";
+
+/** What the journal changed after a snapshot's saved orders were read (see {@link SavedOrders}). */
+export interface WrittenSince {
+  /** 1 at the position (in the listing the orders describe) of each document replaced or deleted since. */
+  replacedAt: Uint8Array;
+  /** Document versions written since and still current, in `_id` order. */
+  written: readonly Document[];
+}
+
+/**
+ * A collection's index orders as its snapshot saved them, kept through recovery: the
+ * positions of each index's entries among the documents as the snapshot listed them, and,
+ * once the journal writes to the collection, a copy of that listing and what changed since,
+ * so the indexes can still be built from the orders and then merged with the journal's writes
+ * (see OrderedIndex.buildInOrder) instead of sorted.
+ */
+export class SavedOrders {
+  readonly #positions = new Map<string, { positions: Int32Array; filled: number }>();
+  #docs: readonly Document[];
+  #copied = false;
+  #replacedAt: Uint8Array | undefined;
+  /** Versions the journal wrote and then replaced or deleted itself. */
+  readonly #replacedLater = new Set<Document>();
+  readonly #written: Document[] = [];
+
+  /** Orders of the documents `docs` holds now, in `_id` order (the live list, copied before the first write). */
+  constructor(docs: readonly Document[]) {
+    this.#docs = docs;
+  }
+
+  /** The documents the orders describe, in `_id` order: entry k of an index is `docs[positions[k]]`. */
+  get docs(): readonly Document[] {
+    return this.#docs;
+  }
+
+  /** False once a write has changed the documents: orders read after that would describe other ones. */
+  get unchanged(): boolean {
+    return !this.#copied;
+  }
+
+  /** Keeps part of index `name`'s saved order: its entries `from`.. of `count`. A part that does not fit is ignored. */
+  add(name: string, count: number, from: number, part: Int32Array): void {
+    let order = this.#positions.get(name);
+    if (order === undefined) {
+      if (count < 0 || count > this.#docs.length) return;
+      this.#positions.set(name, order = { positions: new Int32Array(count), filled: 0 });
+    }
+    if (count !== order.positions.length || from < 0 || from + part.length > count) return;
+    order.positions.set(part, from);
+    order.filled += part.length;
+  }
+
+  /** Index `name`'s saved order, if the snapshot had all of it (entries repeated or missing fail the build's check). */
+  get(name: string): Int32Array | undefined {
+    const order = this.#positions.get(name);
+    return order !== undefined && order.filled === order.positions.length ? order.positions : undefined;
+  }
+
+  /** Call before the collection's documents change: copies the listing the orders describe, once. */
+  beforeWrite(): void {
+    if (this.#copied) return;
+    this.#docs = this.#docs.slice();
+    this.#replacedAt = new Uint8Array(this.#docs.length);
+    this.#copied = true;
+  }
+
+  /** Records a write: `doc` stored (or undefined for a delete), `old` the version it replaced, if any. */
+  wrote(doc: Document | undefined, old: Document | undefined): void {
+    if (old !== undefined) {
+      const at = positionOf(this.#docs, old);
+      if (at === undefined) this.#replacedLater.add(old);
+      else this.#replacedAt![at] = 1;
+    }
+    if (doc !== undefined) this.#written.push(doc);
+  }
+
+  /**
+   * What changed since the orders were read, given the documents now (in `_id` order);
+   * undefined when nothing did. The written versions come in `_id` order too, which spares
+   * their sort a field.
+   */
+  since(current: readonly Document[]): WrittenSince | undefined {
+    if (!this.#copied) return undefined;
+    const later = this.#replacedLater;
+    const written = new Set(this.#written.filter((doc) => !later.has(doc)));
+    return { replacedAt: this.#replacedAt!, written: current.filter((doc) => written.has(doc)) };
+  }
+}
+
+/** Where `doc` itself (not just its `_id`) is in `docs`, which is in `_id` order; binary search. */
+function positionOf(docs: readonly Document[], doc: Document): number | undefined {
+  let lo = 0;
+  let hi = docs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareValues(docs[mid]._id, doc._id) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  // Ids the order calls equal (nearly always just the one) are told apart by identity.
+  for (let at = lo; at < docs.length && compareValues(docs[at]._id, doc._id) === 0; at++) {
+    if (docs[at] === doc) return at;
+  }
+  return undefined;
+}
