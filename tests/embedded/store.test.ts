@@ -6,6 +6,7 @@ import { Catalog } from "../../src/embedded/store/catalog.ts";
 import { OrderedDocs } from "../../src/embedded/store/ordered.ts";
 import { SortedBlocks } from "../../src/embedded/store/blocks.ts";
 import { compareValues, keyOf } from "../../src/embedded/store/values.ts";
+import { reportingSeed, seededRandom } from "../helpers/seed.ts";
 
 /** The in-memory structures under the commands (no driver involved). */
 describe("embedded engine: document store", () => {
@@ -156,6 +157,54 @@ describe("embedded engine: document store", () => {
     }
     assert.deepEqual(put, Array.from({ length: 50 }, (_, i) => i));
   });
+
+  test("seeks find the model's place through inserts, swaps, removals that empty blocks, and loads", () =>
+    reportingSeed(() => {
+      // Seeks search a directory of each block's last entry (its fence): every write that
+      // changes a block's last entry, splits a block or removes one must keep it true.
+      const random = seededRandom(11);
+      const blocks = new SortedBlocks([1]);
+      let model: [number, number][] = [];
+      const order = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
+      const lowerBound = (target: [number, number]) => model.filter((e) => order(e, target) < 0).length;
+      const seekRank = (target: [number, number]) =>
+        blocks.rank(blocks.seek((keys, base, doc) => order([keys[base] as number, doc._id as number], target)));
+      const check = () => {
+        // Every entry, and just past it: the places where a stale fence would send a seek astray.
+        model.forEach(([key, id], i) => {
+          assert.equal(seekRank([key, id]), i, `seek to entry ${i} (${key}, ${id})`);
+          assert.equal(seekRank([key, id + 0.5]), i + 1, `seek past entry ${i}`);
+        });
+        for (let i = 0; i < 20; i++) {
+          const target: [number, number] = [Math.floor(random() * 120) - 10, Math.floor(random() * 5000)];
+          assert.equal(seekRank(target), lowerBound(target), `seek ${target}`);
+        }
+      };
+      let next = 0;
+      for (let step = 0; step < 6000; step++) {
+        const r = random();
+        if (r < 0.6 || model.length === 0) {
+          const entry: [number, number] = [Math.floor(random() * 100), next++];
+          blocks.insert([entry[0]], { _id: entry[1] });
+          model.push(entry);
+          model.sort(order);
+        } else if (r < 0.65) {
+          const [key, id] = model[Math.floor(random() * model.length)];
+          assert.ok(blocks.swap([key], { _id: id, again: step }));
+        } else if (step % 500 === 499 && model.length > 400) {
+          // A run of neighbours removed at once: the blocks holding them empty out and go.
+          const at = Math.floor(random() * (model.length - 300));
+          for (const [key, id] of model.splice(at, 300)) assert.ok(blocks.remove([key], id));
+        } else {
+          const [[key, id]] = model.splice(Math.floor(random() * model.length), 1);
+          assert.ok(blocks.remove([key], id));
+        }
+        if (step % 200 === 0) check();
+      }
+      check();
+      blocks.load(model.map(([k]) => k), model.map(([, id]) => ({ _id: id })));
+      check();
+    }));
 
   test("sorted blocks keep (key, _id) order through inserts, removals, block splits and a bulk load", () => {
     const blocks = new SortedBlocks([-1]);

@@ -76,12 +76,16 @@ export class OrderedIndex {
 
   /** Records the entries of a stored document. */
   add(doc: Document): void {
-    for (const key of this.keys(doc)) this.entries.insert(key, doc);
+    const key = this.#singleKey(doc);
+    if (key !== undefined) this.entries.insert(key, doc);
+    else for (const tuple of this.keys(doc)) this.entries.insert(tuple, doc);
   }
 
   /** Forgets the entries of a document being deleted. */
   remove(doc: Document): void {
-    for (const key of this.keys(doc)) this.entries.remove(key, doc._id);
+    const key = this.#singleKey(doc);
+    if (key !== undefined) this.entries.remove(key, doc._id);
+    else for (const tuple of this.keys(doc)) this.entries.remove(tuple, doc._id);
   }
 
   /**
@@ -89,6 +93,15 @@ export class OrderedIndex {
    * is unchanged only get the new document; the others are removed and inserted.
    */
   replace(old: Document, doc: Document): void {
+    const single = this.#singleKey(old);
+    const next = single === undefined ? undefined : this.#singleKey(doc);
+    if (single !== undefined && next !== undefined) {
+      // The common case, one entry before and after: no tuple sets to build.
+      if (sameTuple(single, next) && this.entries.swap(single, doc)) return;
+      this.entries.remove(single, old._id);
+      this.entries.insert(next, doc);
+      return;
+    }
     const before = this.keys(old);
     const after = this.keys(doc);
     const unchanged = new Set(after.map((k) => keyOf(k)));
@@ -99,6 +112,23 @@ export class OrderedIndex {
       else this.entries.remove(key, old._id);
     }
     for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, doc);
+  }
+
+  /**
+   * The one key tuple of `doc` when every indexed field is top-level and none holds an array
+   * (then {@link keys} would give exactly this tuple); undefined otherwise. Writes take this
+   * path: building key tuples through {@link keys} cost more than the index's own work.
+   */
+  #singleKey(doc: Document): unknown[] | undefined {
+    if (!this.#flat) return undefined;
+    const { fields } = this;
+    const key: unknown[] = new Array(fields.length);
+    for (let f = 0; f < fields.length; f++) {
+      const value = doc[fields[f]];
+      if (Array.isArray(value)) return undefined;
+      key[f] = value ?? null;
+    }
+    return key;
   }
 
   /**
@@ -272,5 +302,15 @@ export class OrderedIndex {
 
 function sameKey(entries: SortedBlocks, pos: { block: number; offset: number }, key: readonly unknown[]): boolean {
   for (let f = 0; f < key.length; f++) if (entries.compareKey(entries.keyAt(pos, f), key[f]) !== 0) return false;
+  return true;
+}
+
+/** Whether two key tuples are one key, as the canonical keys of {@link keyOf} tell (NaN is one value). */
+function sameTuple(a: readonly unknown[], b: readonly unknown[]): boolean {
+  for (let f = 0; f < a.length; f++) {
+    if (a[f] === b[f]) continue;
+    const [x, y] = [keyOf(a[f]), keyOf(b[f])];
+    if (x !== y && !(x !== x && y !== y)) return false;
+  }
   return true;
 }
