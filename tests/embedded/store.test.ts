@@ -164,7 +164,7 @@ describe("embedded engine: document store", () => {
       // changes a block's last entry, splits a block or removes one must keep it true.
       const random = seededRandom(11);
       const blocks = new SortedBlocks([1]);
-      let model: [number, number][] = [];
+      const model: [number, number][] = [];
       const order = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
       const lowerBound = (target: [number, number]) => model.filter((e) => order(e, target) < 0).length;
       const seekRank = (target: [number, number]) =>
