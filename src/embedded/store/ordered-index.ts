@@ -6,7 +6,7 @@ import type { Ranked } from "./rank-sort.ts";
 import type { WrittenSince } from "./saved-orders.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { valuesAt } from "./paths.ts";
-import { compareValues, keyOf, type ValueKey } from "./values.ts";
+import { compareValues, keyOf, sameValueKey, type ValueKey } from "./values.ts";
 
 /** True when reading `path` in `doc` meets an array (the document makes the index multikey). */
 function touchesArray(doc: unknown, path: string): boolean {
@@ -121,14 +121,8 @@ export class OrderedIndex {
    */
   #singleKey(doc: Document): unknown[] | undefined {
     if (!this.#flat) return undefined;
-    const { fields } = this;
-    const key: unknown[] = new Array(fields.length);
-    for (let f = 0; f < fields.length; f++) {
-      const value = doc[fields[f]];
-      if (Array.isArray(value)) return undefined;
-      key[f] = value ?? null;
-    }
-    return key;
+    const key: unknown[] = new Array(this.fields.length);
+    return this.#pushKeys(doc, key, 0) ? key : undefined;
   }
 
   /**
@@ -143,10 +137,12 @@ export class OrderedIndex {
     const owners: Document[] = [];
     // Top-level fields read directly: no path split, array of values or tuple per document.
     for (const doc of docs) {
-      if (this.#flat && this.#pushFlat(doc, keys)) {
+      const at = keys.length;
+      if (this.#flat && this.#pushKeys(doc, keys, at)) {
         owners.push(doc);
         continue;
       }
+      keys.length = at; // a multikey document: its tuples come from keys() below
       for (const key of this.keys(doc)) {
         for (const v of key) keys.push(v);
         owners.push(doc);
@@ -257,17 +253,6 @@ export class OrderedIndex {
   }
 
   /**
-   * Appends the single key tuple of `doc` when no indexed (top-level) field holds an array;
-   * false, with nothing appended, when one does (then {@link keys} handles the multikey case).
-   */
-  #pushFlat(doc: Document, keys: unknown[]): boolean {
-    const { fields } = this;
-    for (let f = 0; f < fields.length; f++) if (Array.isArray(doc[fields[f]])) return false;
-    for (let f = 0; f < fields.length; f++) keys.push(doc[fields[f]] ?? null);
-    return true;
-  }
-
-  /**
    * Whether a key tuple of `doc` is already held by another document (`selfId` is the `_id`
    * key of `doc`'s own stored version). Numbers of any width are equal by value, and a missing
    * field equals null, as in MongoDB's unique indexes.
@@ -309,8 +294,7 @@ function sameKey(entries: SortedBlocks, pos: { block: number; offset: number }, 
 function sameTuple(a: readonly unknown[], b: readonly unknown[]): boolean {
   for (let f = 0; f < a.length; f++) {
     if (a[f] === b[f]) continue;
-    const [x, y] = [keyOf(a[f]), keyOf(b[f])];
-    if (x !== y && !(x !== x && y !== y)) return false;
+    if (!sameValueKey(keyOf(a[f]), keyOf(b[f]))) return false;
   }
   return true;
 }

@@ -1,10 +1,5 @@
 import type { Document } from "bson";
-import { compareValues, keyOf, type ValueKey } from "./values.ts";
-
-/** Equality of canonical keys as a Map's: NaN is one key. */
-function sameKey(a: ValueKey, b: ValueKey): boolean {
-  return a === b || (a !== a && b !== b);
-}
+import { compareValues, keyOf, sameValueKey } from "./values.ts";
 
 /**
  * The documents of one collection in an array sorted by `_id`: the default page order needs no
@@ -91,7 +86,7 @@ export class OrderedDocs {
     if (at >= list.length || compareValues(list[at]._id, id) !== 0) return -1;
     const key = keyOf(id);
     for (; at < list.length && compareValues(list[at]._id, id) === 0; at++) {
-      if (sameKey(keyOf(list[at]._id), key)) return at;
+      if (sameValueKey(keyOf(list[at]._id), key)) return at;
     }
     return -1;
   }

@@ -160,6 +160,11 @@ function encode(v: unknown): string {
   return typeof k === "number" ? "d" + String(k) : typeof v === "string" ? JSON.stringify(v) : k;
 }
 
+/** Whether two canonical keys (see {@link keyOf}) are one key, as a Map would tell: NaN is one value. */
+export function sameValueKey(a: ValueKey, b: ValueKey): boolean {
+  return a === b || (a !== a && b !== b);
+}
+
 /**
  * A canonical key for a value, equal for values MongoDB treats as equal in an index
  * (1, 1.0 and Long(1) agree; null and missing agree). Used by unique indexes and write sets.
