@@ -1,24 +1,16 @@
 import type { Document } from "bson";
 import type { StringCompare } from "./collation.ts";
-import { type Ranked, sortedOrder, type SortField } from "./rank-sort.ts";
+import {
+  type Block,
+  BLOCK_SIZE,
+  cutIntoBlocks,
+  type KeyOrder,
+  mergedBlocks,
+  type SharedRanks,
+  sortedEntries,
+} from "./block-loads.ts";
+import { Fences, type Probe } from "./fences.ts";
 import { compareValues } from "./values.ts";
-
-/**
- * Most entries one block holds before it splits. 256 keeps a splice into a block cheap (a few
- * hundred pointer moves) while a million entries need only ~4-8k blocks, whose directory is
- * binary-searched.
- */
-const BLOCK_SIZE = 256;
-
-/**
- * One block: `docs[i]` is the document of entry i, its key values are
- * `keys[i * width .. i * width + width)`. Flat parallel arrays cost one or two pointers per
- * entry, with no object per entry.
- */
-interface Block {
-  keys: unknown[];
-  docs: Document[];
-}
 
 /** A position in {@link SortedBlocks}: block number and offset in it. */
 export interface Position {
@@ -26,13 +18,7 @@ export interface Position {
   offset: number;
 }
 
-/**
- * Tells where an entry lies relative to a search target: negative when the entry sorts before
- * it. The entry's key value `f` is `keys[base + f]` and `doc` is its document: flat arguments,
- * so the comparisons of a seek allocate nothing (an accessor closure per comparison was most
- * of what a keyset page's read allocated).
- */
-export type Probe = (keys: readonly unknown[], base: number, doc: Document) => number;
+export type { Probe };
 
 /**
  * Index entries (key tuple, document) kept sorted in blocks of at most {@link BLOCK_SIZE}: a
@@ -43,15 +29,10 @@ export type Probe = (keys: readonly unknown[], base: number, doc: Document) => n
  */
 export class SortedBlocks {
   #blocks: Block[] = [{ keys: [], docs: [] }];
-  /**
-   * Each block's last entry again, in two flat directories: its key values at
-   * `fenceKeys[b * width ..]` and its document at `fenceDocs[b]`. A seek's search of the blocks
-   * compares against these instead of reaching into a block, its keys and its documents at
-   * every step: at a million entries those reads missed the CPU caches and were most of the
-   * seek's time. Kept up to date by every write; an empty block (only ever the sole one) has none.
-   */
-  #fenceKeys: unknown[] = [];
-  #fenceDocs: Document[] = [];
+  /** Each block's last entry, searched by seeks (see {@link Fences}); every write keeps it true. */
+  readonly #fences: Fences;
+  /** The directions and comparator bulk loads sort and merge by. */
+  readonly #keyOrder: KeyOrder;
   #size = 0;
   /** Entries before each block, rebuilt lazily after a write (see {@link rank}). */
   #before: Int32Array | undefined;
@@ -65,7 +46,10 @@ export class SortedBlocks {
   constructor(
     readonly dirs: readonly (1 | -1)[],
     readonly strings?: StringCompare,
-  ) {}
+  ) {
+    this.#fences = new Fences(dirs.length);
+    this.#keyOrder = { dirs, compareKey: this.compareKey, binaryStrings: strings === undefined };
+  }
 
   /** Compares two key values in this index's order (BSON order, strings under its collation). */
   readonly compareKey = (a: unknown, b: unknown): number => compareValues(a, b, this.strings);
@@ -169,15 +153,7 @@ export class SortedBlocks {
   seek(probe: Probe): Position {
     const blocks = this.#blocks;
     const width = this.dirs.length;
-    const fenceKeys = this.#fenceKeys;
-    const fenceDocs = this.#fenceDocs;
-    let lo = 0;
-    let hi = blocks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (probe(fenceKeys, mid * width, fenceDocs[mid]) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = this.#fences.search(probe, blocks.length - 1);
     const { keys, docs } = blocks[lo];
     let a = 0;
     let b = docs.length;
@@ -239,8 +215,7 @@ export class SortedBlocks {
     block.keys.splice(pos.offset * this.width, this.width);
     if (block.docs.length === 0 && this.#blocks.length > 1) {
       this.#blocks.splice(pos.block, 1);
-      this.#fenceKeys.splice(pos.block * this.width, this.width);
-      this.#fenceDocs.splice(pos.block, 1);
+      this.#fences.remove(pos.block);
     } else if (pos.offset === block.docs.length) {
       this.#setFence(pos.block);
     }
@@ -254,51 +229,27 @@ export class SortedBlocks {
     if (pos === undefined) return false;
     const block = this.#blocks[pos.block];
     block.docs[pos.offset] = doc;
-    if (pos.offset === block.docs.length - 1) this.#fenceDocs[pos.block] = doc;
+    if (pos.offset === block.docs.length - 1) this.#fences.setDoc(pos.block, doc);
     return true;
   }
 
   /**
    * Replaces every entry by the given ones (unsorted), sorting once on precomputed key ranks.
    * `shared` names each key field so that its ranks are reused by the next load over the
-   * same entries (see {@link sortedOrder}). `lastKeyIsId` says that the last key field is the
+   * same entries (see {@link sortedEntries}). `lastKeyIsId` says that the last key field is the
    * entries' own `_id`, ascending and compared in binary order (no collation).
    */
-  load(
-    keys: unknown[],
-    docs: Document[],
-    shared?: { names: readonly string[]; ranks: Map<string, Ranked> },
-    lastKeyIsId = false,
-  ): void {
-    this.#fill(keys, docs, this.#sortedOrder(keys, docs, shared, lastKeyIsId));
+  load(keys: unknown[], docs: Document[], shared?: SharedRanks, lastKeyIsId = false): void {
+    const order = sortedEntries(this.#keyOrder, keys, docs, shared, lastKeyIsId);
+    this.#replaceBlocks(cutIntoBlocks(this.width, keys, docs, order), docs.length);
   }
 
-  /** The order of entries (keys, docs) that {@link load} sorts them into. */
-  #sortedOrder(
-    keys: unknown[],
-    docs: readonly Document[],
-    shared?: { names: readonly string[]; ranks: Map<string, Ranked> },
-    lastKeyIsId = false,
-  ): Uint32Array {
-    const w = this.width;
-    const fields: SortField[] = this.dirs.map((dir, f) => ({
-      valueAt: (i) => keys[i * w + f],
-      dir,
-      compare: this.compareKey,
-      binaryStrings: this.strings === undefined,
-      shareAs: shared?.names[f],
-    }));
-    // Entries usually come in `_id` order (an index build walks the documents so), which the
-    // stable sort keeps for equal keys; otherwise `_id` is the last sort field.
-    if (!idsAscending(docs)) {
-      fields.push({ valueAt: (i) => docs[i]._id, dir: 1, compare: compareValues, binaryStrings: true });
-    } else if (lastKeyIsId) {
-      // A last key field that is `_id` ascending, in binary order, orders entries exactly as
-      // their `_id` order does, which the stable sort keeps anyway: ranking its (all distinct)
-      // values would only cost time.
-      fields.pop();
-    }
-    return sortedOrder(fields, docs.length, shared?.ranks);
+  /**
+   * Replaces every entry by the given ones, which the caller guarantees are already in index
+   * order (a snapshot's saved order, checked by {@link OrderedIndex.buildInOrder}).
+   */
+  loadInOrder(keys: unknown[], docs: Document[]): void {
+    this.#replaceBlocks(cutIntoBlocks(this.width, keys, docs), docs.length);
   }
 
   /**
@@ -309,52 +260,8 @@ export class SortedBlocks {
    * both runs.
    */
   loadMerged(keys: unknown[], docs: Document[], extraKeys: unknown[], extraDocs: readonly Document[]): void {
-    const w = this.width;
-    const order = this.#sortedOrder(extraKeys, extraDocs);
-    // Straight into blocks: two merged copies of a million keys would cost more than the merge.
-    const blocks: Block[] = [];
-    let block: Block = { keys: [], docs: [] };
-    const append = (from: readonly unknown[], i: number, doc: Document): void => {
-      if (block.docs.length === BLOCK_SIZE) blocks.push(block = { keys: [], docs: [] });
-      for (let f = 0; f < w; f++) block.keys.push(from[i * w + f]);
-      block.docs.push(doc);
-    };
-    blocks.push(block);
-    let a = 0;
-    for (let k = 0; k < order.length; k++) {
-      const b = order[k];
-      while (a < docs.length && this.#sortsBefore(keys, a, docs[a], extraKeys, b, extraDocs[b])) {
-        append(keys, a, docs[a++]);
-      }
-      append(extraKeys, b, extraDocs[b]);
-    }
-    while (a < docs.length) append(keys, a, docs[a++]);
-    this.#replaceBlocks(blocks, docs.length + order.length);
-  }
-
-  /** Whether entry i of (keys, doc) sorts before entry j of (otherKeys, other): by key, then `_id`. */
-  #sortsBefore(
-    keys: readonly unknown[],
-    i: number,
-    doc: Document,
-    otherKeys: readonly unknown[],
-    j: number,
-    other: Document,
-  ): boolean {
-    const w = this.width;
-    for (let f = 0; f < w; f++) {
-      const c = this.compareKey(keys[i * w + f], otherKeys[j * w + f]);
-      if (c !== 0) return c * this.dirs[f] < 0;
-    }
-    return compareValues(doc._id, other._id) < 0;
-  }
-
-  /**
-   * Replaces every entry by the given ones, which the caller guarantees are already in index
-   * order (a snapshot's saved order, checked by {@link OrderedIndex.buildInOrder}).
-   */
-  loadInOrder(keys: unknown[], docs: Document[]): void {
-    this.#fill(keys, docs, undefined);
+    const blocks = mergedBlocks(this.#keyOrder, keys, docs, extraKeys, extraDocs);
+    this.#replaceBlocks(blocks, docs.length + extraDocs.length);
   }
 
   /** The entries' documents, in index order (a document repeats for each of its entries). */
@@ -362,43 +269,20 @@ export class SortedBlocks {
     for (const block of this.#blocks) yield* block.docs;
   }
 
-  /** Cuts entries `order[k]` (or entry k, without an order) into blocks, in that order. */
-  #fill(keys: unknown[], docs: Document[], order: ArrayLike<number> | undefined): void {
-    const w = this.width;
-    const count = docs.length;
-    const blocks: Block[] = [];
-    for (let start = 0; start < count || blocks.length === 0; start += BLOCK_SIZE) {
-      const end = Math.min(start + BLOCK_SIZE, count);
-      const block: Block = { docs: new Array(end - start), keys: new Array((end - start) * w) };
-      for (let k = start; k < end; k++) {
-        const i = order === undefined ? k : order[k];
-        block.docs[k - start] = docs[i];
-        for (let f = 0; f < w; f++) block.keys[(k - start) * w + f] = keys[i * w + f];
-      }
-      blocks.push(block);
-    }
-    this.#replaceBlocks(blocks, count);
-  }
-
   /** Makes `blocks` (holding `size` entries) the entries, with their fences. */
   #replaceBlocks(blocks: Block[], size: number): void {
     this.#blocks = blocks;
-    this.#fenceKeys = [];
-    this.#fenceDocs = [];
+    this.#fences.clear();
     for (let b = 0; b < blocks.length; b++) this.#setFence(b);
     this.#size = size;
     this.#before = undefined;
     this.#epoch++;
   }
 
-  /** Copies block `b`'s last entry into the fences (nothing for an empty block). */
+  /** Makes block `b`'s fence its last entry. */
   #setFence(b: number): void {
     const { keys, docs } = this.#blocks[b];
-    const last = docs.length - 1;
-    if (last < 0) return;
-    const w = this.width;
-    for (let f = 0; f < w; f++) this.#fenceKeys[b * w + f] = keys[last * w + f];
-    this.#fenceDocs[b] = docs[last];
+    this.#fences.set(b, keys, docs);
   }
 
   #exact(key: readonly unknown[], id: unknown): Probe {
@@ -427,8 +311,7 @@ export class SortedBlocks {
     block.keys.length = half * this.width;
     this.#blocks.splice(index + 1, 0, right);
     // The right half keeps the old last entry: its fence moves along, the left one is new.
-    this.#fenceKeys.splice(index * this.width, 0, ...new Array(this.width));
-    this.#fenceDocs.splice(index, 0, block.docs[half - 1]);
+    this.#fences.insert(index);
     this.#setFence(index);
     this.#setFence(index + 1);
   }
@@ -438,10 +321,4 @@ export class SortedBlocks {
     this.#before = undefined;
     this.#epoch++;
   }
-}
-
-/** True when the documents' `_id`s never decrease (a document repeats for each multikey entry). */
-function idsAscending(docs: readonly Document[]): boolean {
-  for (let i = 1; i < docs.length; i++) if (compareValues(docs[i - 1]._id, docs[i]._id) > 0) return false;
-  return true;
 }

@@ -1,0 +1,151 @@
+import type { Document } from "bson";
+import { type Ranked, sortedOrder, type SortField } from "./rank-sort.ts";
+import { compareValues } from "./values.ts";
+
+/**
+ * Most entries one block holds before it splits. 256 keeps a splice into a block cheap (a few
+ * hundred pointer moves) while a million entries need only ~4-8k blocks, whose directory is
+ * binary-searched.
+ */
+export const BLOCK_SIZE = 256;
+
+/**
+ * One block of {@link SortedBlocks}: `docs[i]` is the document of entry i, its key values are
+ * `keys[i * width .. i * width + width)`. Flat parallel arrays cost one or two pointers per
+ * entry, with no object per entry.
+ */
+export interface Block {
+  keys: unknown[];
+  docs: Document[];
+}
+
+/** How an index orders its entries: each key field's direction, and how key values compare. */
+export interface KeyOrder {
+  /** 1 or -1 per key field. */
+  readonly dirs: readonly (1 | -1)[];
+  /** Compares two key values (BSON order, strings under the index's collation). */
+  readonly compareKey: (a: unknown, b: unknown) => number;
+  /** Strings compare in binary order (no collation), which the rank sort can do natively. */
+  readonly binaryStrings: boolean;
+}
+
+/** Key ranks shared between the builds of one collection's indexes (see {@link sortedOrder}). */
+export interface SharedRanks {
+  /** The name each key field's ranks go by. */
+  names: readonly string[];
+  ranks: Map<string, Ranked>;
+}
+
+/**
+ * The order that sorts entries (`keys`, `docs`; width = `order.dirs.length`) by key, then
+ * `_id`, on precomputed key ranks. `lastKeyIsId` says that the last key field is the entries'
+ * own `_id`, ascending and compared in binary order (no collation).
+ */
+export function sortedEntries(
+  order: KeyOrder,
+  keys: readonly unknown[],
+  docs: readonly Document[],
+  shared?: SharedRanks,
+  lastKeyIsId = false,
+): Uint32Array {
+  const w = order.dirs.length;
+  const fields: SortField[] = order.dirs.map((dir, f) => ({
+    valueAt: (i) => keys[i * w + f],
+    dir,
+    compare: order.compareKey,
+    binaryStrings: order.binaryStrings,
+    shareAs: shared?.names[f],
+  }));
+  // Entries usually come in `_id` order (an index build walks the documents so), which the
+  // stable sort keeps for equal keys; otherwise `_id` is the last sort field.
+  if (!idsAscending(docs)) {
+    fields.push({ valueAt: (i) => docs[i]._id, dir: 1, compare: compareValues, binaryStrings: true });
+  } else if (lastKeyIsId) {
+    // A last key field that is `_id` ascending, in binary order, orders entries exactly as
+    // their `_id` order does, which the stable sort keeps anyway: ranking its (all distinct)
+    // values would only cost time.
+    fields.pop();
+  }
+  return sortedOrder(fields, docs.length, shared?.ranks);
+}
+
+/** Entries `order[k]` (or entry k, without an order) cut into blocks, in that order; one empty block for none. */
+export function cutIntoBlocks(
+  width: number,
+  keys: readonly unknown[],
+  docs: readonly Document[],
+  order?: ArrayLike<number>,
+): Block[] {
+  const count = docs.length;
+  const blocks: Block[] = [];
+  for (let start = 0; start < count || blocks.length === 0; start += BLOCK_SIZE) {
+    const end = Math.min(start + BLOCK_SIZE, count);
+    const block: Block = { docs: new Array(end - start), keys: new Array((end - start) * width) };
+    for (let k = start; k < end; k++) {
+      const i = order === undefined ? k : order[k];
+      block.docs[k - start] = docs[i];
+      for (let f = 0; f < width; f++) block.keys[(k - start) * width + f] = keys[i * width + f];
+    }
+    blocks.push(block);
+  }
+  return blocks;
+}
+
+/**
+ * Two runs of entries merged into blocks: `keys`/`docs`, already in index order, and
+ * `extraKeys`/`extraDocs` in any order (sorted here). No document may be in both runs. Cut
+ * into blocks as it merges: two merged copies of a million keys would cost more than the merge.
+ */
+export function mergedBlocks(
+  order: KeyOrder,
+  keys: readonly unknown[],
+  docs: readonly Document[],
+  extraKeys: readonly unknown[],
+  extraDocs: readonly Document[],
+): Block[] {
+  const w = order.dirs.length;
+  const extra = sortedEntries(order, extraKeys, extraDocs);
+  const blocks: Block[] = [];
+  let block: Block = { keys: [], docs: [] };
+  const append = (from: readonly unknown[], i: number, doc: Document): void => {
+    if (block.docs.length === BLOCK_SIZE) blocks.push(block = { keys: [], docs: [] });
+    for (let f = 0; f < w; f++) block.keys.push(from[i * w + f]);
+    block.docs.push(doc);
+  };
+  blocks.push(block);
+  let a = 0;
+  for (let k = 0; k < extra.length; k++) {
+    const b = extra[k];
+    while (a < docs.length && sortsBefore(order, keys, a, docs[a], extraKeys, b, extraDocs[b])) {
+      append(keys, a, docs[a++]);
+    }
+    append(extraKeys, b, extraDocs[b]);
+  }
+  while (a < docs.length) append(keys, a, docs[a++]);
+  return blocks;
+}
+
+/** Whether entry i of (keys, doc) sorts before entry j of (otherKeys, other): by key, then `_id`. */
+function sortsBefore(
+  order: KeyOrder,
+  keys: readonly unknown[],
+  i: number,
+  doc: Document,
+  otherKeys: readonly unknown[],
+  j: number,
+  other: Document,
+): boolean {
+  const { dirs, compareKey } = order;
+  const w = dirs.length;
+  for (let f = 0; f < w; f++) {
+    const c = compareKey(keys[i * w + f], otherKeys[j * w + f]);
+    if (c !== 0) return c * dirs[f] < 0;
+  }
+  return compareValues(doc._id, other._id) < 0;
+}
+
+/** True when the documents' `_id`s never decrease (a document repeats for each multikey entry). */
+function idsAscending(docs: readonly Document[]): boolean {
+  for (let i = 1; i < docs.length; i++) if (compareValues(docs[i - 1]._id, docs[i]._id) > 0) return false;
+  return true;
+}
