@@ -40,8 +40,15 @@ function scanDirs(entries: SortedBlocks): readonly (1 | -1)[] {
 }
 
 /** Scan field `f` of an entry (key values at `keys[base..]`): its key value, or past the key, the document's `_id`. */
-function fieldOf(keys: readonly unknown[], base: number, doc: Document, width: number, f: number): unknown {
-  return f < width ? keys[base + f] : doc._id;
+function fieldOf(
+  keys: readonly unknown[],
+  base: number,
+  doc: number,
+  width: number,
+  f: number,
+  idOf: (doc: number) => unknown,
+): unknown {
+  return f < width ? keys[base + f] : idOf(doc);
 }
 
 /** A stretch of the index: equal to `prefix` on the first fields, then within `interval`, if any. */
@@ -87,13 +94,14 @@ export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] 
 function comparePrefix(
   keys: readonly unknown[],
   base: number,
-  doc: Document,
+  doc: number,
   width: number,
   prefix: unknown[],
   dirs: readonly (1 | -1)[],
+  idOf: (doc: number) => unknown,
 ): number {
   for (let f = 0; f < prefix.length; f++) {
-    const c = compareValues(fieldOf(keys, base, doc, width, f), prefix[f]) * dirs[f];
+    const c = compareValues(fieldOf(keys, base, doc, width, f, idOf), prefix[f]) * dirs[f];
     if (c !== 0) return c;
   }
   return 0;
@@ -104,27 +112,27 @@ function comparePrefix(
 /** Negative while an entry lies before the start of `range`. */
 function startProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
-  const width = entries.width;
+  const { width, idOf } = entries;
   return (keys, base, doc) => {
-    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs);
+    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs, idOf);
     if (c !== 0 || !range.interval) return c;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.lo : range.interval.hi;
-    return compareToEndpoint(fieldOf(keys, base, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
+    return compareToEndpoint(fieldOf(keys, base, doc, width, p, idOf), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
   };
 }
 
 /** Negative while an entry lies at or before the end of `range`. */
 function endProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
-  const width = entries.width;
+  const { width, idOf } = entries;
   return (keys, base, doc) => {
-    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs);
+    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs, idOf);
     if (c !== 0) return c;
     if (!range.interval) return -1;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.hi : range.interval.lo;
-    return compareToEndpoint(fieldOf(keys, base, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
+    return compareToEndpoint(fieldOf(keys, base, doc, width, p, idOf), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
   };
 }
 
@@ -158,7 +166,7 @@ function reseek(entries: SortedBlocks, key: unknown[], id: unknown, reverse: boo
       const c = entries.compareKey(keys[base + f], key[f]) * entries.dirs[f];
       if (c !== 0) return c;
     }
-    const c = compareValues(doc._id, id);
+    const c = compareValues(entries.idOf(doc), id);
     return reverse ? (c < 0 ? -1 : 1) : c <= 0 ? -1 : 1;
   });
   return reverse ? entries.prev(after) : after;
@@ -170,7 +178,7 @@ function passesFilters(entries: SortedBlocks, pos: Position, filters: (Interval[
   for (let f = 0; f < filters.length; f++) {
     const intervals = filters[f];
     if (intervals === undefined) continue;
-    if (!inBounds(f < width ? entries.keyAt(pos, f) : entries.docAt(pos)._id, intervals)) return false;
+    if (!inBounds(f < width ? entries.keyAt(pos, f) : entries.idAt(pos), intervals)) return false;
   }
   return true;
 }
@@ -178,6 +186,8 @@ function passesFilters(entries: SortedBlocks, pos: Position, filters: (Interval[
 /** One index entry as a scan yields it: the document and its key values. */
 interface Entry {
   doc: Document;
+  /** The document's number in its collection's DocTable. */
+  n: number;
   key: unknown[];
 }
 
@@ -223,14 +233,15 @@ function* scanEntries(
       if (spec.reverse ? entries.probeAt(start, pos) < 0 : entries.probeAt(end, pos) >= 0) break;
       stats.keysExamined++;
       if (!passesFilters(entries, pos, filters)) continue;
-      const doc = entries.docAt(pos);
       if (seen) {
-        if (seen.has(keyOf(doc._id))) continue;
-        seen.add(keyOf(doc._id));
+        const id = keyOf(entries.idAt(pos));
+        if (seen.has(id)) continue;
+        seen.add(id);
       }
       if (skip > 0 && skip--) continue;
       const key = entries.keysAt(pos);
-      yield { doc, key };
+      const doc = entries.docAt(pos);
+      yield { doc, n: entries.numberAt(pos), key };
       if (entries.epoch !== epoch) {
         // Writes moved entries while the reader held the document: continue after it.
         const again = reseek(entries, key, doc._id, spec.reverse);
@@ -317,7 +328,7 @@ function branchScan(
 /** True while `head` lies before the first range of a branch (whose start `first` probes): the branch has nothing yet. */
 function waiting(first: Probe | undefined, head: Entry, reverse: boolean): boolean {
   if (!first) return false;
-  const c = first(head.key, 0, head.doc);
+  const c = first(head.key, 0, head.n);
   return reverse ? c >= 0 : c < 0;
 }
 

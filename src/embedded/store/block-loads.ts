@@ -1,4 +1,3 @@
-import type { Document } from "bson";
 import { type Ranked, sortedOrder, type SortField } from "./rank-sort.ts";
 import { compareValues } from "./values.ts";
 
@@ -10,13 +9,13 @@ import { compareValues } from "./values.ts";
 export const BLOCK_SIZE = 256;
 
 /**
- * One block of {@link SortedBlocks}: `docs[i]` is the document of entry i, its key values are
- * `keys[i * width .. i * width + width)`. Flat parallel arrays cost one or two pointers per
- * entry, with no object per entry.
+ * One block of {@link SortedBlocks}: `docs[i]` is the number of entry i's document (in its
+ * collection's DocTable), its key values are `keys[i * width .. i * width + width)`. Flat
+ * parallel arrays cost one or two words per entry, with no object per entry.
  */
 export interface Block {
   keys: unknown[];
-  docs: Document[];
+  docs: number[];
 }
 
 /** How an index orders its entries: each key field's direction, and how key values compare. */
@@ -27,6 +26,8 @@ export interface KeyOrder {
   readonly compareKey: (a: unknown, b: unknown) => number;
   /** Strings compare in binary order (no collation), which the rank sort can do natively. */
   readonly binaryStrings: boolean;
+  /** The `_id` of a document, by number: entries with equal keys are ordered by it. */
+  readonly idOf: (doc: number) => unknown;
 }
 
 /** Key ranks shared between the builds of one collection's indexes (see {@link sortedOrder}). */
@@ -44,7 +45,7 @@ export interface SharedRanks {
 export function sortedEntries(
   order: KeyOrder,
   keys: readonly unknown[],
-  docs: readonly Document[],
+  docs: readonly number[],
   shared?: SharedRanks,
   lastKeyIsId = false,
 ): Uint32Array {
@@ -58,8 +59,8 @@ export function sortedEntries(
   }));
   // Entries usually come in `_id` order (an index build walks the documents so), which the
   // stable sort keeps for equal keys; otherwise `_id` is the last sort field.
-  if (!idsAscending(docs)) {
-    fields.push({ valueAt: (i) => docs[i]._id, dir: 1, compare: compareValues, binaryStrings: true });
+  if (!idsAscending(order, docs)) {
+    fields.push({ valueAt: (i) => order.idOf(docs[i]), dir: 1, compare: compareValues, binaryStrings: true });
   } else if (lastKeyIsId) {
     // A last key field that is `_id` ascending, in binary order, orders entries exactly as
     // their `_id` order does, which the stable sort keeps anyway: ranking its (all distinct)
@@ -73,7 +74,7 @@ export function sortedEntries(
 export function cutIntoBlocks(
   width: number,
   keys: readonly unknown[],
-  docs: readonly Document[],
+  docs: readonly number[],
   order?: ArrayLike<number>,
 ): Block[] {
   const count = docs.length;
@@ -99,15 +100,15 @@ export function cutIntoBlocks(
 export function mergedBlocks(
   order: KeyOrder,
   keys: readonly unknown[],
-  docs: readonly Document[],
+  docs: readonly number[],
   extraKeys: readonly unknown[],
-  extraDocs: readonly Document[],
+  extraDocs: readonly number[],
 ): Block[] {
   const w = order.dirs.length;
   const extra = sortedEntries(order, extraKeys, extraDocs);
   const blocks: Block[] = [];
   let block: Block = { keys: [], docs: [] };
-  const append = (from: readonly unknown[], i: number, doc: Document): void => {
+  const append = (from: readonly unknown[], i: number, doc: number): void => {
     if (block.docs.length === BLOCK_SIZE) blocks.push(block = { keys: [], docs: [] });
     for (let f = 0; f < w; f++) block.keys.push(from[i * w + f]);
     block.docs.push(doc);
@@ -130,10 +131,10 @@ function sortsBefore(
   order: KeyOrder,
   keys: readonly unknown[],
   i: number,
-  doc: Document,
+  doc: number,
   otherKeys: readonly unknown[],
   j: number,
-  other: Document,
+  other: number,
 ): boolean {
   const { dirs, compareKey } = order;
   const w = dirs.length;
@@ -141,11 +142,16 @@ function sortsBefore(
     const c = compareKey(keys[i * w + f], otherKeys[j * w + f]);
     if (c !== 0) return c * dirs[f] < 0;
   }
-  return compareValues(doc._id, other._id) < 0;
+  return compareValues(order.idOf(doc), order.idOf(other)) < 0;
 }
 
 /** True when the documents' `_id`s never decrease (a document repeats for each multikey entry). */
-function idsAscending(docs: readonly Document[]): boolean {
-  for (let i = 1; i < docs.length; i++) if (compareValues(docs[i - 1]._id, docs[i]._id) > 0) return false;
+function idsAscending(order: KeyOrder, docs: readonly number[]): boolean {
+  let previous = docs.length > 0 ? order.idOf(docs[0]) : undefined;
+  for (let i = 1; i < docs.length; i++) {
+    const id = order.idOf(docs[i]);
+    if (compareValues(previous, id) > 0) return false;
+    previous = id;
+  }
   return true;
 }

@@ -9,6 +9,7 @@ import {
   type SharedRanks,
   sortedEntries,
 } from "./block-loads.ts";
+import type { DocTable } from "./doc-table.ts";
 import { Fences, type Probe } from "./fences.ts";
 import { compareValues } from "./values.ts";
 
@@ -41,15 +42,19 @@ export class SortedBlocks {
 
   /**
    * `dirs[f]` is 1 or -1: the order of key field f. `strings` is the index's collation order
-   * for strings (none: binary).
+   * for strings (none: binary). `table` holds the documents the entries' numbers name.
    */
   constructor(
     readonly dirs: readonly (1 | -1)[],
-    readonly strings?: StringCompare,
+    readonly strings: StringCompare | undefined,
+    readonly table: DocTable,
   ) {
     this.#fences = new Fences(dirs.length);
-    this.#keyOrder = { dirs, compareKey: this.compareKey, binaryStrings: strings === undefined };
+    this.#keyOrder = { dirs, compareKey: this.compareKey, binaryStrings: strings === undefined, idOf: this.idOf };
   }
+
+  /** The `_id` of the document numbered `doc`. */
+  readonly idOf = (doc: number): unknown => this.table.id(doc);
 
   /** Compares two key values in this index's order (BSON order, strings under its collation). */
   readonly compareKey = (a: unknown, b: unknown): number => compareValues(a, b, this.strings);
@@ -77,7 +82,7 @@ export class SortedBlocks {
       const c = this.compareKey(block.keys[base + f], key[f]);
       if (c !== 0) return c * this.dirs[f];
     }
-    return compareValues(block.docs[pos.offset]._id, id);
+    return compareValues(this.table.id(block.docs[pos.offset]), id);
   }
 
   /** Key value `field` of the entry at `pos`. */
@@ -85,9 +90,19 @@ export class SortedBlocks {
     return this.#blocks[pos.block].keys[pos.offset * this.width + field];
   }
 
-  /** Document of the entry at `pos`. */
+  /** Document of the entry at `pos`, decoded. */
   docAt(pos: Position): Document {
+    return this.table.decode(this.#blocks[pos.block].docs[pos.offset]);
+  }
+
+  /** Number of the document of the entry at `pos`. */
+  numberAt(pos: Position): number {
     return this.#blocks[pos.block].docs[pos.offset];
+  }
+
+  /** `_id` of the document of the entry at `pos`. */
+  idAt(pos: Position): unknown {
+    return this.table.id(this.#blocks[pos.block].docs[pos.offset]);
   }
 
   /** True when `pos` points at an entry. */
@@ -192,9 +207,9 @@ export class SortedBlocks {
     return { block: lo, offset: rank - before[lo] };
   }
 
-  /** Inserts an entry (its place is found from the key tuple and the document's `_id`). */
-  insert(key: readonly unknown[], doc: Document): void {
-    const pos = this.seek(this.#exact(key, doc._id));
+  /** Inserts an entry for document number `doc` (its place is found from the key tuple and the document's `_id`). */
+  insert(key: readonly unknown[], doc: number, id: unknown): void {
+    const pos = this.seek(this.#exact(key, id));
     const target = pos.block < this.#blocks.length
       ? pos
       : { block: this.#blocks.length - 1, offset: this.#blocks[this.#blocks.length - 1].docs.length };
@@ -223,9 +238,9 @@ export class SortedBlocks {
     return true;
   }
 
-  /** Points the entry with this key tuple and `_id` at a new version of its document. */
-  swap(key: readonly unknown[], doc: Document): boolean {
-    const pos = this.#find(key, doc._id);
+  /** Points the entry with this key tuple and `_id` at a new version of its document, numbered `doc`. */
+  swap(key: readonly unknown[], doc: number, id: unknown): boolean {
+    const pos = this.#find(key, id);
     if (pos === undefined) return false;
     const block = this.#blocks[pos.block];
     block.docs[pos.offset] = doc;
@@ -239,7 +254,7 @@ export class SortedBlocks {
    * same entries (see {@link sortedEntries}). `lastKeyIsId` says that the last key field is the
    * entries' own `_id`, ascending and compared in binary order (no collation).
    */
-  load(keys: unknown[], docs: Document[], shared?: SharedRanks, lastKeyIsId = false): void {
+  load(keys: unknown[], docs: number[], shared?: SharedRanks, lastKeyIsId = false): void {
     const order = sortedEntries(this.#keyOrder, keys, docs, shared, lastKeyIsId);
     this.#replaceBlocks(cutIntoBlocks(this.width, keys, docs, order), docs.length);
   }
@@ -248,7 +263,7 @@ export class SortedBlocks {
    * Replaces every entry by the given ones, which the caller guarantees are already in index
    * order (a snapshot's saved order, checked by {@link OrderedIndex.buildInOrder}).
    */
-  loadInOrder(keys: unknown[], docs: Document[]): void {
+  loadInOrder(keys: unknown[], docs: number[]): void {
     this.#replaceBlocks(cutIntoBlocks(this.width, keys, docs), docs.length);
   }
 
@@ -259,13 +274,13 @@ export class SortedBlocks {
    * still current, and those of the documents the journal wrote since. No document may be in
    * both runs.
    */
-  loadMerged(keys: unknown[], docs: Document[], extraKeys: unknown[], extraDocs: readonly Document[]): void {
+  loadMerged(keys: unknown[], docs: number[], extraKeys: unknown[], extraDocs: readonly number[]): void {
     const blocks = mergedBlocks(this.#keyOrder, keys, docs, extraKeys, extraDocs);
     this.#replaceBlocks(blocks, docs.length + extraDocs.length);
   }
 
-  /** The entries' documents, in index order (a document repeats for each of its entries). */
-  *owners(): Generator<Document> {
+  /** The entries' document numbers, in index order (a document repeats for each of its entries). */
+  *owners(): Generator<number> {
     for (const block of this.#blocks) yield* block.docs;
   }
 
@@ -287,14 +302,14 @@ export class SortedBlocks {
 
   #exact(key: readonly unknown[], id: unknown): Probe {
     // Read once here rather than through `this` on each of the seek's ~20 comparisons.
-    const { dirs, compareKey } = this;
+    const { dirs, compareKey, table } = this;
     const width = dirs.length;
     return (keys, base, doc) => {
       for (let f = 0; f < width; f++) {
         const c = compareKey(keys[base + f], key[f]);
         if (c !== 0) return c * dirs[f];
       }
-      return compareValues(doc._id, id);
+      return compareValues(table.id(doc), id);
     };
   }
 

@@ -1,5 +1,5 @@
 import { Binary } from "bson";
-import type { Change, CollectionOptions } from "../changes.ts";
+import type { Change, CollectionOptions, RecoveredChange } from "../changes.ts";
 import { Collection } from "./collection.ts";
 
 /**
@@ -54,10 +54,13 @@ export class Catalog {
    * creating an existing collection does nothing. Unique indexes are maintained loosely here;
    * call {@link Catalog.finishRecovery} once all changes are in.
    */
-  applyChange(change: Change): void {
+  applyChange(change: RecoveredChange): void {
     switch (change.op) {
       case "put":
         this.#replaying(change.db, change.coll).put(change.doc);
+        return;
+      case "putEncoded":
+        this.#replaying(change.db, change.coll).putEncoded(change.bytes, change.start, change.length);
         return;
       case "delete":
         this.get(change.db, change.coll)?.delete(change.id);

@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { SortedBlocks } from "./blocks.ts";
+import type { DocTable } from "./doc-table.ts";
 import type { Ranked } from "./rank-sort.ts";
 import type { WrittenSince } from "./saved-orders.ts";
 import { type Collation, parseCollation } from "./collation.ts";
@@ -38,7 +39,7 @@ export const indexStats = { builds: 0, fromSavedOrder: 0 };
  * A secondary index (single-field or compound, each field ascending or descending, unique or
  * not), kept ordered in {@link SortedBlocks}. Each document contributes one entry per key
  * tuple: missing fields index as null and arrays as one entry per element (multikey), as in
- * MongoDB. Entries point at the stored documents, so a read never looks documents up again.
+ * MongoDB. Entries hold the numbers of the stored documents, so a read never looks documents up again.
  */
 export class OrderedIndex {
   /** The indexed fields, in key order. */
@@ -50,15 +51,21 @@ export class OrderedIndex {
   /** The collation its entries are ordered by (none: binary order). */
   readonly collation: Collation | undefined;
 
+  /** The top-level fields its keys are read from: all a stored document is decoded for, to index it. */
+  readonly topFields: ReadonlySet<string>;
   /** Every indexed field is top-level: its value is read directly, with no path to follow. */
   readonly #flat: boolean;
+  readonly #table: DocTable;
 
-  /** An empty index for `spec`. */
-  constructor(readonly spec: IndexSpec) {
+  /** An empty index for `spec` over the documents of `table`. */
+  constructor(readonly spec: IndexSpec, table: DocTable) {
     this.fields = Object.keys(spec.key);
+    this.topFields = new Set(["_id", ...this.fields.map((field) => field.split(".")[0])]);
     this.#flat = this.fields.every((field) => !field.includes("."));
+    this.#table = table;
     this.collation = parseCollation(spec.collation);
-    this.entries = new SortedBlocks(this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1)), this.collation?.compare);
+    const dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1) as 1 | -1);
+    this.entries = new SortedBlocks(dirs, this.collation?.compare, table);
   }
 
   /** The key tuples a document produces. */
@@ -74,11 +81,11 @@ export class OrderedIndex {
     return tuples;
   }
 
-  /** Records the entries of a stored document. */
-  add(doc: Document): void {
+  /** Records the entries of a stored document (`doc`, numbered `n`; its {@link topFields} suffice). */
+  add(doc: Document, n: number): void {
     const key = this.#singleKey(doc);
-    if (key !== undefined) this.entries.insert(key, doc);
-    else for (const tuple of this.keys(doc)) this.entries.insert(tuple, doc);
+    if (key !== undefined) this.entries.insert(key, n, doc._id);
+    else for (const tuple of this.keys(doc)) this.entries.insert(tuple, n, doc._id);
   }
 
   /** Forgets the entries of a document being deleted. */
@@ -89,17 +96,17 @@ export class OrderedIndex {
   }
 
   /**
-   * Moves the entries of a stored document to its new version (same `_id`): entries whose key
-   * is unchanged only get the new document; the others are removed and inserted.
+   * Moves the entries of a stored document to its new version (same `_id`, numbered `n`):
+   * entries whose key is unchanged only get the new number; the others are removed and inserted.
    */
-  replace(old: Document, doc: Document): void {
+  replace(old: Document, doc: Document, n: number): void {
     const single = this.#singleKey(old);
     const next = single === undefined ? undefined : this.#singleKey(doc);
     if (single !== undefined && next !== undefined) {
       // The common case, one entry before and after: no tuple sets to build.
-      if (sameTuple(single, next) && this.entries.swap(single, doc)) return;
+      if (sameTuple(single, next) && this.entries.swap(single, n, doc._id)) return;
       this.entries.remove(single, old._id);
-      this.entries.insert(next, doc);
+      this.entries.insert(next, n, doc._id);
       return;
     }
     const before = this.keys(old);
@@ -108,10 +115,10 @@ export class OrderedIndex {
     const kept = new Set<ValueKey>();
     for (const key of before) {
       const k = keyOf(key);
-      if (unchanged.has(k) && this.entries.swap(key, doc)) kept.add(k);
+      if (unchanged.has(k) && this.entries.swap(key, n, doc._id)) kept.add(k);
       else this.entries.remove(key, old._id);
     }
-    for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, doc);
+    for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, n, doc._id);
   }
 
   /**
@@ -130,22 +137,23 @@ export class OrderedIndex {
    * building every index of a collection) rank a field once when it holds no array anywhere:
    * then every such build has one entry per document, in the same order.
    */
-  build(docs: Iterable<Document>, ranks?: Map<string, Ranked>): void {
+  build(numbers: Iterable<number>, ranks?: Map<string, Ranked>): void {
     indexStats.builds++;
     this.multikey = false;
     const keys: unknown[] = [];
-    const owners: Document[] = [];
+    const owners: number[] = [];
     // Top-level fields read directly: no path split, array of values or tuple per document.
-    for (const doc of docs) {
+    for (const n of numbers) {
+      const doc = this.#table.fields(n, this.topFields);
       const at = keys.length;
       if (this.#flat && this.#pushKeys(doc, keys, at)) {
-        owners.push(doc);
+        owners.push(n);
         continue;
       }
       keys.length = at; // a multikey document: its tuples come from keys() below
       for (const key of this.keys(doc)) {
         for (const v of key) keys.push(v);
-        owners.push(doc);
+        owners.push(n);
       }
     }
     // Ranks depend on the values and the comparator: the field's path and the collation.
@@ -157,28 +165,28 @@ export class OrderedIndex {
   }
 
   /**
-   * Builds the entries from `docs` (in `_id` order) taken in a saved order: entry k is
-   * `docs[positions[k]]`, then, when the journal wrote since (`since`), drops the entries of
+   * Builds the entries from the documents numbered `docs` (in `_id` order) taken in a saved
+   * order: entry k is `docs[positions[k]]`, then, when the journal wrote since (`since`), drops the entries of
    * the versions it replaced and merges in those of the versions it wrote. The order is checked
    * as it is read, and the index is left as it was (false) unless it is exactly the one a
    * sorted build would make: a permutation of the documents, none of them multikey, keys never
    * decreasing in index order and equal keys in `_id` order (and no written version multikey
    * either). A check per entry is far cheaper than the sort it replaces.
    */
-  buildInOrder(docs: readonly Document[], positions: Int32Array, since?: WrittenSince): boolean {
+  buildInOrder(docs: readonly number[], positions: Int32Array, since?: WrittenSince): boolean {
     const { fields, entries } = this;
     if (positions.length !== docs.length || !this.#flat) return false;
     const w = fields.length;
     const keys: unknown[] = new Array(docs.length * w);
-    const owners: Document[] = new Array(docs.length);
+    const owners: number[] = new Array(docs.length);
     const seen = new Uint8Array(docs.length);
     for (let k = 0; k < positions.length; k++) {
       const at = positions[k];
       if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
       seen[at] = 1;
-      const doc = docs[at];
-      if (!this.#pushKeys(doc, keys, k * w)) return false;
-      owners[k] = doc;
+      const n = docs[at];
+      if (!this.#pushKeys(this.#table.fields(n, this.topFields), keys, k * w)) return false;
+      owners[k] = n;
       if (k > 0 && !this.#inOrder(keys, k, positions[k - 1] < at)) return false;
     }
     if (since === undefined) entries.loadInOrder(keys, owners);
@@ -205,13 +213,15 @@ export class OrderedIndex {
    */
   #mergeWritten(
     keys: unknown[],
-    owners: Document[],
+    owners: number[],
     positions: Int32Array,
     { replacedAt, written }: WrittenSince,
   ): boolean {
     const w = this.fields.length;
     const extraKeys: unknown[] = new Array(written.length * w);
-    for (let i = 0; i < written.length; i++) if (!this.#pushKeys(written[i], extraKeys, i * w)) return false;
+    for (let i = 0; i < written.length; i++) {
+      if (!this.#pushKeys(this.#table.fields(written[i], this.topFields), extraKeys, i * w)) return false;
+    }
     let kept = 0;
     for (let k = 0; k < owners.length; k++) {
       if (replacedAt[positions[k]] === 1) continue;
@@ -236,17 +246,17 @@ export class OrderedIndex {
   }
 
   /**
-   * Each entry's document as its position in `positionOf` (the documents in `_id` order), in
-   * index order: what {@link buildInOrder} takes back. Undefined when the index is multikey or
-   * an entry's document is not there.
+   * Each entry's document as its position in the `_id` order (`positionOf[n]` for document
+   * number n, -1 for none; `count` documents), in index order: what {@link buildInOrder} takes
+   * back. Undefined when the index is multikey or an entry's document is not there.
    */
-  savedOrder(positionOf: ReadonlyMap<Document, number>): Int32Array | undefined {
-    if (this.multikey || !this.#flat || this.entries.size !== positionOf.size) return undefined;
+  savedOrder(positionOf: Int32Array, count: number): Int32Array | undefined {
+    if (this.multikey || !this.#flat || this.entries.size !== count) return undefined;
     const positions = new Int32Array(this.entries.size);
     let k = 0;
-    for (const doc of this.entries.owners()) {
-      const at = positionOf.get(doc);
-      if (at === undefined) return undefined;
+    for (const n of this.entries.owners()) {
+      const at = n < positionOf.length ? positionOf[n] : -1;
+      if (at < 0) return undefined;
       positions[k++] = at;
     }
     return positions;
@@ -268,7 +278,7 @@ export class OrderedIndex {
         return 0;
       });
       for (; entries.valid(pos) && sameKey(entries, pos, key); pos = entries.next(pos)) {
-        if (keyOf(entries.docAt(pos)._id) !== selfId) return true;
+        if (keyOf(entries.idAt(pos)) !== selfId) return true;
       }
     }
     return false;
