@@ -64,30 +64,52 @@ export function decodeIdAt(bytes: Buffer, start: number, length: number): unknow
 const ID_ONLY: ReadonlySet<string> = new Set(["_id"]);
 
 /**
- * Where the value of the top-level field `name` of the document at `bytes[start, start +
- * length)` starts, when it has that field with BSON type `type`; -1 otherwise (or when the
- * bytes cannot be walked). Reads no other value.
+ * Calls `visit` with each top-level field of the document at `bytes[start, start + length)`:
+ * where its name starts and ends, its BSON type, and where its value starts; stops early when
+ * `visit` returns false. Decodes nothing. False when the bytes cannot be walked.
  */
-export function valueOffsetAt(bytes: Buffer, start: number, length: number, name: string, type: number): number {
+export function walkFields(
+  bytes: Buffer,
+  start: number,
+  length: number,
+  visit: (nameStart: number, nameEnd: number, type: number, at: number) => boolean,
+): boolean {
   const end = start + length;
-  if (end > bytes.length || int32(bytes, start) !== length || bytes[end - 1] !== 0) return -1;
+  if (end > bytes.length || int32(bytes, start) !== length || bytes[end - 1] !== 0) return false;
   try {
     let at = start + 4;
     while (at < end - 1) {
-      const found = bytes[at++];
+      const type = bytes[at++];
       const nameEnd = bytes.indexOf(0, at);
-      if (nameEnd < 0 || nameEnd >= end) return -1;
-      const isName = nameEnd - at === name.length && bytes.toString("latin1", at, nameEnd) === name;
-      at = nameEnd + 1;
-      if (isName) return found === type ? at : -1;
-      const next = skipValue(bytes, found, at);
-      if (next < at) return -1;
-      at = next;
+      if (nameEnd < 0 || nameEnd >= end) return false;
+      const valueAt = nameEnd + 1;
+      if (!visit(at, nameEnd, type, valueAt)) return true;
+      at = skipValue(bytes, type, valueAt);
+      if (at < valueAt || at > end - 1) return false;
     }
-    return -1;
+    return true;
   } catch (error) {
     if (error !== GIVE_UP) throw error;
-    return -1;
+    return false;
+  }
+}
+
+/** Whether `bytes[from, to)` spells `name` (ASCII). */
+export function nameIs(bytes: Buffer, from: number, to: number, name: string): boolean {
+  if (to - from !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (bytes[from + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The string value starting at `at` (its length first), shared with equal recent ones; undefined unless ASCII. */
+export function textAt(bytes: Buffer, at: number): string | undefined {
+  const size = int32(bytes, at);
+  if (size < 1 || at + 4 + size > bytes.length || bytes[at + 3 + size] !== 0) return undefined;
+  try {
+    return size <= SHARED_TEXT_BYTES ? sharedText(bytes, at + 4, at + 3 + size) : ascii(bytes, at + 4, at + 3 + size);
+  } catch (error) {
+    if (error !== GIVE_UP) throw error;
+    return undefined;
   }
 }
 

@@ -97,6 +97,27 @@ function buildBeforeJournal({ snapshotBytes, journalBytes }: SnapshotLoaded): bo
   return snapshotBytes > 0 && journalBytes * 64 <= snapshotBytes;
 }
 
+/** Entries of saved index orders checked per turn of the event loop after start-up: a few milliseconds' work. */
+const ORDER_CHECK_SLICE = 4096;
+
+/**
+ * Checks the index orders recovery loaded without reading their keys (see
+ * OrderedIndex.checkSavedOrder), a slice per turn of the event loop, so start-up does not
+ * wait for it and commands run in between. Returns a function that stops it.
+ */
+function checkOrdersInBackground(catalog: Catalog): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const step = () => {
+    const { more, resorted } = catalog.checkSavedOrders(ORDER_CHECK_SLICE);
+    for (const name of resorted) {
+      console.warn(`mongorest embedded engine: the saved order of index ${name} did not fit its documents; sorted it.`);
+    }
+    timer = more ? setTimeout(step, 0) : undefined;
+  };
+  timer = setTimeout(step, 0);
+  return () => clearTimeout(timer);
+}
+
 function counterFor(options: EmbeddedEngineOptions): WriteCounter | SharedWriteCounter {
   return options.sharedWrites ? new SharedWriteCounter(options.sharedWrites) : new WriteCounter();
 }
@@ -127,11 +148,13 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     throw error;
   }
   cursors.startSweeper();
+  const stopChecks = checkOrdersInBackground(catalog);
   const hostPart = host.includes(":") ? `[${host}]` : host;
   return {
     uri: `mongodb://${hostPart}:${server.port}/?directConnection=true`,
     port: server.port,
     async close() {
+      stopChecks();
       cursors.close();
       await server.close();
       await sink.close();

@@ -2,7 +2,7 @@ import { Buffer } from "node:buffer";
 import { BSON, type Document } from "bson";
 import { SERIALIZE } from "../bson.ts";
 import type { Change, EncodedPut, RecoveredChange } from "../changes.ts";
-import { decodeDocumentAt, decodeFieldsAt, valueOffsetAt } from "../decode.ts";
+import { decodeDocumentAt, nameIs, textAt, walkFields } from "../decode.ts";
 
 /**
  * BSON encoding of Changes. A record payload is a run of BSON documents, one per Change, each
@@ -56,20 +56,37 @@ export function decodeChanges(payload: Uint8Array): Change[] {
   });
 }
 
-const PUT_FIELDS: ReadonlySet<string> = new Set(["op", "db", "coll"]);
+/** The one put recovery hands out at a time (see {@link encodedPutAt}). */
+const PUT: EncodedPut = { op: "putEncoded", db: "", coll: "", bytes: new Uint8Array(0), start: 0, length: 0 };
 
 /**
  * The put change encoded at `view[offset, offset + length)`, with its document left encoded
- * (recovery stores documents as the bytes they are); undefined for any other change.
+ * (recovery stores documents as the bytes they are); undefined for any other change. The same
+ * object is returned each time, valid until the next call: recovery applies it at once, and a
+ * million puts then allocate nothing here.
  */
 export function encodedPutAt(view: Buffer, offset: number, length: number): EncodedPut | undefined {
-  const { op, db, coll } = decodeFieldsAt(view, offset, length, PUT_FIELDS);
-  if (op !== "put" || typeof db !== "string" || typeof coll !== "string") return undefined;
-  const start = valueOffsetAt(view, offset, length, "doc", 0x03);
-  if (start < 0) return undefined;
-  const docLength = view.readInt32LE(start);
-  if (docLength < 5 || start + docLength > offset + length - 1) return undefined;
-  return { op: "putEncoded", db, coll, bytes: view, start, length: docLength };
+  let op: string | undefined;
+  let db: string | undefined;
+  let coll: string | undefined;
+  let docAt = -1;
+  const walked = walkFields(view, offset, length, (from, to, type, at) => {
+    if (type === 0x02 && nameIs(view, from, to, "op")) op = textAt(view, at);
+    else if (type === 0x02 && nameIs(view, from, to, "db")) db = textAt(view, at);
+    else if (type === 0x02 && nameIs(view, from, to, "coll")) coll = textAt(view, at);
+    else if (type === 0x03 && nameIs(view, from, to, "doc")) docAt = at;
+    else return false; // a field a put does not have
+    return op === undefined || op === "put";
+  });
+  if (!walked || op !== "put" || db === undefined || coll === undefined || docAt < 0) return undefined;
+  const docLength = view.readInt32LE(docAt);
+  if (docLength < 5 || docAt + docLength > offset + length - 1) return undefined;
+  PUT.db = db;
+  PUT.coll = coll;
+  PUT.bytes = view;
+  PUT.start = docAt;
+  PUT.length = docLength;
+  return PUT;
 }
 
 /**

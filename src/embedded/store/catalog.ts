@@ -113,6 +113,24 @@ export class Catalog {
   }
 
   /**
+   * Checks up to `budget` more entries of every index order recovery loaded unchecked (see
+   * Collection.checkSavedOrders): whether any remain, and the indexes (`db.coll.name`) that
+   * proved wrong and were sorted again.
+   */
+  checkSavedOrders(budget: number): { more: boolean; resorted: string[] } {
+    let more = false;
+    const resorted: string[] = [];
+    for (const [db, colls] of this.#dbs) {
+      for (const [name, coll] of colls) {
+        const result = coll.checkSavedOrders(budget);
+        more ||= result.more;
+        for (const index of result.resorted) resorted.push(`${db}.${name}.${index}`);
+      }
+    }
+    return { more, resorted };
+  }
+
+  /**
    * The whole state as changes (for snapshots). Lazy and safe to consume across event-loop
    * turns: document iteration re-seeks by `_id` after concurrent writes, so every document
    * that exists throughout is yielded; later writes are covered by the journal anyway. Each

@@ -98,12 +98,11 @@ export class Collection {
 
   /** Stores the BSON document at `bytes[start, start + length)` as {@link put} stores a document (recovery). */
   putEncoded(bytes: Uint8Array, start: number, length: number): void {
-    const n = this.docs.table.addBytes(bytes, start, length);
-    this.#store(n, this.docs.table.id(n));
+    this.#store(this.docs.table.addBytes(bytes, start, length));
   }
 
   /** Puts document number `n` (already in the table, `_id` `id`) in the `_id` order and the indexes. */
-  #store(n: number, id: unknown): void {
+  #store(n: number, id?: unknown): void {
     this.#savedOrders?.beforeWrite();
     const { table } = this.docs;
     const old = this.docs.place(n, id);
@@ -204,6 +203,25 @@ export class Collection {
       if (positions === undefined || !index.buildInOrder(saved!.docs, positions, since)) index.build(docs, ranks);
     }
     this.docs.table.release();
+  }
+
+  /**
+   * Checks up to `budget` more entries of each index loaded from a saved order unchecked (see
+   * OrderedIndex.checkSavedOrder), sorting again any index whose order proves wrong. Returns
+   * whether entries remain to check, and the names of the indexes sorted again.
+   */
+  checkSavedOrders(budget: number): { more: boolean; resorted: string[] } {
+    let more = false;
+    const resorted: string[] = [];
+    for (const [name, index] of this.#ordered) {
+      if (!index.orderUnchecked) continue;
+      const result = index.checkSavedOrder(budget);
+      if (result === "more") more = true;
+      if (result !== "wrong") continue;
+      index.build(this.docs.numbers());
+      resorted.push(name);
+    }
+    return { more, resorted };
   }
 
   /**

@@ -2,6 +2,7 @@ import { Buffer } from "node:buffer";
 import { BSON, type Document } from "bson";
 import { SERIALIZE } from "../bson.ts";
 import { decodeDocumentAt, decodeFieldsAt, decodeIdAt } from "../decode.ts";
+import { compareValues } from "./values.ts";
 
 /** Bytes of one chunk of documents; a document larger than a quarter of it gets a chunk of its own. */
 const CHUNK_BYTES = 4 << 20;
@@ -9,6 +10,15 @@ const CHUNK_BYTES = 4 << 20;
 const NUMBER_BYTES = 4;
 /** Decoded documents kept per table (see {@link DocTable.decode}). */
 const DECODED_KEPT = 2048;
+
+/** Where the value of a first field `_id` starts: after the length, the type and "_id\0". */
+const ID_VALUE_AT = 9;
+
+/** Whether the document at `bytes[at..]` starts with an ObjectId `_id`. */
+function objectIdFirst(bytes: Buffer, at: number): boolean {
+  return bytes[at + 4] === 0x07 && bytes[at + 5] === 0x5f && bytes[at + 6] === 0x69 && bytes[at + 7] === 0x64 &&
+    bytes[at + 8] === 0;
+}
 
 /**
  * A collection's documents as BSON bytes, each known by a number that stays its own while it
@@ -80,6 +90,21 @@ export class DocTable {
     const chunk = this.#chunkAt(n);
     const at = this.#offsetOf[n];
     return decodeIdAt(chunk, at, chunk.readInt32LE(at));
+  }
+
+  /**
+   * Compares the `_id`s of documents `a` and `b` as compareValues would: byte by byte when both
+   * are ObjectIds in first place (as the engine stores them), decoded otherwise.
+   */
+  compareIds(a: number, b: number): number {
+    const chunkA = this.#chunkAt(a), chunkB = this.#chunkAt(b);
+    const atA = this.#offsetOf[a], atB = this.#offsetOf[b];
+    if (!objectIdFirst(chunkA, atA) || !objectIdFirst(chunkB, atB)) return compareValues(this.id(a), this.id(b));
+    for (let i = ID_VALUE_AT; i < ID_VALUE_AT + 12; i++) {
+      const c = chunkA[atA + i] - chunkB[atB + i];
+      if (c !== 0) return c < 0 ? -1 : 1;
+    }
+    return 0;
   }
 
   /** Document `n`'s BSON bytes: a view (stored bytes are never overwritten, only dropped). */

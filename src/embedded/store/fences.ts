@@ -21,13 +21,11 @@ export class Fences {
   /** Fences of entries with `width` key values each. */
   constructor(private readonly width: number) {}
 
-  /** Makes block `b`'s fence the last entry of its flat arrays (nothing for an empty block). */
-  set(b: number, keys: readonly unknown[], docs: readonly number[]): void {
-    const last = docs.length - 1;
-    if (last < 0) return;
+  /** Makes block `b`'s fence the entry whose keys are `keys[base..]` and whose document is `doc`. */
+  setEntry(b: number, keys: readonly unknown[], base: number, doc: number): void {
     const w = this.width;
-    for (let f = 0; f < w; f++) this.#keys[b * w + f] = keys[last * w + f];
-    this.#docs[b] = docs[last];
+    for (let f = 0; f < w; f++) this.#keys[b * w + f] = keys[base + f];
+    this.#docs[b] = doc;
   }
 
   /** Points block `b`'s fence at a new version of its document (the same key and `_id`). */

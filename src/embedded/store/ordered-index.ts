@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
-import { SortedBlocks } from "./blocks.ts";
+import { type KeyReader, SortedBlocks } from "./blocks.ts";
 import type { DocTable } from "./doc-table.ts";
 import type { Ranked } from "./rank-sort.ts";
 import type { WrittenSince } from "./saved-orders.ts";
@@ -56,6 +56,10 @@ export class OrderedIndex {
   /** Every indexed field is top-level: its value is read directly, with no path to follow. */
   readonly #flat: boolean;
   readonly #table: DocTable;
+  /** Where {@link checkSavedOrder} goes on, while an order loaded unchecked is not fully checked. */
+  #unchecked: { rank: number; epoch: number } | undefined;
+  /** Reads a document's one key tuple from its bytes: the entries hold no keys while every document has one. */
+  readonly #reader: KeyReader;
 
   /** An empty index for `spec` over the documents of `table`. */
   constructor(readonly spec: IndexSpec, table: DocTable) {
@@ -66,6 +70,15 @@ export class OrderedIndex {
     this.collation = parseCollation(spec.collation);
     const dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1) as 1 | -1);
     this.entries = new SortedBlocks(dirs, this.collation?.compare, table);
+    this.#reader = (n, out, at) => {
+      const doc = table.fields(n, this.topFields);
+      for (let f = 0; f < this.fields.length; f++) out[at + f] = doc[this.fields[f]] ?? null;
+    };
+  }
+
+  /** Whether the entries may read their keys from the documents: every one is flat and single. */
+  #keyReader(): KeyReader | undefined {
+    return this.#flat && !this.multikey ? this.#reader : undefined;
   }
 
   /** The key tuples a document produces. */
@@ -84,8 +97,10 @@ export class OrderedIndex {
   /** Records the entries of a stored document (`doc`, numbered `n`; its {@link topFields} suffice). */
   add(doc: Document, n: number): void {
     const key = this.#singleKey(doc);
-    if (key !== undefined) this.entries.insert(key, n, doc._id);
-    else for (const tuple of this.keys(doc)) this.entries.insert(tuple, n, doc._id);
+    if (key !== undefined) return this.entries.insert(key, n, doc._id);
+    const tuples = this.keys(doc);
+    this.entries.readKeysWith(this.#keyReader());
+    for (const tuple of tuples) this.entries.insert(tuple, n, doc._id);
   }
 
   /** Forgets the entries of a document being deleted. */
@@ -111,6 +126,7 @@ export class OrderedIndex {
     }
     const before = this.keys(old);
     const after = this.keys(doc);
+    this.entries.readKeysWith(this.#keyReader());
     const unchanged = new Set(after.map((k) => keyOf(k)));
     const kept = new Set<ValueKey>();
     for (const key of before) {
@@ -140,6 +156,7 @@ export class OrderedIndex {
   build(numbers: Iterable<number>, ranks?: Map<string, Ranked>): void {
     indexStats.builds++;
     this.multikey = false;
+    this.#unchecked = undefined;
     const keys: unknown[] = [];
     const owners: number[] = [];
     // Top-level fields read directly: no path split, array of values or tuple per document.
@@ -161,6 +178,7 @@ export class OrderedIndex {
     const names = this.fields.map((field) => `${field}\0${collation}`);
     const last = this.fields.length - 1;
     const lastKeyIsId = this.fields[last] === "_id" && this.spec.key._id === 1 && this.collation === undefined;
+    this.entries.readKeysWith(this.#keyReader(), false);
     this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined, lastKeyIsId);
   }
 
@@ -176,6 +194,7 @@ export class OrderedIndex {
   buildInOrder(docs: readonly number[], positions: Int32Array, since?: WrittenSince): boolean {
     const { fields, entries } = this;
     if (positions.length !== docs.length || !this.#flat) return false;
+    if (since === undefined && this.collation === undefined) return this.#loadUnchecked(docs, positions);
     const w = fields.length;
     const keys: unknown[] = new Array(docs.length * w);
     const owners: number[] = new Array(docs.length);
@@ -189,11 +208,80 @@ export class OrderedIndex {
       owners[k] = n;
       if (k > 0 && !this.#inOrder(keys, k, positions[k - 1] < at)) return false;
     }
+    entries.readKeysWith(this.#reader, false);
     if (since === undefined) entries.loadInOrder(keys, owners);
     else if (!this.#mergeWritten(keys, owners, positions, since)) return false;
     indexStats.fromSavedOrder++;
     this.multikey = false;
     return true;
+  }
+
+  /**
+   * Loads a saved order of an index in binary order without reading a key: checking it would
+   * decode every entry's keys (seconds at a million documents), so only the positions are
+   * checked now and the keys later, a slice at a time, by {@link checkSavedOrder}. (An order
+   * under a collation is checked at once: its strings' order comes from the runtime's ICU,
+   * which may differ from the one that saved it.)
+   */
+  #loadUnchecked(docs: readonly number[], positions: Int32Array): boolean {
+    const owners: number[] = new Array(docs.length);
+    const seen = new Uint8Array(docs.length);
+    for (let k = 0; k < positions.length; k++) {
+      const at = positions[k];
+      if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
+      seen[at] = 1;
+      owners[k] = docs[at];
+    }
+    this.entries.readKeysWith(this.#reader, false);
+    this.entries.loadInOrder([], owners);
+    indexStats.fromSavedOrder++;
+    this.multikey = false;
+    this.#unchecked = { rank: 0, epoch: this.entries.epoch };
+    return true;
+  }
+
+  /** Whether {@link checkSavedOrder} has entries left to check. */
+  get orderUnchecked(): boolean {
+    return this.#unchecked !== undefined;
+  }
+
+  /**
+   * Checks up to `budget` more entries of an order loaded unchecked: keys never decreasing in
+   * index order, equal keys in `_id` order, no array on an indexed field. Returns "wrong" at
+   * the first entry out of place (the caller sorts the index again), "done" once every entry
+   * checked out, "more" otherwise. A write in between starts the check over.
+   */
+  checkSavedOrder(budget: number): "done" | "more" | "wrong" {
+    const state = this.#unchecked;
+    if (state === undefined) return "done";
+    const { entries } = this;
+    if (state.epoch !== entries.epoch) Object.assign(state, { rank: 0, epoch: entries.epoch });
+    const w = this.fields.length;
+    let pos = entries.atRank(Math.max(0, state.rank - 1));
+    let previous: unknown[] | undefined;
+    let previousId: unknown;
+    for (let k = 0; k <= budget && entries.valid(pos); k++, entries.advance(pos)) {
+      const key = entries.keysAt(pos);
+      const id = entries.idAt(pos);
+      if (key.some(Array.isArray)) return "wrong";
+      if (previous !== undefined && !this.#follows(previous, previousId, key, id, w)) return "wrong";
+      previous = key;
+      previousId = id;
+    }
+    state.rank += budget;
+    if (entries.valid(pos)) return "more";
+    this.#unchecked = undefined;
+    return "done";
+  }
+
+  /** Whether entry (key, id) sorts after entry (previous, previousId) in this index. */
+  #follows(previous: unknown[], previousId: unknown, key: unknown[], id: unknown, w: number): boolean {
+    const { entries } = this;
+    for (let f = 0; f < w; f++) {
+      const c = entries.compareKey(previous[f], key[f]) * entries.dirs[f];
+      if (c !== 0) return c < 0;
+    }
+    return compareValues(previousId, id) < 0;
   }
 
   /** Writes `doc`'s key tuple at `keys[at..]`; false when an indexed field holds an array. */

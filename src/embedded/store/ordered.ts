@@ -60,16 +60,18 @@ export class OrderedDocs {
   }
 
   /**
-   * Puts document number `n` (stored in {@link table}, its `_id` being `id`) in its place;
+   * Puts document number `n` (stored in {@link table}, its `_id` being `id`, read from it when not given) in its place;
    * returns the number of the document with the same `_id` it displaced, or -1. The displaced
    * document stays in the table: the caller reads what it needs of it, then frees it.
    */
-  place(n: number, id: unknown): number {
+  place(n: number, id?: unknown): number {
     const list = this.#list;
-    if (list.length === 0 || compareValues(this.table.id(list[list.length - 1]), id) < 0) {
+    // Ascending ids append: compared on their bytes when they can be (recovery's million appends).
+    if (list.length === 0 || this.table.compareIds(list[list.length - 1], n) < 0) {
       list.push(n);
       return -1;
     }
+    id ??= this.table.id(n);
     const at = this.#find(id);
     if (at >= 0) {
       const old = list[at];
