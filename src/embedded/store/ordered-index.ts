@@ -257,7 +257,7 @@ export class OrderedIndex {
     const { entries } = this;
     if (state.epoch !== entries.epoch) Object.assign(state, { rank: 0, epoch: entries.epoch });
     const w = this.fields.length;
-    let pos = entries.atRank(Math.max(0, state.rank - 1));
+    const pos = entries.atRank(Math.max(0, state.rank - 1));
     let previous: unknown[] | undefined;
     let previousId: unknown;
     for (let k = 0; k <= budget && entries.valid(pos); k++, entries.advance(pos)) {
