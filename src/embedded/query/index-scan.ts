@@ -185,7 +185,8 @@ function passesFilters(entries: SortedBlocks, pos: Position, filters: (Interval[
 
 /** One index entry as a scan yields it: the document and its key values. */
 interface Entry {
-  doc: Document;
+  /** The document, unless the scan was asked for numbers only. */
+  doc: Document | undefined;
   /** The document's number in its collection's DocTable. */
   n: number;
   key: unknown[];
@@ -200,7 +201,17 @@ interface Entry {
  */
 export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, skip = 0): Generator<Document> {
   const seen: Set<ValueKey> | undefined = spec.index.multikey ? new Set() : undefined;
-  for (const entry of scanEntries(spec, ranges, stats, seen, skip)) yield entry.doc;
+  for (const entry of scanEntries(spec, ranges, stats, seen, skip)) yield entry.doc!;
+}
+
+/**
+ * {@link scanIndex} of an index that is not multikey, yielding the entries' document numbers
+ * without decoding the documents. For a reader that consumes it whole before any write can
+ * run (a sort that needs a few fields of each match, then only the page's documents).
+ */
+export function* scanIndexNumbers(spec: ScanSpec, ranges: Range[], stats: ScanStats): Generator<number> {
+  if (spec.index.multikey) throw new Error("scanIndexNumbers reads one entry per document: not a multikey index");
+  for (const entry of scanEntries(spec, ranges, stats, undefined, 0, false)) yield entry.n;
 }
 
 /** {@link scanIndex}, yielding entries; documents already in `seen` are passed over (and added to it). */
@@ -210,6 +221,7 @@ function* scanEntries(
   stats: ScanStats,
   seen: Set<ValueKey> | undefined,
   skip = 0,
+  fetch = true,
 ): Generator<Entry> {
   const { entries } = spec.index;
   const p = ranges[0]?.interval ? ranges[0].prefix.length : spec.bounds.length;
@@ -240,9 +252,10 @@ function* scanEntries(
       }
       if (skip > 0 && skip--) continue;
       const key = entries.keysAt(pos);
-      const doc = entries.docAt(pos);
+      const doc = fetch ? entries.docAt(pos) : undefined;
       yield { doc, n: entries.numberAt(pos), key };
       if (entries.epoch !== epoch) {
+        if (doc === undefined) throw new Error("the index changed under a scan of document numbers");
         // Writes moved entries while the reader held the document: continue after it.
         const again = reseek(entries, key, doc._id, spec.reverse);
         pos = spec.reverse ? entries.next(again) : entries.prev(again);
@@ -309,7 +322,7 @@ export function* mergeScans(
       started = true;
     }
     if (started) continue;
-    yield head.doc;
+    yield head.doc!;
     heads[best] = scans[best]!.next();
   }
 }
@@ -338,6 +351,6 @@ function entryBefore(a: Entry, b: Entry, dirs: readonly (1 | -1)[], reverse: boo
     const c = compareValues(a.key[f], b.key[f]) * dirs[f];
     if (c !== 0) return reverse ? c > 0 : c < 0;
   }
-  const c = compareValues(a.doc._id, b.doc._id);
+  const c = compareValues(a.doc!._id, b.doc!._id);
   return reverse ? c > 0 : c < 0;
 }

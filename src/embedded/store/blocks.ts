@@ -93,6 +93,11 @@ export class SortedBlocks {
     this.#reader = reader;
   }
 
+  /** Whether the blocks hold each entry's keys (false: they are read from the documents, see {@link readKeysWith}). */
+  get holdsKeys(): boolean {
+    return this.#reader === undefined;
+  }
+
   /** The array holding entry `offset` of `block`'s keys; they start at {@link #base}. */
   #keys(block: Block, offset: number): readonly unknown[] {
     if (this.#reader === undefined) {
