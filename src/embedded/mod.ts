@@ -108,11 +108,19 @@ const ORDER_CHECK_SLICE = 4096;
 function checkOrdersInBackground(catalog: Catalog): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const step = () => {
-    const { more, resorted } = catalog.checkSavedOrders(ORDER_CHECK_SLICE);
-    for (const name of resorted) {
-      console.warn(`mongorest embedded engine: the saved order of index ${name} did not fit its documents; sorted it.`);
+    timer = undefined;
+    try {
+      const { more, resorted } = catalog.checkSavedOrders(ORDER_CHECK_SLICE);
+      for (const name of resorted) {
+        console.warn(
+          `mongorest embedded engine: the saved order of index ${name} did not fit its documents; sorted it.`,
+        );
+      }
+      if (more) timer = setTimeout(step, 0);
+    } catch (error) {
+      // A check that fails must not take the engine down: the indexes stay as recovery built them.
+      console.warn(`mongorest embedded engine: checking saved index orders failed: ${String(error)}`);
     }
-    timer = more ? setTimeout(step, 0) : undefined;
   };
   timer = setTimeout(step, 0);
   return () => clearTimeout(timer);

@@ -173,12 +173,17 @@ function reseek(entries: SortedBlocks, key: unknown[], id: unknown, reverse: boo
 }
 
 /** True when the entry at `pos` lies within every interval list of `filters` (undefined: no restriction). */
-function passesFilters(entries: SortedBlocks, pos: Position, filters: (Interval[] | undefined)[]): boolean {
+function passesFilters(
+  entries: SortedBlocks,
+  key: readonly unknown[],
+  doc: number,
+  filters: (Interval[] | undefined)[],
+): boolean {
   const width = entries.width;
   for (let f = 0; f < filters.length; f++) {
     const intervals = filters[f];
     if (intervals === undefined) continue;
-    if (!inBounds(f < width ? entries.keyAt(pos, f) : entries.idAt(pos), intervals)) return false;
+    if (!inBounds(f < width ? key[f] : entries.idOf(doc), intervals)) return false;
   }
   return true;
 }
@@ -206,12 +211,18 @@ export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, sk
 
 /**
  * {@link scanIndex} of an index that is not multikey, yielding the entries' document numbers
- * without decoding the documents. For a reader that consumes it whole before any write can
+ * and keys without decoding the documents. For a reader that consumes it whole before any write can
  * run (a sort that needs a few fields of each match, then only the page's documents).
  */
-export function* scanIndexNumbers(spec: ScanSpec, ranges: Range[], stats: ScanStats): Generator<number> {
+export function* scanIndexNumbers(spec: ScanSpec, ranges: Range[], stats: ScanStats): Generator<NumberedEntry> {
   if (spec.index.multikey) throw new Error("scanIndexNumbers reads one entry per document: not a multikey index");
-  for (const entry of scanEntries(spec, ranges, stats, undefined, 0, false)) yield entry.n;
+  yield* scanEntries(spec, ranges, stats, undefined, 0, false);
+}
+
+/** An index entry as {@link scanIndexNumbers} yields it: its document's number and its key values. */
+export interface NumberedEntry {
+  n: number;
+  key: unknown[];
 }
 
 /** {@link scanIndex}, yielding entries; documents already in `seen` are passed over (and added to it). */
@@ -242,18 +253,20 @@ function* scanEntries(
     let epoch = entries.epoch;
     // `pos` is this scan's own (every seek returns a new one): it steps in place.
     for (; entries.valid(pos); spec.reverse ? entries.retreat(pos) : entries.advance(pos)) {
-      if (spec.reverse ? entries.probeAt(start, pos) < 0 : entries.probeAt(end, pos) >= 0) break;
+      // The entry's keys, read once: an index that holds none reads them from the document.
+      const key = entries.keysAt(pos);
+      const n = entries.numberAt(pos);
+      if (spec.reverse ? start(key, 0, n) < 0 : end(key, 0, n) >= 0) break;
       stats.keysExamined++;
-      if (!passesFilters(entries, pos, filters)) continue;
+      if (!passesFilters(entries, key, n, filters)) continue;
       if (seen) {
         const id = keyOf(entries.idAt(pos));
         if (seen.has(id)) continue;
         seen.add(id);
       }
       if (skip > 0 && skip--) continue;
-      const key = entries.keysAt(pos);
       const doc = fetch ? entries.docAt(pos) : undefined;
-      yield { doc, n: entries.numberAt(pos), key };
+      yield { doc, n, key };
       if (entries.epoch !== epoch) {
         if (doc === undefined) throw new Error("the index changed under a scan of document numbers");
         // Writes moved entries while the reader held the document: continue after it.

@@ -158,10 +158,19 @@ function sortedByFields(
   const { table } = coll.docs;
   const { scan, ranges } = plan;
   const wanted = new Set(["_id", ...keys.map(([field]) => field)]);
+  // Sort fields the index holds are taken from its entries' keys (missing ones index as null,
+  // which sorts as missing does); the others are read from the documents.
+  const fromKey = keys.map(([field]) => scan.index.fields.indexOf(field));
   const numberOf = new WeakMap<Document, number>();
   function* standIns(): Generator<Document> {
-    for (const n of scanIndexNumbers(scan, ranges, stats)) {
-      const standIn = table.fields(n, wanted);
+    for (const { n, key } of scanIndexNumbers(scan, ranges, stats)) {
+      let standIn: Document;
+      if (fromKey.every((f) => f >= 0)) {
+        standIn = {};
+        for (let k = 0; k < keys.length; k++) standIn[keys[k][0]] = key[fromKey[k]];
+      } else {
+        standIn = table.fields(n, wanted);
+      }
       numberOf.set(standIn, n);
       yield standIn;
     }

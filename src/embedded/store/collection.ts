@@ -117,8 +117,21 @@ export class Collection {
         if (before) index.replace(before, stored, n);
         else index.add(stored, n);
       }
+      this.#rebuildStale();
     }
     if (old >= 0) table.free(old);
+  }
+
+  /** Indexes sorted again since {@link checkSavedOrders} last reported them. */
+  #resorted: string[] = [];
+
+  /** Builds again any index a write found out of order (see OrderedIndex.stale), before anything reads it. */
+  #rebuildStale(): void {
+    for (const [name, index] of this.#ordered) {
+      if (!index.stale) continue;
+      index.build(this.docs.numbers());
+      this.#resorted.push(name);
+    }
   }
 
   /** Removes a document by `_id`; false when there is none. */
@@ -133,6 +146,7 @@ export class Collection {
     } else if (this.#ordered.size > 0) {
       const before = table.fields(old, this.#indexedFields());
       for (const index of this.#ordered.values()) index.remove(before);
+      this.#rebuildStale();
     }
     table.free(old);
     return true;
@@ -212,7 +226,8 @@ export class Collection {
    */
   checkSavedOrders(budget: number): { more: boolean; resorted: string[] } {
     let more = false;
-    const resorted: string[] = [];
+    const resorted = this.#resorted;
+    this.#resorted = [];
     for (const [name, index] of this.#ordered) {
       if (!index.orderUnchecked) continue;
       const result = index.checkSavedOrder(budget);

@@ -114,6 +114,11 @@ export class DocTable {
     return chunk.subarray(at, at + chunk.readInt32LE(at));
   }
 
+  /** Whether document `n` is stored (freed ones held by {@link hold} count as stored). */
+  holds(n: number): boolean {
+    return n >= 0 && n < this.#next && this.#chunkOf[n] >= 0;
+  }
+
   /** Forgets document `n`: its bytes become dead space, its number free. */
   free(n: number): void {
     if (this.#held !== undefined) {

@@ -106,9 +106,23 @@ export class OrderedIndex {
   /** Forgets the entries of a document being deleted. */
   remove(doc: Document): void {
     const key = this.#singleKey(doc);
-    if (key !== undefined) this.entries.remove(key, doc._id);
-    else for (const tuple of this.keys(doc)) this.entries.remove(tuple, doc._id);
+    if (key !== undefined) this.#remove(key, doc._id);
+    else for (const tuple of this.keys(doc)) this.#remove(tuple, doc._id);
   }
+
+  /**
+   * Removes an entry, which must be there. It is missing only from an order loaded unchecked
+   * that is wrong (a search in misordered entries misses); the index is then {@link stale}.
+   */
+  #remove(key: readonly unknown[], id: unknown): void {
+    if (!this.entries.remove(key, id) && this.#unchecked !== undefined) this.stale = true;
+  }
+
+  /**
+   * A write found this index's entries out of order (see {@link #remove}): its owner must
+   * build it again before anything reads it, as an entry may name a document gone since.
+   */
+  stale = false;
 
   /**
    * Moves the entries of a stored document to its new version (same `_id`, numbered `n`):
@@ -120,7 +134,7 @@ export class OrderedIndex {
     if (single !== undefined && next !== undefined) {
       // The common case, one entry before and after: no tuple sets to build.
       if (sameTuple(single, next) && this.entries.swap(single, n, doc._id)) return;
-      this.entries.remove(single, old._id);
+      this.#remove(single, old._id);
       this.entries.insert(next, n, doc._id);
       return;
     }
@@ -132,7 +146,7 @@ export class OrderedIndex {
     for (const key of before) {
       const k = keyOf(key);
       if (unchanged.has(k) && this.entries.swap(key, n, doc._id)) kept.add(k);
-      else this.entries.remove(key, old._id);
+      else this.#remove(key, old._id);
     }
     for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, n, doc._id);
   }
@@ -157,6 +171,7 @@ export class OrderedIndex {
     indexStats.builds++;
     this.multikey = false;
     this.#unchecked = undefined;
+    this.stale = false;
     const keys: unknown[] = [];
     const owners: number[] = [];
     // Top-level fields read directly: no path split, array of values or tuple per document.
@@ -261,6 +276,8 @@ export class OrderedIndex {
     let previous: unknown[] | undefined;
     let previousId: unknown;
     for (let k = 0; k <= budget && entries.valid(pos); k++, entries.advance(pos)) {
+      // An entry naming a document gone since is as wrong as one out of order.
+      if (!this.#table.holds(entries.numberAt(pos))) return "wrong";
       const key = entries.keysAt(pos);
       const id = entries.idAt(pos);
       if (key.some(Array.isArray)) return "wrong";
