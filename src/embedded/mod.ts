@@ -97,8 +97,10 @@ function buildBeforeJournal({ snapshotBytes, journalBytes }: SnapshotLoaded): bo
   return snapshotBytes > 0 && journalBytes * 64 <= snapshotBytes;
 }
 
-/** Entries of saved index orders checked per turn of the event loop after start-up: a few milliseconds' work. */
-const ORDER_CHECK_SLICE = 4096;
+/** Entries of saved index orders checked per turn of the event loop after start-up: a millisecond or two of work. */
+const ORDER_CHECK_SLICE = 1024;
+/** How long after start-up the check begins: the app's own start-up commands come first. */
+const ORDER_CHECK_DELAY_MS = 2000;
 
 /**
  * Checks the index orders recovery loaded without reading their keys (see
@@ -122,7 +124,7 @@ function checkOrdersInBackground(catalog: Catalog): () => void {
       console.warn(`mongorest embedded engine: checking saved index orders failed: ${String(error)}`);
     }
   };
-  timer = setTimeout(step, 0);
+  timer = setTimeout(step, ORDER_CHECK_DELAY_MS);
   return () => clearTimeout(timer);
 }
 

@@ -16,7 +16,7 @@ const DESERIALIZE_OPTIONS: BSON.DeserializeOptions = {
 };
 const roundTrip = (doc: Document): Document => BSON.deserialize(BSON.serialize(doc), DESERIALIZE_OPTIONS);
 
-/** The chunk size doc-table.ts allocates (CHUNK_BYTES there), and the bytes it puts before each document. */
+/** The full chunk size of doc-table.ts (CHUNK_BYTES there; the tests that count chunks start tables at it), and the bytes it puts before each document. */
 const CHUNK = 4 << 20;
 const NUMBER_BYTES = 4;
 
@@ -416,7 +416,7 @@ describe("embedded engine: DocTable (BSON document store)", () => {
       const perChunk = Math.floor(CHUNK / (NUMBER_BYTES + size));
       // Three chunks and a quarter: the last has room for what compacting the first moves.
       const count = Math.ceil(perChunk * 3.25);
-      const table = new DocTable();
+      const table = new DocTable(CHUNK);
       const docs: Document[] = [];
       const numbers: number[] = [];
       for (let i = 0; i < count; i++) {
@@ -474,7 +474,7 @@ describe("embedded engine: DocTable (BSON document store)", () => {
     reportingSeed(() => {
       const make = paddedDocuments(seededRandom(8));
       const perChunk = Math.floor(CHUNK / (NUMBER_BYTES + 300));
-      const table = new DocTable();
+      const table = new DocTable(CHUNK);
       // "old" is freed and its number reused by "new" while both are in the first (current) chunk.
       const oldDoc = make("old!"), newDoc = make("new!");
       assert.equal(BSON.serialize(oldDoc).length, 300);
@@ -502,7 +502,7 @@ describe("embedded engine: DocTable (BSON document store)", () => {
     }));
 
   test("a large document gets a chunk of its own, dropped when it is freed", () => {
-    const table = new DocTable();
+    const table = new DocTable(CHUNK);
     const small = Array.from({ length: 10 }, (_, i) => table.add({ _id: i }));
     const base = table.chunkBytes;
     assert.equal(base, CHUNK, "small documents share one chunk");
@@ -530,7 +530,7 @@ describe("embedded engine: DocTable (BSON document store)", () => {
     for (const [i, n] of small.entries()) assert.deepStrictEqual(table.decode(n), { _id: i });
     assert.deepStrictEqual(table.decode(later), { _id: "after" });
     // In an empty table too, and while holding it stays until release.
-    const fresh = new DocTable();
+    const fresh = new DocTable(CHUNK);
     const alone = fresh.add(bigDoc);
     assert.ok(fresh.chunkBytes >= bigSize && fresh.chunkBytes < bigSize + 1024, `${fresh.chunkBytes} bytes`);
     fresh.hold();
@@ -696,4 +696,22 @@ describe("embedded engine: DocTable (BSON document store)", () => {
         assert.deepStrictEqual(names, Object.keys(expected));
       }
     }));
+  test("a table's chunks start at 64 KiB and double up to 4 MiB, so a small collection holds little", () => {
+    const table = new DocTable();
+    table.add({ _id: 1, text: "x" });
+    assert.equal(table.chunkBytes, 64 << 10, "first chunk");
+    const sizes: number[] = [];
+    let last = table.chunkBytes;
+    for (let i = 2; sizes.length < 8; i++) {
+      table.add({ _id: i, text: "y".repeat(1000) });
+      if (table.chunkBytes !== last) sizes.push(table.chunkBytes - last);
+      last = table.chunkBytes;
+    }
+    assert.deepEqual(sizes, [128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, CHUNK, CHUNK, CHUNK]);
+    for (const n of [0, 1, 500, 3000]) assert.equal(table.decode(n)._id, n + 1);
+    // A document larger than the next chunk's size, but not large enough for a chunk of its own, still fits.
+    const small = new DocTable();
+    const n = small.add({ _id: "big", text: "z".repeat(500 << 10) });
+    assert.equal(small.decode(n).text.length, 500 << 10);
+  });
 });

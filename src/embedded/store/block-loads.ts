@@ -77,7 +77,7 @@ export function cutIntoBlocks(
   docs: readonly number[],
   order?: ArrayLike<number>,
 ): Block[] {
-  const count = docs.length;
+  const count = order?.length ?? docs.length;
   const blocks: Block[] = [];
   for (let start = 0; start < count || blocks.length === 0; start += BLOCK_SIZE) {
     const end = Math.min(start + BLOCK_SIZE, count);

@@ -321,10 +321,11 @@ export class SortedBlocks {
 
   /**
    * Replaces every entry by the given ones, which the caller guarantees are already in index
-   * order (a snapshot's saved order, checked by {@link OrderedIndex.buildInOrder}).
+   * order (a snapshot's saved order, see OrderedIndex.buildInOrder): entry k is `docs[k]`, or
+   * `docs[order[k]]` with an `order`.
    */
-  loadInOrder(keys: unknown[], docs: number[]): void {
-    this.#replaceBlocks(cutIntoBlocks(this.#heldWidth(), keys, docs), docs.length);
+  loadInOrder(keys: unknown[], docs: readonly number[], order?: ArrayLike<number>): void {
+    this.#replaceBlocks(cutIntoBlocks(this.#heldWidth(), keys, docs, order), order?.length ?? docs.length);
   }
 
   /**

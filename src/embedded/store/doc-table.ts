@@ -4,8 +4,10 @@ import { SERIALIZE } from "../bson.ts";
 import { decodeDocumentAt, decodeFieldsAt, decodeIdAt } from "../decode.ts";
 import { compareValues } from "./values.ts";
 
-/** Bytes of one chunk of documents; a document larger than a quarter of it gets a chunk of its own. */
+/** Bytes of a full-size chunk of documents; a document larger than a quarter of it gets a chunk of its own. */
 const CHUNK_BYTES = 4 << 20;
+/** Bytes of a table's first chunk (see DocTable's #nextChunkBytes). */
+const FIRST_CHUNK_BYTES = 64 << 10;
 /** Bytes before each document in a chunk: the document's number, so a chunk can be compacted. */
 const NUMBER_BYTES = 4;
 /** Decoded documents kept per table (see {@link DocTable.decode}). */
@@ -44,6 +46,12 @@ export class DocTable {
   #current = -1;
   /** The documents decoded last, by number, oldest first. */
   readonly #decoded = new Map<number, Document>();
+  /**
+   * A table whose first chunk holds `firstChunkBytes` (64 KiB by default), each next one twice
+   * the last, up to 4 MiB.
+   */
+  constructor(private readonly firstChunkBytes = FIRST_CHUNK_BYTES) {}
+
   /** Documents freed while holding, or undefined when not holding. */
   #held: number[] | undefined;
 
@@ -196,7 +204,7 @@ export class DocTable {
     if (need > CHUNK_BYTES / 4) {
       c = this.#newChunk(need);
     } else if (c < 0 || this.#used[c] + need > this.#chunks[c]!.length) {
-      c = this.#current = this.#newChunk(CHUNK_BYTES);
+      c = this.#current = this.#newChunk(Math.max(need, this.#nextChunkBytes()));
     }
     const chunk = this.#chunks[c]!;
     const at = this.#used[c];
@@ -205,6 +213,16 @@ export class DocTable {
     this.#used[c] = at + need;
     this.#chunkOf[n] = c;
     this.#offsetOf[n] = at + NUMBER_BYTES;
+  }
+
+  /**
+   * The size of the next shared chunk: the first one's size for a table's first, doubling up
+   * to {@link CHUNK_BYTES}, so a small collection does not hold 4 MiB.
+   */
+  #nextChunkBytes(): number {
+    let live = 0;
+    for (const chunk of this.#chunks) if (chunk !== undefined) live++;
+    return Math.min(CHUNK_BYTES, this.firstChunkBytes * 2 ** live);
   }
 
   #newChunk(bytes: number): number {

@@ -239,16 +239,16 @@ export class OrderedIndex {
    * which may differ from the one that saved it.)
    */
   #loadUnchecked(docs: readonly number[], positions: Int32Array): boolean {
-    const owners: number[] = new Array(docs.length);
     const seen = new Uint8Array(docs.length);
     for (let k = 0; k < positions.length; k++) {
       const at = positions[k];
       if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
       seen[at] = 1;
-      owners[k] = docs[at];
     }
     this.entries.readKeysWith(this.#reader, false);
-    this.entries.loadInOrder([], owners);
+    // Straight into the blocks: a list of a million entries' documents on the way was garbage
+    // the process still held when it began to serve.
+    this.entries.loadInOrder([], docs, positions);
     indexStats.fromSavedOrder++;
     this.multikey = false;
     this.#unchecked = { rank: 0, epoch: this.entries.epoch };
