@@ -126,6 +126,55 @@ export function mergedBlocks(
   return blocks;
 }
 
+/**
+ * Entries of a run already in index order whose keys are read on demand (entry i's document is
+ * `kept[i]`, its keys `readKeys` reads), with the entries `extraKeys`/`extraDocs` (keys held,
+ * any order: sorted here) merged in, cut into blocks holding no keys. Each extra entry's place
+ * is found by galloping on from the last one's, then a binary search: about k log(n/k) key
+ * reads for k entries into n, where a merge step by step would read all n.
+ */
+export function gallopMergedBlocks(
+  order: KeyOrder,
+  kept: ArrayLike<number>,
+  readKeys: (doc: number, out: unknown[], at: number) => void,
+  extraKeys: readonly unknown[],
+  extraDocs: readonly number[],
+): Block[] {
+  const extra = sortedEntries(order, extraKeys, extraDocs);
+  const blocks: Block[] = [{ keys: [], docs: [] }];
+  const append = (doc: number): void => {
+    let block = blocks[blocks.length - 1];
+    if (block.docs.length === BLOCK_SIZE) blocks.push(block = { keys: [], docs: [] });
+    block.docs.push(doc);
+  };
+  const scratch: unknown[] = [];
+  const before = (i: number, j: number): boolean => {
+    readKeys(kept[i], scratch, 0);
+    return sortsBefore(order, scratch, 0, kept[i], extraKeys, j, extraDocs[j]);
+  };
+  let a = 0;
+  for (let k = 0; k < extra.length; k++) {
+    const j = extra[k];
+    // Gallop: entries [a, lo) sort before entry j; hi - 1 does not, or hi is the end.
+    let lo = a;
+    let hi = a + 1;
+    for (let step = 1; hi <= kept.length && before(hi - 1, j); step *= 2) {
+      lo = hi;
+      hi = lo + step * 2;
+    }
+    hi = Math.min(hi, kept.length);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(mid, j)) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; a < lo; a++) append(kept[a]);
+    append(extraDocs[j]);
+  }
+  for (; a < kept.length; a++) append(kept[a]);
+  return blocks;
+}
+
 /** Whether entry i of (keys, doc) sorts before entry j of (otherKeys, other): by key, then `_id`. */
 function sortsBefore(
   order: KeyOrder,

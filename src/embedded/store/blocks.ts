@@ -4,6 +4,7 @@ import {
   type Block,
   BLOCK_SIZE,
   cutIntoBlocks,
+  gallopMergedBlocks,
   type KeyOrder,
   mergedBlocks,
   type SharedRanks,
@@ -339,6 +340,18 @@ export class SortedBlocks {
     const blocks = mergedBlocks(this.#keyOrder, keys, docs, extraKeys, extraDocs);
     if (this.#reader !== undefined) { for (const block of blocks) block.keys = []; }
     this.#replaceBlocks(blocks, docs.length + extraDocs.length);
+  }
+
+  /**
+   * Replaces every entry by a run already in index order (`kept`, document numbers) with the
+   * entries `extraKeys`/`extraDocs` merged in (see gallopMergedBlocks); the blocks hold no
+   * keys, which must be read from the documents already ({@link readKeysWith}).
+   */
+  loadGallopMerged(kept: ArrayLike<number>, extraKeys: unknown[], extraDocs: readonly number[]): void {
+    const reader = this.#reader;
+    if (reader === undefined) throw new Error("loadGallopMerged is for an index reading its keys from the documents");
+    const blocks = gallopMergedBlocks(this.#keyOrder, kept, reader, extraKeys, extraDocs);
+    this.#replaceBlocks(blocks, kept.length + extraDocs.length);
   }
 
   /** The entries' document numbers, in index order (a document repeats for each of its entries). */

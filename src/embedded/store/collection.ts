@@ -245,7 +245,10 @@ export class Collection {
    */
   keepSavedOrder(name: string, count: number, from: number, part: Int32Array): void {
     if (!this.#indexesDeferred) return;
-    const saved = this.#savedOrders ??= new SavedOrders(this.docs.numbers(), this.docs.table.idOf);
+    const saved = this.#savedOrders ??= new SavedOrders(
+      this.docs.numbers(),
+      (a, b) => this.docs.table.compareIds(a, b),
+    );
     // An order read after a write would describe documents other than the ones kept.
     if (saved.unchanged) saved.add(name, count, from, part);
   }

@@ -209,7 +209,9 @@ export class OrderedIndex {
   buildInOrder(docs: readonly number[], positions: Int32Array, since?: WrittenSince): boolean {
     const { fields, entries } = this;
     if (positions.length !== docs.length || !this.#flat) return false;
-    if (since === undefined && this.collation === undefined) return this.#loadUnchecked(docs, positions);
+    if (this.collation === undefined) {
+      return since === undefined ? this.#loadUnchecked(docs, positions) : this.#mergeUnchecked(docs, positions, since);
+    }
     const w = fields.length;
     const keys: unknown[] = new Array(docs.length * w);
     const owners: number[] = new Array(docs.length);
@@ -249,6 +251,35 @@ export class OrderedIndex {
     // Straight into the blocks: a list of a million entries' documents on the way was garbage
     // the process still held when it began to serve.
     this.entries.loadInOrder([], docs, positions);
+    indexStats.fromSavedOrder++;
+    this.multikey = false;
+    this.#unchecked = { rank: 0, epoch: this.entries.epoch };
+    return true;
+  }
+
+  /**
+   * {@link #loadUnchecked} for an order the journal wrote to since: the saved entries less
+   * those of the versions it replaced, with the entries of the versions it wrote (their keys
+   * read now; false, loading nothing, when one is multikey) merged in by galloping, so that
+   * only about k log(n/k) saved keys are read. Checked after start-up as the others.
+   */
+  #mergeUnchecked(docs: readonly number[], positions: Int32Array, { replacedAt, written }: WrittenSince): boolean {
+    const seen = new Uint8Array(docs.length);
+    const kept = new Int32Array(docs.length);
+    let count = 0;
+    for (let k = 0; k < positions.length; k++) {
+      const at = positions[k];
+      if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
+      seen[at] = 1;
+      if (replacedAt[at] !== 1) kept[count++] = docs[at];
+    }
+    const w = this.fields.length;
+    const extraKeys: unknown[] = new Array(written.length * w);
+    for (let i = 0; i < written.length; i++) {
+      if (!this.#pushKeys(this.#table.fields(written[i], this.topFields), extraKeys, i * w)) return false;
+    }
+    this.entries.readKeysWith(this.#reader, false);
+    this.entries.loadGallopMerged(kept.subarray(0, count), extraKeys, written);
     indexStats.fromSavedOrder++;
     this.multikey = false;
     this.#unchecked = { rank: 0, epoch: this.entries.epoch };

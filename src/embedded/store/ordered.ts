@@ -119,7 +119,7 @@ export class OrderedDocs {
   #find(id: unknown): number {
     const list = this.#list;
     let at = this.seekAfter(id, true);
-    if (at >= list.length || compareValues(this.table.id(list[at]), id) !== 0) return -1;
+    if (at >= list.length || this.table.idComparer(id)(list[at]) !== 0) return -1;
     const key = keyOf(id);
     for (; at < list.length; at++) {
       const other = this.table.id(list[at]);
@@ -142,11 +142,12 @@ export class OrderedDocs {
    */
   seekAfter(id: unknown, inclusive = false): number {
     const list = this.#list;
+    const compare = this.table.idComparer(id);
     let lo = 0;
     let hi = list.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareValues(this.table.id(list[mid]), id);
+      const c = compare(list[mid]);
       if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
       else hi = mid;
     }

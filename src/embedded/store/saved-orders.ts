@@ -1,5 +1,3 @@
-import { compareValues } from "./values.ts";
-
 /** What the journal changed after a snapshot's saved orders were read (see {@link SavedOrders}). */
 export interface WrittenSince {
   /** 1 at the position (in the listing the orders describe) of each document replaced or deleted since. */
@@ -27,9 +25,9 @@ export class SavedOrders {
 
   /**
    * Orders of the documents numbered in `docs` now, in `_id` order (the live list, copied
-   * before the first write); `idOf` reads a document's `_id` by number.
+   * before the first write); `compareIds` compares two documents' `_id`s by number.
    */
-  constructor(docs: readonly number[], private readonly idOf: (n: number) => unknown) {
+  constructor(docs: readonly number[], private readonly compareIds: (a: number, b: number) => number) {
     this.#docs = docs;
   }
 
@@ -72,7 +70,7 @@ export class SavedOrders {
   /** Records a write: document `doc` stored (-1 for a delete), `old` the version it replaced (-1: none). */
   wrote(doc: number, old: number): void {
     if (old >= 0) {
-      const at = positionOf(this.#docs, old, this.idOf);
+      const at = positionOf(this.#docs, old, this.compareIds);
       if (at === undefined) this.#replacedLater.add(old);
       else this.#replacedAt![at] = 1;
     }
@@ -93,17 +91,20 @@ export class SavedOrders {
 }
 
 /** Where document number `doc` is in `docs` (numbers in `_id` order); binary search. */
-function positionOf(docs: readonly number[], doc: number, idOf: (n: number) => unknown): number | undefined {
-  const id = idOf(doc);
+function positionOf(
+  docs: readonly number[],
+  doc: number,
+  compareIds: (a: number, b: number) => number,
+): number | undefined {
   let lo = 0;
   let hi = docs.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareValues(idOf(docs[mid]), id) < 0) lo = mid + 1;
+    if (compareIds(docs[mid], doc) < 0) lo = mid + 1;
     else hi = mid;
   }
   // Ids the order calls equal (nearly always just the one) are told apart by number.
-  for (let at = lo; at < docs.length && compareValues(idOf(docs[at]), id) === 0; at++) {
+  for (let at = lo; at < docs.length && compareIds(docs[at], doc) === 0; at++) {
     if (docs[at] === doc) return at;
   }
   return undefined;
