@@ -28,6 +28,8 @@ export interface KeyOrder {
   readonly binaryStrings: boolean;
   /** The `_id` of a document, by number: entries with equal keys are ordered by it. */
   readonly idOf: (doc: number) => unknown;
+  /** Compares two documents' `_id`s by number, as compareValues on {@link idOf}'s would (on bytes where it can). */
+  readonly compareIds: (a: number, b: number) => number;
 }
 
 /** Key ranks shared between the builds of one collection's indexes (see {@link sortedOrder}). */
@@ -191,16 +193,11 @@ function sortsBefore(
     const c = compareKey(keys[i * w + f], otherKeys[j * w + f]);
     if (c !== 0) return c * dirs[f] < 0;
   }
-  return compareValues(order.idOf(doc), order.idOf(other)) < 0;
+  return order.compareIds(doc, other) < 0;
 }
 
 /** True when the documents' `_id`s never decrease (a document repeats for each multikey entry). */
 function idsAscending(order: KeyOrder, docs: readonly number[]): boolean {
-  let previous = docs.length > 0 ? order.idOf(docs[0]) : undefined;
-  for (let i = 1; i < docs.length; i++) {
-    const id = order.idOf(docs[i]);
-    if (compareValues(previous, id) > 0) return false;
-    previous = id;
-  }
+  for (let i = 1; i < docs.length; i++) if (order.compareIds(docs[i - 1], docs[i]) > 0) return false;
   return true;
 }

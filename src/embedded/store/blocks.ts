@@ -62,7 +62,13 @@ export class SortedBlocks {
     readonly table: DocTable,
   ) {
     this.#fences = new Fences(dirs.length);
-    this.#keyOrder = { dirs, compareKey: this.compareKey, binaryStrings: strings === undefined, idOf: this.idOf };
+    this.#keyOrder = {
+      dirs,
+      compareKey: this.compareKey,
+      binaryStrings: strings === undefined,
+      idOf: this.idOf,
+      compareIds: (a, b) => table.compareIds(a, b),
+    };
   }
 
   /** The `_id` of the document numbered `doc`. */
