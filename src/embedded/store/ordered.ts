@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import { bsonTag } from "../bson.ts";
 import { DocTable } from "./doc-table.ts";
 import { compareValues, keyOf, sameValueKey } from "./values.ts";
 
@@ -118,8 +119,11 @@ export class OrderedDocs {
    */
   #find(id: unknown): number {
     const list = this.#list;
-    let at = this.seekAfter(id, true);
-    if (at >= list.length || this.table.idComparer(id)(list[at]) !== 0) return -1;
+    const compare = this.table.idComparer(id);
+    let at = this.#seek(compare, true);
+    if (at >= list.length || compare(list[at]) !== 0) return -1;
+    // ObjectIds the order calls equal are equal byte for byte: one id, nothing to tell apart.
+    if (bsonTag(id) === "ObjectId") return at;
     const key = keyOf(id);
     for (; at < list.length; at++) {
       const other = this.table.id(list[at]);
@@ -141,8 +145,12 @@ export class OrderedDocs {
    * greater or equal). Binary search, O(log n).
    */
   seekAfter(id: unknown, inclusive = false): number {
+    return this.#seek(this.table.idComparer(id), inclusive);
+  }
+
+  /** {@link seekAfter} with the comparer of an `_id` made already. */
+  #seek(compare: (n: number) => number, inclusive: boolean): number {
     const list = this.#list;
-    const compare = this.table.idComparer(id);
     let lo = 0;
     let hi = list.length;
     while (lo < hi) {
