@@ -11,6 +11,7 @@ import { compareValues, keyOf } from "../../src/embedded/store/values.ts";
 import { entriesOf } from "../helpers/index-entries.ts";
 import { reportingSeed, seededRandom, TEST_SEED } from "../helpers/seed.ts";
 import { type Connected, connectTarget } from "./helpers.ts";
+import { collectionHistory } from "../helpers/collection-history.ts";
 
 // An index whose fields are all top-level, none holding an array, keeps no keys: its entries
 // name documents by number and read their keys from the documents' bytes. These tests hold
@@ -318,13 +319,8 @@ function items(random: () => number, count: number): Document[] {
   });
 }
 
-function history(docs: readonly Document[]): Change[] {
-  return [
-    { op: "createCollection", db: DB, coll: COLL },
-    ...SPECS.map((spec): Change => ({ op: "createIndex", db: DB, coll: COLL, spec })),
-    ...docs.map((doc): Change => ({ op: "put", db: DB, coll: COLL, doc })),
-  ];
-}
+/** The changes that make the collection: created, indexed, filled. */
+const history = (docs: readonly Document[]): Change[] => collectionHistory(DB, COLL, SPECS, docs);
 
 /** A catalog the changes recover, right after finishRecovery: saved orders not checked yet. */
 function load(changes: Iterable<Change>): Catalog {
