@@ -1,33 +1,13 @@
 import type { Document } from "bson";
-import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { type KeyReader, SortedBlocks } from "./blocks.ts";
 import type { DocTable } from "./doc-table.ts";
 import type { Ranked } from "./rank-sort.ts";
 import type { WrittenSince } from "./saved-orders.ts";
 import { type Collation, parseCollation } from "./collation.ts";
-import { valuesAt } from "./paths.ts";
-import { compareValues, keyOf, sameValueKey, type ValueKey } from "./values.ts";
-
-/** True when reading `path` in `doc` meets an array (the document makes the index multikey). */
-function touchesArray(doc: unknown, path: string): boolean {
-  let current: unknown = doc;
-  for (const part of path.split(".")) {
-    if (Array.isArray(current)) return true;
-    if (!isPlainObject(current)) return false;
-    current = current[part];
-  }
-  return Array.isArray(current);
-}
-
-/** The distinct values of a field, in BSON order; a missing field (or empty array) is null. */
-function distinctValues(doc: Document, path: string): unknown[] {
-  const values = valuesAt(doc, path).map((v) => (v === undefined ? null : v));
-  if (values.length === 1) return values;
-  const seen = new Map<ValueKey, unknown>();
-  for (const v of values) seen.set(keyOf(v), v);
-  return [...seen.values()].sort(compareValues);
-}
+import { OrderCheck, type OrderCheckResult } from "./order-check.ts";
+import { keyTuples, keyValueOf, pushFlatKey, sameTuple, touchesAnyArray } from "./key-tuples.ts";
+import { keyOf, type ValueKey } from "./values.ts";
 
 /**
  * Index builds since the process started, sorted (`builds`) or taken from a snapshot's saved
@@ -57,7 +37,7 @@ export class OrderedIndex {
   readonly #flat: boolean;
   readonly #table: DocTable;
   /** Where {@link checkSavedOrder} goes on, while an order loaded unchecked is not fully checked. */
-  #unchecked: { rank: number; epoch: number } | undefined;
+  #unchecked: OrderCheck | undefined;
   /** Reads a document's one key tuple from its bytes: the entries hold no keys while every document has one. */
   readonly #reader: KeyReader;
 
@@ -81,17 +61,10 @@ export class OrderedIndex {
     return this.#flat && !this.multikey ? this.#reader : undefined;
   }
 
-  /** The key tuples a document produces. */
+  /** The key tuples a document produces (see keyTuples); one holding an array makes the index multikey. */
   keys(doc: Document): unknown[][] {
-    let tuples: unknown[][] = [[]];
-    for (const field of this.fields) {
-      if (!this.multikey && touchesArray(doc, field)) this.multikey = true;
-      const values = distinctValues(doc, field);
-      tuples = values.length === 1
-        ? tuples.map((t) => [...t, values[0]])
-        : tuples.flatMap((t) => values.map((v) => [...t, v]));
-    }
-    return tuples;
+    if (!this.multikey && touchesAnyArray(doc, this.fields)) this.multikey = true;
+    return keyTuples(doc, this.fields);
   }
 
   /** Records the entries of a stored document (`doc`, numbered `n`; its {@link topFields} suffice). */
@@ -253,7 +226,7 @@ export class OrderedIndex {
     this.entries.loadInOrder([], docs, positions);
     indexStats.fromSavedOrder++;
     this.multikey = false;
-    this.#unchecked = { rank: 0, epoch: this.entries.epoch };
+    this.#unchecked = new OrderCheck(this.entries, this.#table);
     return true;
   }
 
@@ -282,7 +255,7 @@ export class OrderedIndex {
     this.entries.loadGallopMerged(kept.subarray(0, count), extraKeys, written);
     indexStats.fromSavedOrder++;
     this.multikey = false;
-    this.#unchecked = { rank: 0, epoch: this.entries.epoch };
+    this.#unchecked = new OrderCheck(this.entries, this.#table);
     return true;
   }
 
@@ -292,55 +265,19 @@ export class OrderedIndex {
   }
 
   /**
-   * Checks up to `budget` more entries of an order loaded unchecked: keys never decreasing in
-   * index order, equal keys in `_id` order, no array on an indexed field. Returns "wrong" at
-   * the first entry out of place (the caller sorts the index again), "done" once every entry
-   * checked out, "more" otherwise. A write in between starts the check over.
+   * Checks up to `budget` more entries of an order loaded unchecked (see {@link OrderCheck}):
+   * "wrong" when it is out of place (the caller sorts the index again), "done" once every entry
+   * checked out, "more" otherwise.
    */
-  checkSavedOrder(budget: number): "done" | "more" | "wrong" {
-    const state = this.#unchecked;
-    if (state === undefined) return "done";
-    const { entries } = this;
-    if (state.epoch !== entries.epoch) Object.assign(state, { rank: 0, epoch: entries.epoch });
-    const w = this.fields.length;
-    const pos = entries.atRank(Math.max(0, state.rank - 1));
-    let previous: unknown[] | undefined;
-    let previousId: unknown;
-    for (let k = 0; k <= budget && entries.valid(pos); k++, entries.advance(pos)) {
-      // An entry naming a document gone since is as wrong as one out of order.
-      if (!this.#table.holds(entries.numberAt(pos))) return "wrong";
-      const key = entries.keysAt(pos);
-      const id = entries.idAt(pos);
-      if (key.some(Array.isArray)) return "wrong";
-      if (previous !== undefined && !this.#follows(previous, previousId, key, id, w)) return "wrong";
-      previous = key;
-      previousId = id;
-    }
-    state.rank += budget;
-    if (entries.valid(pos)) return "more";
-    this.#unchecked = undefined;
-    return "done";
+  checkSavedOrder(budget: number): OrderCheckResult {
+    const result = this.#unchecked?.step(budget) ?? "done";
+    if (result === "done") this.#unchecked = undefined;
+    return result;
   }
 
-  /** Whether entry (key, id) sorts after entry (previous, previousId) in this index. */
-  #follows(previous: unknown[], previousId: unknown, key: unknown[], id: unknown, w: number): boolean {
-    const { entries } = this;
-    for (let f = 0; f < w; f++) {
-      const c = entries.compareKey(previous[f], key[f]) * entries.dirs[f];
-      if (c !== 0) return c < 0;
-    }
-    return compareValues(previousId, id) < 0;
-  }
-
-  /** Writes `doc`'s key tuple at `keys[at..]`; false when an indexed field holds an array. */
+  /** Writes `doc`'s key tuple at `keys[at..]`; false when an indexed field holds an array (see pushFlatKey). */
   #pushKeys(doc: Document, keys: unknown[], at: number): boolean {
-    const { fields } = this;
-    for (let f = 0; f < fields.length; f++) {
-      const value = doc[fields[f]];
-      if (Array.isArray(value)) return false;
-      keys[at + f] = value ?? null;
-    }
-    return true;
+    return pushFlatKey(doc, this.fields, keys, at);
   }
 
   /**
@@ -422,25 +359,11 @@ export class OrderedIndex {
 
   /** The `{ field: value }` document MongoDB reports as keyValue for a duplicate of `doc`. */
   keyValue(doc: Document): Document {
-    const out: Document = {};
-    for (const field of this.fields) {
-      const values = valuesAt(doc, field);
-      out[field] = values[0] === undefined ? null : values[0];
-    }
-    return out;
+    return keyValueOf(doc, this.fields);
   }
 }
 
 function sameKey(entries: SortedBlocks, pos: { block: number; offset: number }, key: readonly unknown[]): boolean {
   for (let f = 0; f < key.length; f++) if (entries.compareKey(entries.keyAt(pos, f), key[f]) !== 0) return false;
-  return true;
-}
-
-/** Whether two key tuples are one key, as the canonical keys of {@link keyOf} tell (NaN is one value). */
-function sameTuple(a: readonly unknown[], b: readonly unknown[]): boolean {
-  for (let f = 0; f < a.length; f++) {
-    if (a[f] === b[f]) continue;
-    if (!sameValueKey(keyOf(a[f]), keyOf(b[f]))) return false;
-  }
   return true;
 }
