@@ -57,9 +57,10 @@ module.exports = {
     },
     {
       name: "embedded-engine-started-by-store-connect-only",
-      comment: "only src/store/connect.ts starts the embedded engine (users reach it as mongorest/embedded)",
+      comment:
+        "only src/store/connect.ts starts the embedded engine, and src/store/engine-early.ts before the app loads (users reach it as mongorest/embedded)",
       severity: "error",
-      from: { path: "^src/", pathNot: "^src/(embedded/|store/connect\\.ts$)" },
+      from: { path: "^src/", pathNot: "^src/(embedded/|store/connect\\.ts$|store/engine-early\\.ts$)" },
       to: { path: "^src/embedded/" },
     },
     {

@@ -2,6 +2,10 @@
  * The example app `npm start` and `deno task start` run: models/ and hooks/ of this folder,
  * served exactly as `npx mongorest` serves a project (embedded engine unless MONGODB_URI is set).
  */
-import { runProject } from "./src/cli.ts";
+import process from "node:process";
+import { startEngineEarly } from "./src/store/engine-early.ts";
 
+// The engine recovers the data folder while the app's modules load (imported only after this).
+startEngineEarly(process.env);
+const { runProject } = await import("./src/cli.ts");
 await runProject();

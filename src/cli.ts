@@ -9,6 +9,7 @@ import { listen, type RunningServer } from "./adapters/serve.ts";
 import { type App, createApp } from "./app.ts";
 import { defaultErrorHandler } from "./http/errors.ts";
 import { loadHooks, loadModels } from "./loader.ts";
+import { projectDataDir } from "./store/engine-early.ts";
 import { handleShutdownSignals } from "./http/shutdown.ts";
 import { timeoutsFromEnv } from "./http/timeouts.ts";
 import { configureLogging, loggingFromEnv } from "./service/logging.ts";
@@ -46,7 +47,7 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
     models,
     hooks: await loadHooks(join(root, "hooks"), models),
     uri: env.MONGODB_URI || undefined,
-    dataDir: env.DATA_DIR || join(root, "data"),
+    dataDir: projectDataDir(env, root),
   });
   app.onError(defaultErrorHandler); // production: logged, 500 "An error occurred!"; elsewhere: rethrown
   const server = await listen(app.fetch, {

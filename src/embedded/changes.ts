@@ -50,6 +50,22 @@ export type Change =
   | { op: "indexOrder"; db: string; coll: string; name: string; count: number; from: number; positions: Uint8Array };
 
 /**
+ * A put as recovery reads it: the document still encoded, at `bytes[start, start + length)`
+ * (a view valid only while the change is applied), stored as it is, never decoded whole.
+ */
+export interface EncodedPut {
+  op: "putEncoded";
+  db: string;
+  coll: string;
+  bytes: Uint8Array;
+  start: number;
+  length: number;
+}
+
+/** What recovery replays: changes, with puts left encoded where it could. */
+export type RecoveredChange = Change | EncodedPut;
+
+/**
  * Where the engine sends the changes of each write before it replies. `append` resolves once
  * the changes are durable (for the journal: written and fsync'ed), so the reply that follows
  * is an acknowledgement the client can rely on. The in-memory engine uses a sink that

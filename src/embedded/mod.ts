@@ -97,6 +97,37 @@ function buildBeforeJournal({ snapshotBytes, journalBytes }: SnapshotLoaded): bo
   return snapshotBytes > 0 && journalBytes * 64 <= snapshotBytes;
 }
 
+/** Entries of saved index orders checked per turn of the event loop after start-up: a millisecond or two of work. */
+const ORDER_CHECK_SLICE = 1024;
+/** How long after start-up the check begins: the app's own start-up commands come first. */
+const ORDER_CHECK_DELAY_MS = 2000;
+
+/**
+ * Checks the index orders recovery loaded without reading their keys (see
+ * OrderedIndex.checkSavedOrder), a slice per turn of the event loop, so start-up does not
+ * wait for it and commands run in between. Returns a function that stops it.
+ */
+function checkOrdersInBackground(catalog: Catalog): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const step = () => {
+    timer = undefined;
+    try {
+      const { more, resorted } = catalog.checkSavedOrders(ORDER_CHECK_SLICE);
+      for (const name of resorted) {
+        console.warn(
+          `mongorest embedded engine: the saved order of index ${name} did not fit its documents; sorted it.`,
+        );
+      }
+      if (more) timer = setTimeout(step, 0);
+    } catch (error) {
+      // A check that fails must not take the engine down: the indexes stay as recovery built them.
+      console.warn(`mongorest embedded engine: checking saved index orders failed: ${String(error)}`);
+    }
+  };
+  timer = setTimeout(step, ORDER_CHECK_DELAY_MS);
+  return () => clearTimeout(timer);
+}
+
 function counterFor(options: EmbeddedEngineOptions): WriteCounter | SharedWriteCounter {
   return options.sharedWrites ? new SharedWriteCounter(options.sharedWrites) : new WriteCounter();
 }
@@ -127,11 +158,13 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     throw error;
   }
   cursors.startSweeper();
+  const stopChecks = checkOrdersInBackground(catalog);
   const hostPart = host.includes(":") ? `[${host}]` : host;
   return {
     uri: `mongodb://${hostPart}:${server.port}/?directConnection=true`,
     port: server.port,
     async close() {
+      stopChecks();
       cursors.close();
       await server.close();
       await sink.close();

@@ -1,5 +1,6 @@
 import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
-import { startEmbeddedEngine } from "../embedded/mod.ts";
+import { type EngineThread, startEngineThread } from "../embedded/thread.ts";
+import { takeEarlyEngine } from "./engine-early.ts";
 
 /** Where the data lives: a MongoDB URI, or the embedded engine (in memory, or in `dataDir`). */
 export interface DatabaseOptions {
@@ -36,11 +37,23 @@ function databaseName(uri: string, explicit: string | undefined): string | undef
   return path === "" ? "app" : undefined;
 }
 
+/**
+ * Starts the embedded engine. Its modules are loaded only now, and only into this thread:
+ * with the engine in a thread of its own (the default), the app's thread never loads the
+ * engine's query and storage code, which saved memory and start-up time.
+ */
+async function startEngine(dataDir: string | undefined, thread: boolean): Promise<EngineThread> {
+  const threaded = thread ? await startEngineThread({ dataDir }) : undefined;
+  if (threaded) return threaded;
+  const { startEmbeddedEngine } = await import("../embedded/mod.ts");
+  return startEmbeddedEngine({ dataDir });
+}
+
 /** Connects the driver to MongoDB, starting the embedded engine first when no URI is given. */
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
-  const engine = options.uri
-    ? null
-    : await startEmbeddedEngine({ dataDir: options.dataDir, thread: options.engineThread ?? true });
+  const thread = options.engineThread ?? true;
+  const early = options.uri || !thread || !options.dataDir ? undefined : takeEarlyEngine(options.dataDir);
+  const engine = options.uri ? null : (await early) ?? await startEngine(options.dataDir, thread);
   const uri = options.uri ?? engine!.uri;
   // The engine closes connections idle for 10 minutes; the pool lets them go after one, so it
   // never picks a connection the engine is closing.

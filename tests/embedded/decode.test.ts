@@ -4,7 +4,7 @@ import { Buffer } from "node:buffer";
 import { inspect } from "node:util";
 import { Binary, BSON, BSONRegExp, Decimal128, type Document, Long, MaxKey, ObjectId, Timestamp } from "bson";
 import { DESERIALIZE, SERIALIZE } from "../../src/embedded/bson.ts";
-import { decodeDocumentAt } from "../../src/embedded/durability/decode.ts";
+import { decodeDocumentAt } from "../../src/embedded/decode.ts";
 import { mulberry32 } from "../helpers/random.ts";
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];

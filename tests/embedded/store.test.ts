@@ -4,6 +4,7 @@ import { Code, Decimal128, Long, ObjectId } from "bson";
 import type { Change } from "../../src/embedded/changes.ts";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
 import { OrderedDocs } from "../../src/embedded/store/ordered.ts";
+import { DocTable } from "../../src/embedded/store/doc-table.ts";
 import { SortedBlocks } from "../../src/embedded/store/blocks.ts";
 import { compareValues, keyOf } from "../../src/embedded/store/values.ts";
 import { reportingSeed, seededRandom } from "../helpers/seed.ts";
@@ -163,12 +164,13 @@ describe("embedded engine: document store", () => {
       // Seeks search a directory of each block's last entry (its fence): every write that
       // changes a block's last entry, splits a block or removes one must keep it true.
       const random = seededRandom(11);
-      const blocks = new SortedBlocks([1]);
+      const table = new DocTable();
+      const blocks = new SortedBlocks([1], undefined, table);
       const model: [number, number][] = [];
       const order = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
       const lowerBound = (target: [number, number]) => model.filter((e) => order(e, target) < 0).length;
       const seekRank = (target: [number, number]) =>
-        blocks.rank(blocks.seek((keys, base, doc) => order([keys[base] as number, doc._id as number], target)));
+        blocks.rank(blocks.seek((keys, base, doc) => order([keys[base] as number, table.id(doc) as number], target)));
       const check = () => {
         // Every entry, and just past it: the places where a stale fence would send a seek astray.
         model.forEach(([key, id], i) => {
@@ -185,12 +187,12 @@ describe("embedded engine: document store", () => {
         const r = random();
         if (r < 0.6 || model.length === 0) {
           const entry: [number, number] = [Math.floor(random() * 100), next++];
-          blocks.insert([entry[0]], { _id: entry[1] });
+          blocks.insert([entry[0]], table.add({ _id: entry[1] }), entry[1]);
           model.push(entry);
           model.sort(order);
         } else if (r < 0.65) {
           const [key, id] = model[Math.floor(random() * model.length)];
-          assert.ok(blocks.swap([key], { _id: id, again: step }));
+          assert.ok(blocks.swap([key], table.add({ _id: id, again: step }), id));
         } else if (step % 500 === 499 && model.length > 400) {
           // A run of neighbours removed at once: the blocks holding them empty out and go.
           const at = Math.floor(random() * (model.length - 300));
@@ -202,12 +204,13 @@ describe("embedded engine: document store", () => {
         if (step % 200 === 0) check();
       }
       check();
-      blocks.load(model.map(([k]) => k), model.map(([, id]) => ({ _id: id })));
+      blocks.load(model.map(([k]) => k), model.map(([, id]) => table.add({ _id: id })));
       check();
     }));
 
   test("sorted blocks keep (key, _id) order through inserts, removals, block splits and a bulk load", () => {
-    const blocks = new SortedBlocks([-1]);
+    const table = new DocTable();
+    const blocks = new SortedBlocks([-1], undefined, table);
     const model: [number, number][] = [];
     const order = (a: [number, number], b: [number, number]) => b[0] - a[0] || a[1] - b[1];
     const read = () => {
@@ -220,7 +223,7 @@ describe("embedded engine: document store", () => {
     // A fixed pseudo-random sequence: keys repeat, so ties are ordered by _id.
     for (let i = 0, x = 7; i < 2000; i++, x = (x * 48271) % 2147483647) {
       const entry: [number, number] = [x % 50, i];
-      blocks.insert([entry[0]], { _id: entry[1] });
+      blocks.insert([entry[0]], table.add({ _id: entry[1] }), entry[1]);
       model.push(entry);
     }
     for (let i = 0; i < 2000; i += 3) assert.ok(blocks.remove([model[i][0]], model[i][1]));
@@ -228,8 +231,8 @@ describe("embedded engine: document store", () => {
     const left = model.filter((_, i) => i % 3 !== 0).sort(order);
     assert.deepEqual(read(), left);
     assert.equal(blocks.size, left.length);
-    const probe = (keys: readonly unknown[], base: number, doc: { _id?: unknown }) =>
-      order([keys[base] as number, doc._id as number], left[700]);
+    const probe = (keys: readonly unknown[], base: number, doc: number) =>
+      order([keys[base] as number, table.id(doc) as number], left[700]);
     const mid = blocks.seek(probe);
     assert.equal(blocks.rank(mid), 700);
     assert.equal(blocks.probeAt(probe, mid), 0);
@@ -243,7 +246,7 @@ describe("embedded engine: document store", () => {
       backward.push(blocks.docAt(pos)._id);
     }
     assert.deepEqual(backward, left.map(([, id]) => id).reverse());
-    blocks.load(left.flatMap(([k]) => [k]).reverse(), left.map(([, id]) => ({ _id: id })).reverse());
+    blocks.load(left.flatMap(([k]) => [k]).reverse(), left.map(([, id]) => table.add({ _id: id })).reverse());
     assert.deepEqual(read(), left);
   });
 });

@@ -18,7 +18,9 @@ export function resolver(ctx: CommandContext): CollectionResolver {
   const resolve: CollectionResolver = (name) => {
     const view = resolveView(ctx, name);
     if (view) return collect(readView(ctx, view, [], resolve));
-    return ctx.engine.catalog.get(ctx.db, name)?.docs.view() ?? [];
+    // The documents are held as BSON: a join decodes the collection it reads, as a scan would.
+    const coll = ctx.engine.catalog.get(ctx.db, name);
+    return coll ? collect(coll.docs.iterate()) : [];
   };
   return resolve;
 }

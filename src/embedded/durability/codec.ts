@@ -1,8 +1,8 @@
 import { Buffer } from "node:buffer";
 import { BSON, type Document } from "bson";
 import { SERIALIZE } from "../bson.ts";
-import type { Change } from "../changes.ts";
-import { decodeDocumentAt } from "./decode.ts";
+import type { Change, EncodedPut, RecoveredChange } from "../changes.ts";
+import { decodeDocumentAt, nameIs, textAt, walkFields } from "../decode.ts";
 
 /**
  * BSON encoding of Changes. A record payload is a run of BSON documents, one per Change, each
@@ -39,17 +39,7 @@ export function encodeDocument(doc: Document): Uint8Array {
 /** Splits a record payload into its documents. Throws if the payload is not a clean run. */
 export function decodeDocuments(payload: Uint8Array): Document[] {
   const docs: Document[] = [];
-  const view = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  let offset = 0;
-  while (offset < view.length) {
-    if (view.length - offset < 5) throw new Error("record payload ends inside a BSON length");
-    const length = view.readInt32LE(offset);
-    if (length < 5 || offset + length > view.length) {
-      throw new Error(`record payload holds a BSON document of bad length ${length}`);
-    }
-    docs.push(decodeDocumentAt(view, offset, length));
-    offset += length;
-  }
+  forEachDocument(payload, (view, offset, length) => docs.push(decodeDocumentAt(view, offset, length)));
   return docs;
 }
 
@@ -64,4 +54,77 @@ export function decodeChanges(payload: Uint8Array): Change[] {
     if (!isChange(doc)) throw new Error(`record holds an unknown change (op ${String(doc.op)})`);
     return doc as unknown as Change;
   });
+}
+
+/** The one put recovery hands out at a time (see {@link encodedPutAt}). */
+const PUT: EncodedPut = { op: "putEncoded", db: "", coll: "", bytes: new Uint8Array(0), start: 0, length: 0 };
+
+/**
+ * The put change encoded at `view[offset, offset + length)`, with its document left encoded
+ * (recovery stores documents as the bytes they are); undefined for any other change. The same
+ * object is returned each time, valid until the next call: recovery applies it at once, and a
+ * million puts then allocate nothing here.
+ */
+export function encodedPutAt(view: Buffer, offset: number, length: number): EncodedPut | undefined {
+  let op: string | undefined;
+  let db: string | undefined;
+  let coll: string | undefined;
+  let docAt = -1;
+  const walked = walkFields(view, offset, length, (from, to, type, at) => {
+    if (type === 0x02 && nameIs(view, from, to, "op")) op = textAt(view, at);
+    else if (type === 0x02 && nameIs(view, from, to, "db")) db = textAt(view, at);
+    else if (type === 0x02 && nameIs(view, from, to, "coll")) coll = textAt(view, at);
+    else if (type === 0x03 && nameIs(view, from, to, "doc")) docAt = at;
+    else return false; // a field a put does not have
+    return op === undefined || op === "put";
+  });
+  if (!walked || op !== "put" || db === undefined || coll === undefined || docAt < 0) return undefined;
+  const docLength = view.readInt32LE(docAt);
+  if (docLength < 5 || docAt + docLength > offset + length - 1) return undefined;
+  PUT.db = db;
+  PUT.coll = coll;
+  PUT.bytes = view;
+  PUT.start = docAt;
+  PUT.length = docLength;
+  return PUT;
+}
+
+/**
+ * Replays a payload written by `encodeChanges` through `apply`, puts left encoded (see
+ * {@link encodedPutAt}). Throws if the payload is not a clean run.
+ */
+export function replayChanges(payload: Uint8Array, apply: (change: RecoveredChange) => void): void {
+  forEachDocument(payload, (view, offset, length) => {
+    const put = encodedPutAt(view, offset, length);
+    if (put !== undefined) return apply(put);
+    const doc = decodeDocumentAt(view, offset, length);
+    if (!isChange(doc)) throw new Error(`record holds an unknown change (op ${String(doc.op)})`);
+    apply(doc as unknown as Change);
+  });
+}
+
+/** Calls `visit` with the place of each BSON document of a payload. Throws if the payload is not a clean run. */
+export function forEachDocument(
+  payload: Uint8Array,
+  visit: (view: Buffer, offset: number, length: number) => void,
+): void {
+  const view = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  let offset = 0;
+  while (offset < view.length) {
+    if (view.length - offset < 5) throw new Error("record payload ends inside a BSON length");
+    const length = view.readInt32LE(offset);
+    if (length < 5 || offset + length > view.length) {
+      throw new Error(`record payload holds a BSON document of bad length ${length}`);
+    }
+    visit(view, offset, length);
+    offset += length;
+  }
+}
+
+/** A recovered change as a plain {@link Change}: an encoded put's document decoded (tests and tools). */
+export function asChange(change: RecoveredChange): Change {
+  if (change.op !== "putEncoded") return change;
+  const { db, coll, bytes, start, length } = change;
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { op: "put", db, coll, doc: decodeDocumentAt(view, start, length) };
 }

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import type { Change, ChangeSink } from "../changes.ts";
+import type { Change, ChangeSink, RecoveredChange } from "../changes.ts";
 import { fsyncDir } from "./files.ts";
 import { acquireLock } from "./lock.ts";
 import type { SnapshotLoaded } from "./recovery.ts";
@@ -64,7 +64,7 @@ export interface DurableStore extends ChangeSink {
    * Feeds every change recovered from snapshot + journal, in order; `afterSnapshot` runs
    * between the two. The engine calls it once before serving.
    */
-  recover(apply: (change: Change) => void, afterSnapshot?: (loaded: SnapshotLoaded) => void): Promise<void>;
+  recover(apply: (change: RecoveredChange) => void, afterSnapshot?: (loaded: SnapshotLoaded) => void): Promise<void>;
 }
 
 /** The store `openDurableStore` returns: a DurableStore that can also be compacted on demand. */

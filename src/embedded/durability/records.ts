@@ -77,6 +77,8 @@ async function readRecordAt(reader: BlockReader, offset: number): Promise<Buffer
 class BlockReader {
   private block = Buffer.alloc(0);
   private blockStart = 0;
+  /** The memory blocks are read into, reused: a fresh megabyte per block left recovery's garbage in the process. */
+  private memory = Buffer.alloc(0);
 
   constructor(
     private readonly handle: FileHandle,
@@ -95,7 +97,9 @@ class BlockReader {
 
   private async load(offset: number, minLength: number): Promise<void> {
     const wanted = Math.min(Math.max(minLength, READ_BLOCK_BYTES), this.size - offset);
-    const block = Buffer.allocUnsafe(wanted);
+    // The previous block is done with: payloads are valid only while their record is handled.
+    if (this.memory.length < wanted) this.memory = Buffer.allocUnsafe(wanted);
+    const block = this.memory.subarray(0, wanted);
     let filled = 0;
     while (filled < wanted) {
       const { bytesRead } = await this.handle.read(block, filled, wanted - filled, offset + filled);

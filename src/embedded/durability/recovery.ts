@@ -1,6 +1,6 @@
 import { open, stat } from "node:fs/promises";
-import type { Change } from "../changes.ts";
-import { decodeChanges } from "./codec.ts";
+import type { RecoveredChange } from "../changes.ts";
+import { replayChanges } from "./codec.ts";
 import { fsyncDir, journalPath, listFolder, removeIfExists, removeOlderThan } from "./files.ts";
 import { scanRecords } from "./records.ts";
 import { readSnapshot } from "./snapshot.ts";
@@ -31,7 +31,7 @@ export interface SnapshotLoaded {
  */
 export async function recoverFolder(
   dir: string,
-  apply: (change: Change) => void,
+  apply: (change: RecoveredChange) => void,
   warn: (message: string) => void,
   afterSnapshot?: (loaded: SnapshotLoaded) => void,
 ): Promise<RecoveredFolder> {
@@ -74,12 +74,12 @@ async function replayJournal(
   dir: string,
   gen: number,
   isNewest: boolean,
-  apply: (change: Change) => void,
+  apply: (change: RecoveredChange) => void,
   warn: (message: string) => void,
 ): Promise<number> {
   const path = journalPath(dir, gen);
   const scan = await scanRecords(path, (payload) => {
-    for (const change of decodeChanges(payload)) apply(change);
+    replayChanges(payload, apply);
   });
   if (scan.validBytes === scan.fileBytes) return scan.fileBytes;
   const lost = scan.fileBytes - scan.validBytes;

@@ -2,8 +2,9 @@ import { Buffer } from "node:buffer";
 import { type FileHandle, open, rename } from "node:fs/promises";
 import { setImmediate } from "node:timers";
 import type { Document } from "bson";
-import type { Change } from "../changes.ts";
-import { decodeDocuments, encodeDocument, isChange } from "./codec.ts";
+import type { Change, EncodedPut, RecoveredChange } from "../changes.ts";
+import { decodeDocumentAt } from "../decode.ts";
+import { encodeDocument, encodedPutAt, forEachDocument, isChange } from "./codec.ts";
 import { fsyncDir, removeIfExists, snapshotPath, snapshotTempPath } from "./files.ts";
 import { frameRecord, scanRecords, writeAll } from "./records.ts";
 
@@ -110,11 +111,15 @@ function takeChunk(
 export async function readSnapshot(
   dir: string,
   gen: number,
-  apply: (change: Change) => void,
+  apply: (change: RecoveredChange) => void,
 ): Promise<number> {
   const reader = new SnapshotReader(snapshotPath(dir, gen), gen, apply);
   const scan = await scanRecords(reader.path, (payload) => {
-    for (const doc of decodeDocuments(payload)) reader.read(doc);
+    forEachDocument(payload, (view, offset, length) => {
+      const put = encodedPutAt(view, offset, length);
+      if (put !== undefined) reader.readPut(put);
+      else reader.read(decodeDocumentAt(view, offset, length));
+    });
   });
   if (scan.validBytes !== scan.fileBytes) throw reader.damaged(`bad record at byte ${scan.validBytes}`);
   reader.finish();
@@ -130,7 +135,7 @@ class SnapshotReader {
   constructor(
     readonly path: string,
     private readonly gen: number,
-    private readonly apply: (change: Change) => void,
+    private readonly apply: (change: RecoveredChange) => void,
   ) {}
 
   read(doc: Document): void {
@@ -146,6 +151,14 @@ class SnapshotReader {
     } else {
       throw this.damaged("unexpected record");
     }
+  }
+
+  /** A put change, its document left encoded. */
+  readPut(put: EncodedPut): void {
+    if (this.trailer !== undefined) throw this.damaged("records after the trailer");
+    if (!this.header) throw this.damaged("unknown header");
+    this.apply(put);
+    this.count++;
   }
 
   finish(): void {

@@ -1,5 +1,5 @@
 import { setImmediate } from "node:timers";
-import type { Change } from "../changes.ts";
+import type { Change, RecoveredChange } from "../changes.ts";
 import { encodeChanges } from "./codec.ts";
 import { removeOlderThan } from "./files.ts";
 import { JournalWriter } from "./journal.ts";
@@ -74,7 +74,10 @@ export class JournaledStore {
    * Feeds every change recovered from snapshot + journal to `apply`, in order; `afterSnapshot`
    * runs once the snapshot's are in, before the journal's.
    */
-  async recover(apply: (change: Change) => void, afterSnapshot?: (loaded: SnapshotLoaded) => void): Promise<void> {
+  async recover(
+    apply: (change: RecoveredChange) => void,
+    afterSnapshot?: (loaded: SnapshotLoaded) => void,
+  ): Promise<void> {
     if (this.phase !== "opened") throw new Error(`recover() called while the store is ${this.phase}.`);
     this.phase = "recovering";
     try {

@@ -40,8 +40,15 @@ function scanDirs(entries: SortedBlocks): readonly (1 | -1)[] {
 }
 
 /** Scan field `f` of an entry (key values at `keys[base..]`): its key value, or past the key, the document's `_id`. */
-function fieldOf(keys: readonly unknown[], base: number, doc: Document, width: number, f: number): unknown {
-  return f < width ? keys[base + f] : doc._id;
+function fieldOf(
+  keys: readonly unknown[],
+  base: number,
+  doc: number,
+  width: number,
+  f: number,
+  idOf: (doc: number) => unknown,
+): unknown {
+  return f < width ? keys[base + f] : idOf(doc);
 }
 
 /** A stretch of the index: equal to `prefix` on the first fields, then within `interval`, if any. */
@@ -87,13 +94,14 @@ export function scanRanges(index: OrderedIndex, bounds: FieldBounds[]): Range[] 
 function comparePrefix(
   keys: readonly unknown[],
   base: number,
-  doc: Document,
+  doc: number,
   width: number,
   prefix: unknown[],
   dirs: readonly (1 | -1)[],
+  idOf: (doc: number) => unknown,
 ): number {
   for (let f = 0; f < prefix.length; f++) {
-    const c = compareValues(fieldOf(keys, base, doc, width, f), prefix[f]) * dirs[f];
+    const c = compareValues(fieldOf(keys, base, doc, width, f, idOf), prefix[f]) * dirs[f];
     if (c !== 0) return c;
   }
   return 0;
@@ -104,27 +112,27 @@ function comparePrefix(
 /** Negative while an entry lies before the start of `range`. */
 function startProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
-  const width = entries.width;
+  const { width, idOf } = entries;
   return (keys, base, doc) => {
-    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs);
+    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs, idOf);
     if (c !== 0 || !range.interval) return c;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.lo : range.interval.hi;
-    return compareToEndpoint(fieldOf(keys, base, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
+    return compareToEndpoint(fieldOf(keys, base, doc, width, p, idOf), ep.value) * dirs[p] || (ep.inclusive ? 0 : -1);
   };
 }
 
 /** Negative while an entry lies at or before the end of `range`. */
 function endProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
-  const width = entries.width;
+  const { width, idOf } = entries;
   return (keys, base, doc) => {
-    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs);
+    const c = comparePrefix(keys, base, doc, width, range.prefix, dirs, idOf);
     if (c !== 0) return c;
     if (!range.interval) return -1;
     const p = range.prefix.length;
     const ep = dirs[p] === 1 ? range.interval.hi : range.interval.lo;
-    return compareToEndpoint(fieldOf(keys, base, doc, width, p), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
+    return compareToEndpoint(fieldOf(keys, base, doc, width, p, idOf), ep.value) * dirs[p] || (ep.inclusive ? -1 : 0);
   };
 }
 
@@ -158,26 +166,34 @@ function reseek(entries: SortedBlocks, key: unknown[], id: unknown, reverse: boo
       const c = entries.compareKey(keys[base + f], key[f]) * entries.dirs[f];
       if (c !== 0) return c;
     }
-    const c = compareValues(doc._id, id);
+    const c = compareValues(entries.idOf(doc), id);
     return reverse ? (c < 0 ? -1 : 1) : c <= 0 ? -1 : 1;
   });
   return reverse ? entries.prev(after) : after;
 }
 
 /** True when the entry at `pos` lies within every interval list of `filters` (undefined: no restriction). */
-function passesFilters(entries: SortedBlocks, pos: Position, filters: (Interval[] | undefined)[]): boolean {
+function passesFilters(
+  entries: SortedBlocks,
+  key: readonly unknown[],
+  doc: number,
+  filters: (Interval[] | undefined)[],
+): boolean {
   const width = entries.width;
   for (let f = 0; f < filters.length; f++) {
     const intervals = filters[f];
     if (intervals === undefined) continue;
-    if (!inBounds(f < width ? entries.keyAt(pos, f) : entries.docAt(pos)._id, intervals)) return false;
+    if (!inBounds(f < width ? key[f] : entries.idOf(doc), intervals)) return false;
   }
   return true;
 }
 
 /** One index entry as a scan yields it: the document and its key values. */
 interface Entry {
-  doc: Document;
+  /** The document, unless the scan was asked for numbers only. */
+  doc: Document | undefined;
+  /** The document's number in its collection's DocTable. */
+  n: number;
   key: unknown[];
 }
 
@@ -190,7 +206,23 @@ interface Entry {
  */
 export function* scanIndex(spec: ScanSpec, ranges: Range[], stats: ScanStats, skip = 0): Generator<Document> {
   const seen: Set<ValueKey> | undefined = spec.index.multikey ? new Set() : undefined;
-  for (const entry of scanEntries(spec, ranges, stats, seen, skip)) yield entry.doc;
+  for (const entry of scanEntries(spec, ranges, stats, seen, skip)) yield entry.doc!;
+}
+
+/**
+ * {@link scanIndex} of an index that is not multikey, yielding the entries' document numbers
+ * and keys without decoding the documents. For a reader that consumes it whole before any write can
+ * run (a sort that needs a few fields of each match, then only the page's documents).
+ */
+export function* scanIndexNumbers(spec: ScanSpec, ranges: Range[], stats: ScanStats): Generator<NumberedEntry> {
+  if (spec.index.multikey) throw new Error("scanIndexNumbers reads one entry per document: not a multikey index");
+  yield* scanEntries(spec, ranges, stats, undefined, 0, false);
+}
+
+/** An index entry as {@link scanIndexNumbers} yields it: its document's number and its key values. */
+export interface NumberedEntry {
+  n: number;
+  key: unknown[];
 }
 
 /** {@link scanIndex}, yielding entries; documents already in `seen` are passed over (and added to it). */
@@ -200,6 +232,7 @@ function* scanEntries(
   stats: ScanStats,
   seen: Set<ValueKey> | undefined,
   skip = 0,
+  fetch = true,
 ): Generator<Entry> {
   const { entries } = spec.index;
   const p = ranges[0]?.interval ? ranges[0].prefix.length : spec.bounds.length;
@@ -220,18 +253,22 @@ function* scanEntries(
     let epoch = entries.epoch;
     // `pos` is this scan's own (every seek returns a new one): it steps in place.
     for (; entries.valid(pos); spec.reverse ? entries.retreat(pos) : entries.advance(pos)) {
-      if (spec.reverse ? entries.probeAt(start, pos) < 0 : entries.probeAt(end, pos) >= 0) break;
+      // The entry's keys, read once: an index that holds none reads them from the document.
+      const key = entries.keysAt(pos);
+      const n = entries.numberAt(pos);
+      if (spec.reverse ? start(key, 0, n) < 0 : end(key, 0, n) >= 0) break;
       stats.keysExamined++;
-      if (!passesFilters(entries, pos, filters)) continue;
-      const doc = entries.docAt(pos);
+      if (!passesFilters(entries, key, n, filters)) continue;
       if (seen) {
-        if (seen.has(keyOf(doc._id))) continue;
-        seen.add(keyOf(doc._id));
+        const id = keyOf(entries.idAt(pos));
+        if (seen.has(id)) continue;
+        seen.add(id);
       }
       if (skip > 0 && skip--) continue;
-      const key = entries.keysAt(pos);
-      yield { doc, key };
+      const doc = fetch ? entries.docAt(pos) : undefined;
+      yield { doc, n, key };
       if (entries.epoch !== epoch) {
+        if (doc === undefined) throw new Error("the index changed under a scan of document numbers");
         // Writes moved entries while the reader held the document: continue after it.
         const again = reseek(entries, key, doc._id, spec.reverse);
         pos = spec.reverse ? entries.next(again) : entries.prev(again);
@@ -298,7 +335,7 @@ export function* mergeScans(
       started = true;
     }
     if (started) continue;
-    yield head.doc;
+    yield head.doc!;
     heads[best] = scans[best]!.next();
   }
 }
@@ -317,7 +354,7 @@ function branchScan(
 /** True while `head` lies before the first range of a branch (whose start `first` probes): the branch has nothing yet. */
 function waiting(first: Probe | undefined, head: Entry, reverse: boolean): boolean {
   if (!first) return false;
-  const c = first(head.key, 0, head.doc);
+  const c = first(head.key, 0, head.n);
   return reverse ? c >= 0 : c < 0;
 }
 
@@ -327,6 +364,6 @@ function entryBefore(a: Entry, b: Entry, dirs: readonly (1 | -1)[], reverse: boo
     const c = compareValues(a.key[f], b.key[f]) * dirs[f];
     if (c !== 0) return reverse ? c > 0 : c < 0;
   }
-  const c = compareValues(a.doc._id, b.doc._id);
+  const c = compareValues(a.doc!._id, b.doc!._id);
   return reverse ? c > 0 : c < 0;
 }

@@ -4,7 +4,7 @@ import type { Collection } from "../store/collection.ts";
 import { compareValues } from "../store/values.ts";
 import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
 import { scanIdRanges } from "./id-scan.ts";
-import { countInRanges, mergeScans, scanIndex, type ScanStats } from "./index-scan.ts";
+import { countInRanges, mergeScans, scanIndex, scanIndexNumbers, type ScanStats } from "./index-scan.ts";
 import { choosePlan, type Plan, type SortKey, sortKeys } from "./planner.ts";
 import { sortDocuments } from "./sort.ts";
 
@@ -130,9 +130,59 @@ export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedR
     const { docs, skipped } = source(coll, plan, spec.filter, stats, skip, spec.collation);
     return { plan, keys, stats, docs: window(docs[Symbol.iterator](), skip - skipped, limit) };
   }
+  const byFields = sortedByFields(coll, plan, keys, stats, skip, limit, spec.collation);
+  if (byFields) return { plan, keys, stats, docs: byFields[Symbol.iterator]() };
   const { docs } = source(coll, plan, spec.filter, stats, 0, spec.collation);
   const sorted = sortDocuments(sortedCount(docs), Object.fromEntries(keys), skip, limit, spec.collation);
   return { plan, keys, stats, docs: sorted[Symbol.iterator]() };
+}
+
+/**
+ * The page of an exact index plan's matches in the order of `keys`, sorted on stand-ins that
+ * hold only the sort's fields (and `_id`), then only the page's documents decoded: decoding
+ * each match whole from its BSON cost ten times reading the few fields a sort needs.
+ * Undefined when the plan is not an exact scan of an index without arrays, or the sort reads
+ * a path inside a field.
+ */
+function sortedByFields(
+  coll: Collection,
+  plan: Plan,
+  keys: SortKey[],
+  stats: ScanStats,
+  skip: number,
+  limit: number,
+  collation?: Collation,
+): Document[] | undefined {
+  if (plan.kind !== "ixscan" || !plan.exact || plan.branches || plan.scan.index.multikey) return undefined;
+  if (keys.some(([field]) => field.includes("."))) return undefined;
+  const { table } = coll.docs;
+  const { scan, ranges } = plan;
+  const wanted = new Set(["_id", ...keys.map(([field]) => field)]);
+  // Sort fields the index holds are taken from its entries' keys (missing ones index as null,
+  // which sorts as missing does); the others are read from the documents.
+  const fromKey = keys.map(([field]) => scan.index.fields.indexOf(field));
+  const numberOf = new WeakMap<Document, number>();
+  function* standIns(): Generator<Document> {
+    for (const { n, key } of scanIndexNumbers(scan, ranges, stats)) {
+      let standIn: Document;
+      if (fromKey.every((f) => f >= 0)) {
+        standIn = {};
+        for (let k = 0; k < keys.length; k++) standIn[keys[k][0]] = key[fromKey[k]];
+      } else {
+        standIn = table.fields(n, wanted);
+      }
+      numberOf.set(standIn, n);
+      yield standIn;
+    }
+  }
+  const sorted = sortDocuments(
+    sortedCount(counted(standIns(), stats)),
+    Object.fromEntries(keys),
+    skip,
+    limit,
+    collation,
+  );
+  return sorted.map((standIn) => table.decode(numberOf.get(standIn)!));
 }
 
 /** Runs a read lazily (see {@link planRead}). */

@@ -1,4 +1,3 @@
-import type { Document } from "bson";
 import { type Ranked, sortedOrder, type SortField } from "./rank-sort.ts";
 import { compareValues } from "./values.ts";
 
@@ -10,13 +9,13 @@ import { compareValues } from "./values.ts";
 export const BLOCK_SIZE = 256;
 
 /**
- * One block of {@link SortedBlocks}: `docs[i]` is the document of entry i, its key values are
- * `keys[i * width .. i * width + width)`. Flat parallel arrays cost one or two pointers per
- * entry, with no object per entry.
+ * One block of {@link SortedBlocks}: `docs[i]` is the number of entry i's document (in its
+ * collection's DocTable), its key values are `keys[i * width .. i * width + width)`. Flat
+ * parallel arrays cost one or two words per entry, with no object per entry.
  */
 export interface Block {
   keys: unknown[];
-  docs: Document[];
+  docs: number[];
 }
 
 /** How an index orders its entries: each key field's direction, and how key values compare. */
@@ -27,6 +26,10 @@ export interface KeyOrder {
   readonly compareKey: (a: unknown, b: unknown) => number;
   /** Strings compare in binary order (no collation), which the rank sort can do natively. */
   readonly binaryStrings: boolean;
+  /** The `_id` of a document, by number: entries with equal keys are ordered by it. */
+  readonly idOf: (doc: number) => unknown;
+  /** Compares two documents' `_id`s by number, as compareValues on {@link idOf}'s would (on bytes where it can). */
+  readonly compareIds: (a: number, b: number) => number;
 }
 
 /** Key ranks shared between the builds of one collection's indexes (see {@link sortedOrder}). */
@@ -44,7 +47,7 @@ export interface SharedRanks {
 export function sortedEntries(
   order: KeyOrder,
   keys: readonly unknown[],
-  docs: readonly Document[],
+  docs: readonly number[],
   shared?: SharedRanks,
   lastKeyIsId = false,
 ): Uint32Array {
@@ -58,8 +61,8 @@ export function sortedEntries(
   }));
   // Entries usually come in `_id` order (an index build walks the documents so), which the
   // stable sort keeps for equal keys; otherwise `_id` is the last sort field.
-  if (!idsAscending(docs)) {
-    fields.push({ valueAt: (i) => docs[i]._id, dir: 1, compare: compareValues, binaryStrings: true });
+  if (!idsAscending(order, docs)) {
+    fields.push({ valueAt: (i) => order.idOf(docs[i]), dir: 1, compare: compareValues, binaryStrings: true });
   } else if (lastKeyIsId) {
     // A last key field that is `_id` ascending, in binary order, orders entries exactly as
     // their `_id` order does, which the stable sort keeps anyway: ranking its (all distinct)
@@ -73,10 +76,10 @@ export function sortedEntries(
 export function cutIntoBlocks(
   width: number,
   keys: readonly unknown[],
-  docs: readonly Document[],
+  docs: readonly number[],
   order?: ArrayLike<number>,
 ): Block[] {
-  const count = docs.length;
+  const count = order?.length ?? docs.length;
   const blocks: Block[] = [];
   for (let start = 0; start < count || blocks.length === 0; start += BLOCK_SIZE) {
     const end = Math.min(start + BLOCK_SIZE, count);
@@ -99,15 +102,15 @@ export function cutIntoBlocks(
 export function mergedBlocks(
   order: KeyOrder,
   keys: readonly unknown[],
-  docs: readonly Document[],
+  docs: readonly number[],
   extraKeys: readonly unknown[],
-  extraDocs: readonly Document[],
+  extraDocs: readonly number[],
 ): Block[] {
   const w = order.dirs.length;
   const extra = sortedEntries(order, extraKeys, extraDocs);
   const blocks: Block[] = [];
   let block: Block = { keys: [], docs: [] };
-  const append = (from: readonly unknown[], i: number, doc: Document): void => {
+  const append = (from: readonly unknown[], i: number, doc: number): void => {
     if (block.docs.length === BLOCK_SIZE) blocks.push(block = { keys: [], docs: [] });
     for (let f = 0; f < w; f++) block.keys.push(from[i * w + f]);
     block.docs.push(doc);
@@ -125,15 +128,64 @@ export function mergedBlocks(
   return blocks;
 }
 
+/**
+ * Entries of a run already in index order whose keys are read on demand (entry i's document is
+ * `kept[i]`, its keys `readKeys` reads), with the entries `extraKeys`/`extraDocs` (keys held,
+ * any order: sorted here) merged in, cut into blocks holding no keys. Each extra entry's place
+ * is found by galloping on from the last one's, then a binary search: about k log(n/k) key
+ * reads for k entries into n, where a merge step by step would read all n.
+ */
+export function gallopMergedBlocks(
+  order: KeyOrder,
+  kept: ArrayLike<number>,
+  readKeys: (doc: number, out: unknown[], at: number) => void,
+  extraKeys: readonly unknown[],
+  extraDocs: readonly number[],
+): Block[] {
+  const extra = sortedEntries(order, extraKeys, extraDocs);
+  const blocks: Block[] = [{ keys: [], docs: [] }];
+  const append = (doc: number): void => {
+    let block = blocks[blocks.length - 1];
+    if (block.docs.length === BLOCK_SIZE) blocks.push(block = { keys: [], docs: [] });
+    block.docs.push(doc);
+  };
+  const scratch: unknown[] = [];
+  const before = (i: number, j: number): boolean => {
+    readKeys(kept[i], scratch, 0);
+    return sortsBefore(order, scratch, 0, kept[i], extraKeys, j, extraDocs[j]);
+  };
+  let a = 0;
+  for (let k = 0; k < extra.length; k++) {
+    const j = extra[k];
+    // Gallop: entries [a, lo) sort before entry j; hi - 1 does not, or hi is the end.
+    let lo = a;
+    let hi = a + 1;
+    for (let step = 1; hi <= kept.length && before(hi - 1, j); step *= 2) {
+      lo = hi;
+      hi = lo + step * 2;
+    }
+    hi = Math.min(hi, kept.length);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(mid, j)) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; a < lo; a++) append(kept[a]);
+    append(extraDocs[j]);
+  }
+  for (; a < kept.length; a++) append(kept[a]);
+  return blocks;
+}
+
 /** Whether entry i of (keys, doc) sorts before entry j of (otherKeys, other): by key, then `_id`. */
 function sortsBefore(
   order: KeyOrder,
   keys: readonly unknown[],
   i: number,
-  doc: Document,
+  doc: number,
   otherKeys: readonly unknown[],
   j: number,
-  other: Document,
+  other: number,
 ): boolean {
   const { dirs, compareKey } = order;
   const w = dirs.length;
@@ -141,11 +193,11 @@ function sortsBefore(
     const c = compareKey(keys[i * w + f], otherKeys[j * w + f]);
     if (c !== 0) return c * dirs[f] < 0;
   }
-  return compareValues(doc._id, other._id) < 0;
+  return order.compareIds(doc, other) < 0;
 }
 
 /** True when the documents' `_id`s never decrease (a document repeats for each multikey entry). */
-function idsAscending(docs: readonly Document[]): boolean {
-  for (let i = 1; i < docs.length; i++) if (compareValues(docs[i - 1]._id, docs[i]._id) > 0) return false;
+function idsAscending(order: KeyOrder, docs: readonly number[]): boolean {
+  for (let i = 1; i < docs.length; i++) if (order.compareIds(docs[i - 1], docs[i]) > 0) return false;
   return true;
 }

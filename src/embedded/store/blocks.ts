@@ -4,11 +4,13 @@ import {
   type Block,
   BLOCK_SIZE,
   cutIntoBlocks,
+  gallopMergedBlocks,
   type KeyOrder,
   mergedBlocks,
   type SharedRanks,
   sortedEntries,
 } from "./block-loads.ts";
+import type { DocTable } from "./doc-table.ts";
 import { Fences, type Probe } from "./fences.ts";
 import { compareValues } from "./values.ts";
 
@@ -19,6 +21,9 @@ export interface Position {
 }
 
 export type { Probe };
+
+/** Writes document `doc`'s one key tuple to `out` from `at`: how an index whose keys are not held reads them. */
+export type KeyReader = (doc: number, out: unknown[], at: number) => void;
 
 /**
  * Index entries (key tuple, document) kept sorted in blocks of at most {@link BLOCK_SIZE}: a
@@ -38,21 +43,78 @@ export class SortedBlocks {
   #before: Int32Array | undefined;
   /** Bumped whenever entries move, so open scans find their place again. */
   #epoch = 0;
+  /**
+   * Set when the blocks hold no keys: each entry's keys are read from its document when
+   * compared (see {@link readKeysWith}); only the fences hold theirs.
+   */
+  #reader: KeyReader | undefined;
+  readonly #scratch: unknown[] = [];
+  /** Where the keys {@link #keys} returned last start in the array it returned. */
+  #base = 0;
 
   /**
    * `dirs[f]` is 1 or -1: the order of key field f. `strings` is the index's collation order
-   * for strings (none: binary).
+   * for strings (none: binary). `table` holds the documents the entries' numbers name.
    */
   constructor(
     readonly dirs: readonly (1 | -1)[],
-    readonly strings?: StringCompare,
+    readonly strings: StringCompare | undefined,
+    readonly table: DocTable,
   ) {
     this.#fences = new Fences(dirs.length);
-    this.#keyOrder = { dirs, compareKey: this.compareKey, binaryStrings: strings === undefined };
+    this.#keyOrder = {
+      dirs,
+      compareKey: this.compareKey,
+      binaryStrings: strings === undefined,
+      idOf: this.idOf,
+      compareIds: (a, b) => table.compareIds(a, b),
+    };
   }
+
+  /** The `_id` of the document numbered `doc`. */
+  readonly idOf = (doc: number): unknown => this.table.id(doc);
 
   /** Compares two key values in this index's order (BSON order, strings under its collation). */
   readonly compareKey = (a: unknown, b: unknown): number => compareValues(a, b, this.strings);
+
+  /**
+   * Stops holding keys in the blocks and reads each entry's from its document instead (a key
+   * per entry held as an object of its own cost more than the document's bytes), or, with
+   * `undefined`, holds them again, reading them all now (an entry is about to get a key that
+   * cannot be read back from its document: a multikey one). `keep: false` when a load
+   * replaces every entry next.
+   */
+  readKeysWith(reader: KeyReader | undefined, keep = true): void {
+    if (reader === this.#reader) return;
+    const w = this.width;
+    // Not `keep`: a load replaces the blocks next, so their keys need no conversion.
+    for (const block of keep ? this.#blocks : []) {
+      if (reader !== undefined) {
+        block.keys = [];
+        continue;
+      }
+      const keys: unknown[] = new Array(block.docs.length * w);
+      for (let i = 0; i < block.docs.length; i++) this.#reader!(block.docs[i], keys, i * w);
+      block.keys = keys;
+    }
+    this.#reader = reader;
+  }
+
+  /** Whether the blocks hold each entry's keys (false: they are read from the documents, see {@link readKeysWith}). */
+  get holdsKeys(): boolean {
+    return this.#reader === undefined;
+  }
+
+  /** The array holding entry `offset` of `block`'s keys; they start at {@link #base}. */
+  #keys(block: Block, offset: number): readonly unknown[] {
+    if (this.#reader === undefined) {
+      this.#base = offset * this.width;
+      return block.keys;
+    }
+    this.#reader(block.docs[offset], this.#scratch, 0);
+    this.#base = 0;
+    return this.#scratch;
+  }
 
   /** Number of key fields per entry. */
   get width(): number {
@@ -72,22 +134,34 @@ export class SortedBlocks {
   /** Compares an entry with a key tuple and `_id`, in index order. */
   compareEntry(pos: Position, key: readonly unknown[], id: unknown): number {
     const block = this.#blocks[pos.block];
-    const base = pos.offset * this.width;
+    const keys = this.#keys(block, pos.offset);
+    const base = this.#base;
     for (let f = 0; f < this.width; f++) {
-      const c = this.compareKey(block.keys[base + f], key[f]);
+      const c = this.compareKey(keys[base + f], key[f]);
       if (c !== 0) return c * this.dirs[f];
     }
-    return compareValues(block.docs[pos.offset]._id, id);
+    return compareValues(this.table.id(block.docs[pos.offset]), id);
   }
 
   /** Key value `field` of the entry at `pos`. */
   keyAt(pos: Position, field: number): unknown {
-    return this.#blocks[pos.block].keys[pos.offset * this.width + field];
+    const keys = this.#keys(this.#blocks[pos.block], pos.offset);
+    return keys[this.#base + field];
   }
 
-  /** Document of the entry at `pos`. */
+  /** Document of the entry at `pos`, decoded. */
   docAt(pos: Position): Document {
+    return this.table.decode(this.#blocks[pos.block].docs[pos.offset]);
+  }
+
+  /** Number of the document of the entry at `pos`. */
+  numberAt(pos: Position): number {
     return this.#blocks[pos.block].docs[pos.offset];
+  }
+
+  /** `_id` of the document of the entry at `pos`. */
+  idAt(pos: Position): unknown {
+    return this.table.id(this.#blocks[pos.block].docs[pos.offset]);
   }
 
   /** True when `pos` points at an entry. */
@@ -98,14 +172,15 @@ export class SortedBlocks {
 
   /** The key tuple of the entry at `pos`, as a new array. */
   keysAt(pos: Position): unknown[] {
-    const base = pos.offset * this.width;
-    return this.#blocks[pos.block].keys.slice(base, base + this.width);
+    const keys = this.#keys(this.#blocks[pos.block], pos.offset);
+    return keys.slice(this.#base, this.#base + this.width);
   }
 
   /** What `probe` says of the entry at `pos` (which must be valid). */
   probeAt(probe: Probe, pos: Position): number {
     const block = this.#blocks[pos.block];
-    return probe(block.keys, pos.offset * this.width, block.docs[pos.offset]);
+    const keys = this.#keys(block, pos.offset);
+    return probe(keys, this.#base, block.docs[pos.offset]);
   }
 
   /** The position after `pos` (possibly past the end). */
@@ -154,12 +229,14 @@ export class SortedBlocks {
     const blocks = this.#blocks;
     const width = this.dirs.length;
     const lo = this.#fences.search(probe, blocks.length - 1);
-    const { keys, docs } = blocks[lo];
+    const block = blocks[lo];
+    const { docs } = block;
     let a = 0;
     let b = docs.length;
     while (a < b) {
       const mid = (a + b) >>> 1;
-      if (probe(keys, mid * width, docs[mid]) < 0) a = mid + 1;
+      const keys = this.#reader === undefined ? block.keys : this.#keys(block, mid);
+      if (probe(keys, this.#reader === undefined ? mid * width : 0, docs[mid]) < 0) a = mid + 1;
       else b = mid;
     }
     return a < docs.length ? { block: lo, offset: a } : this.next({ block: lo, offset: a - 1 });
@@ -192,15 +269,15 @@ export class SortedBlocks {
     return { block: lo, offset: rank - before[lo] };
   }
 
-  /** Inserts an entry (its place is found from the key tuple and the document's `_id`). */
-  insert(key: readonly unknown[], doc: Document): void {
-    const pos = this.seek(this.#exact(key, doc._id));
+  /** Inserts an entry for document number `doc` (its place is found from the key tuple and the document's `_id`). */
+  insert(key: readonly unknown[], doc: number, id: unknown): void {
+    const pos = this.seek(this.#exact(key, id));
     const target = pos.block < this.#blocks.length
       ? pos
       : { block: this.#blocks.length - 1, offset: this.#blocks[this.#blocks.length - 1].docs.length };
     const block = this.#blocks[target.block];
     block.docs.splice(target.offset, 0, doc);
-    block.keys.splice(target.offset * this.width, 0, ...key);
+    if (this.#reader === undefined) block.keys.splice(target.offset * this.width, 0, ...key);
     if (block.docs.length > BLOCK_SIZE) this.#split(target.block);
     else if (target.offset === block.docs.length - 1) this.#setFence(target.block);
     this.#changed(1);
@@ -212,7 +289,7 @@ export class SortedBlocks {
     if (!pos) return false;
     const block = this.#blocks[pos.block];
     block.docs.splice(pos.offset, 1);
-    block.keys.splice(pos.offset * this.width, this.width);
+    if (this.#reader === undefined) block.keys.splice(pos.offset * this.width, this.width);
     if (block.docs.length === 0 && this.#blocks.length > 1) {
       this.#blocks.splice(pos.block, 1);
       this.#fences.remove(pos.block);
@@ -223,9 +300,9 @@ export class SortedBlocks {
     return true;
   }
 
-  /** Points the entry with this key tuple and `_id` at a new version of its document. */
-  swap(key: readonly unknown[], doc: Document): boolean {
-    const pos = this.#find(key, doc._id);
+  /** Points the entry with this key tuple and `_id` at a new version of its document, numbered `doc`. */
+  swap(key: readonly unknown[], doc: number, id: unknown): boolean {
+    const pos = this.#find(key, id);
     if (pos === undefined) return false;
     const block = this.#blocks[pos.block];
     block.docs[pos.offset] = doc;
@@ -239,17 +316,23 @@ export class SortedBlocks {
    * same entries (see {@link sortedEntries}). `lastKeyIsId` says that the last key field is the
    * entries' own `_id`, ascending and compared in binary order (no collation).
    */
-  load(keys: unknown[], docs: Document[], shared?: SharedRanks, lastKeyIsId = false): void {
+  load(keys: unknown[], docs: number[], shared?: SharedRanks, lastKeyIsId = false): void {
     const order = sortedEntries(this.#keyOrder, keys, docs, shared, lastKeyIsId);
-    this.#replaceBlocks(cutIntoBlocks(this.width, keys, docs, order), docs.length);
+    this.#replaceBlocks(cutIntoBlocks(this.#heldWidth(), keys, docs, order), docs.length);
+  }
+
+  /** Key values the blocks hold per entry: none while keys are read from documents. */
+  #heldWidth(): number {
+    return this.#reader === undefined ? this.width : 0;
   }
 
   /**
    * Replaces every entry by the given ones, which the caller guarantees are already in index
-   * order (a snapshot's saved order, checked by {@link OrderedIndex.buildInOrder}).
+   * order (a snapshot's saved order, see OrderedIndex.buildInOrder): entry k is `docs[k]`, or
+   * `docs[order[k]]` with an `order`.
    */
-  loadInOrder(keys: unknown[], docs: Document[]): void {
-    this.#replaceBlocks(cutIntoBlocks(this.width, keys, docs), docs.length);
+  loadInOrder(keys: unknown[], docs: readonly number[], order?: ArrayLike<number>): void {
+    this.#replaceBlocks(cutIntoBlocks(this.#heldWidth(), keys, docs, order), order?.length ?? docs.length);
   }
 
   /**
@@ -259,13 +342,26 @@ export class SortedBlocks {
    * still current, and those of the documents the journal wrote since. No document may be in
    * both runs.
    */
-  loadMerged(keys: unknown[], docs: Document[], extraKeys: unknown[], extraDocs: readonly Document[]): void {
+  loadMerged(keys: unknown[], docs: number[], extraKeys: unknown[], extraDocs: readonly number[]): void {
     const blocks = mergedBlocks(this.#keyOrder, keys, docs, extraKeys, extraDocs);
+    if (this.#reader !== undefined) { for (const block of blocks) block.keys = []; }
     this.#replaceBlocks(blocks, docs.length + extraDocs.length);
   }
 
-  /** The entries' documents, in index order (a document repeats for each of its entries). */
-  *owners(): Generator<Document> {
+  /**
+   * Replaces every entry by a run already in index order (`kept`, document numbers) with the
+   * entries `extraKeys`/`extraDocs` merged in (see gallopMergedBlocks); the blocks hold no
+   * keys, which must be read from the documents already ({@link readKeysWith}).
+   */
+  loadGallopMerged(kept: ArrayLike<number>, extraKeys: unknown[], extraDocs: readonly number[]): void {
+    const reader = this.#reader;
+    if (reader === undefined) throw new Error("loadGallopMerged is for an index reading its keys from the documents");
+    const blocks = gallopMergedBlocks(this.#keyOrder, kept, reader, extraKeys, extraDocs);
+    this.#replaceBlocks(blocks, kept.length + extraDocs.length);
+  }
+
+  /** The entries' document numbers, in index order (a document repeats for each of its entries). */
+  *owners(): Generator<number> {
     for (const block of this.#blocks) yield* block.docs;
   }
 
@@ -281,20 +377,23 @@ export class SortedBlocks {
 
   /** Makes block `b`'s fence its last entry. */
   #setFence(b: number): void {
-    const { keys, docs } = this.#blocks[b];
-    this.#fences.set(b, keys, docs);
+    const block = this.#blocks[b];
+    const last = block.docs.length - 1;
+    if (last < 0) return;
+    const keys = this.#keys(block, last);
+    this.#fences.setEntry(b, keys, this.#base, block.docs[last]);
   }
 
   #exact(key: readonly unknown[], id: unknown): Probe {
     // Read once here rather than through `this` on each of the seek's ~20 comparisons.
-    const { dirs, compareKey } = this;
+    const { dirs, compareKey, table } = this;
     const width = dirs.length;
     return (keys, base, doc) => {
       for (let f = 0; f < width; f++) {
         const c = compareKey(keys[base + f], key[f]);
         if (c !== 0) return c * dirs[f];
       }
-      return compareValues(doc._id, id);
+      return compareValues(table.id(doc), id);
     };
   }
 
@@ -306,9 +405,10 @@ export class SortedBlocks {
   #split(index: number): void {
     const block = this.#blocks[index];
     const half = block.docs.length >>> 1;
-    const right: Block = { docs: block.docs.slice(half), keys: block.keys.slice(half * this.width) };
+    const w = this.#heldWidth();
+    const right: Block = { docs: block.docs.slice(half), keys: block.keys.slice(half * w) };
     block.docs.length = half;
-    block.keys.length = half * this.width;
+    block.keys.length = half * w;
     this.#blocks.splice(index + 1, 0, right);
     // The right half keeps the old last entry: its fence moves along, the left one is new.
     this.#fences.insert(index);

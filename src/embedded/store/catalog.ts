@@ -1,5 +1,5 @@
 import { Binary } from "bson";
-import type { Change, CollectionOptions } from "../changes.ts";
+import type { Change, CollectionOptions, RecoveredChange } from "../changes.ts";
 import { Collection } from "./collection.ts";
 
 /**
@@ -54,10 +54,13 @@ export class Catalog {
    * creating an existing collection does nothing. Unique indexes are maintained loosely here;
    * call {@link Catalog.finishRecovery} once all changes are in.
    */
-  applyChange(change: Change): void {
+  applyChange(change: RecoveredChange): void {
     switch (change.op) {
       case "put":
         this.#replaying(change.db, change.coll).put(change.doc);
+        return;
+      case "putEncoded":
+        this.#replaying(change.db, change.coll).putEncoded(change.bytes, change.start, change.length);
         return;
       case "delete":
         this.get(change.db, change.coll)?.delete(change.id);
@@ -107,6 +110,24 @@ export class Catalog {
    */
   finishRecovery(): void {
     for (const colls of this.#dbs.values()) for (const coll of colls.values()) coll.rebuildIndexes();
+  }
+
+  /**
+   * Checks up to `budget` more entries of every index order recovery loaded unchecked (see
+   * Collection.checkSavedOrders): whether any remain, and the indexes (`db.coll.name`) that
+   * proved wrong and were sorted again.
+   */
+  checkSavedOrders(budget: number): { more: boolean; resorted: string[] } {
+    let more = false;
+    const resorted: string[] = [];
+    for (const [db, colls] of this.#dbs) {
+      for (const [name, coll] of colls) {
+        const result = coll.checkSavedOrders(budget);
+        more ||= result.more;
+        for (const index of result.resorted) resorted.push(`${db}.${name}.${index}`);
+      }
+    }
+    return { more, resorted };
   }
 
   /**

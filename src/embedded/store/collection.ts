@@ -34,6 +34,8 @@ export class Collection {
   #savedOrders: SavedOrders | undefined;
   /** Puts and deletes so far: a snapshot saves index orders only when none ran while it listed the documents. */
   #writes = 0;
+  /** See {@link #indexedFields}. */
+  #indexed: ReadonlySet<string> | undefined;
 
   /** Creates an empty collection `db.name` with its `create` options. */
   constructor(
@@ -76,7 +78,7 @@ export class Collection {
    * the same `_id` unless `isInsert`.
    */
   findDuplicate(doc: Document, isInsert: boolean): DuplicateKey | undefined {
-    if (isInsert && this.docs.get(doc._id) !== undefined) {
+    if (isInsert && this.docs.has(doc._id)) {
       return { index: ID_INDEX, keyValue: { _id: doc._id } };
     }
     const self = keyOf(doc._id);
@@ -86,31 +88,78 @@ export class Collection {
     return undefined;
   }
 
-  /** Stores a document (insert or replace), maintaining the indexes. Checks nothing. */
-  put(doc: Document): Document | undefined {
-    this.#savedOrders?.beforeWrite();
-    const old = this.docs.put(doc);
-    this.#writes++;
-    if (this.#indexesDeferred) {
-      this.#savedOrders?.wrote(doc, old);
-      return old;
-    }
-    for (const index of this.#ordered.values()) {
-      if (old) index.replace(old, doc);
-      else index.add(doc);
-    }
-    return old;
+  /**
+   * Stores a document (insert or replace), maintaining the indexes. Checks nothing. The indexes
+   * take their keys from the stored bytes, decoded, so they hold exactly what later reads see.
+   */
+  put(doc: Document): void {
+    this.#store(this.docs.table.add(doc), doc._id);
   }
 
-  /** Removes a document by `_id`; returns it. */
-  delete(id: unknown): Document | undefined {
-    if (this.#savedOrders !== undefined && this.docs.get(id) !== undefined) this.#savedOrders.beforeWrite();
-    const old = this.docs.delete(id);
-    if (old === undefined) return undefined;
+  /** Stores the BSON document at `bytes[start, start + length)` as {@link put} stores a document (recovery). */
+  putEncoded(bytes: Uint8Array, start: number, length: number): void {
+    this.#store(this.docs.table.addBytes(bytes, start, length));
+  }
+
+  /** Puts document number `n` (already in the table, `_id` `id`) in the `_id` order and the indexes. */
+  #store(n: number, id?: unknown): void {
+    this.#savedOrders?.beforeWrite();
+    const { table } = this.docs;
+    const old = this.docs.place(n, id);
     this.#writes++;
-    if (this.#indexesDeferred) this.#savedOrders?.wrote(undefined, old);
-    else for (const index of this.#ordered.values()) index.remove(old);
-    return old;
+    if (this.#indexesDeferred) {
+      this.#savedOrders?.wrote(n, old);
+    } else if (this.#ordered.size > 0) {
+      const fields = this.#indexedFields();
+      const stored = table.fields(n, fields);
+      const before = old < 0 ? undefined : table.fields(old, fields);
+      for (const index of this.#ordered.values()) {
+        if (before) index.replace(before, stored, n);
+        else index.add(stored, n);
+      }
+      this.#rebuildStale();
+    }
+    if (old >= 0) table.free(old);
+  }
+
+  /** Indexes sorted again since {@link checkSavedOrders} last reported them. */
+  #resorted: string[] = [];
+
+  /** Builds again any index a write found out of order (see OrderedIndex.stale), before anything reads it. */
+  #rebuildStale(): void {
+    for (const [name, index] of this.#ordered) {
+      if (!index.stale) continue;
+      index.build(this.docs.numbers());
+      this.#resorted.push(name);
+    }
+  }
+
+  /** Removes a document by `_id`; false when there is none. */
+  delete(id: unknown): boolean {
+    if (this.#savedOrders !== undefined && this.docs.has(id)) this.#savedOrders.beforeWrite();
+    const old = this.docs.unplace(id);
+    if (old < 0) return false;
+    this.#writes++;
+    const { table } = this.docs;
+    if (this.#indexesDeferred) {
+      this.#savedOrders?.wrote(-1, old);
+    } else if (this.#ordered.size > 0) {
+      const before = table.fields(old, this.#indexedFields());
+      for (const index of this.#ordered.values()) index.remove(before);
+      this.#rebuildStale();
+    }
+    table.free(old);
+    return true;
+  }
+
+  /** The top-level fields any index reads (see OrderedIndex.topFields), cached until the indexes change. */
+  #indexedFields(): ReadonlySet<string> {
+    if (this.#indexed === undefined) {
+      const fields = new Set<string>();
+      for (const index of this.#ordered.values()) for (const field of index.topFields) fields.add(field);
+      this.#indexed = fields;
+    }
+    return this.#indexed;
   }
 
   /**
@@ -118,20 +167,22 @@ export class Collection {
    * returned duplicate (if any) means it was not added; `lenient` (recovery) skips that check.
    */
   addIndex(spec: IndexSpec, lenient = false): DuplicateKey | undefined {
-    const index = new OrderedIndex(spec);
-    if (!this.#indexesDeferred) index.build(this.docs.view());
+    const index = new OrderedIndex(spec, this.docs.table);
+    if (!this.#indexesDeferred) index.build(this.docs.numbers());
     if (spec.unique && !lenient) {
       const dup = firstDuplicate(index);
       if (dup) return { index: spec, keyValue: index.keyValue(dup) };
     }
     this.indexes.set(spec.name, spec);
     this.#ordered.set(spec.name, index);
+    this.#indexed = undefined;
     return undefined;
   }
 
   /** Drops an index by name; returns false when there is none. */
   dropIndex(name: string): boolean {
     this.#ordered.delete(name);
+    this.#indexed = undefined;
     return this.indexes.delete(name);
   }
 
@@ -141,6 +192,8 @@ export class Collection {
    */
   deferIndexes(): void {
     this.#indexesDeferred = true;
+    // Saved orders name documents by number and read the versions the journal replaced.
+    this.docs.table.hold();
   }
 
   /**
@@ -157,12 +210,33 @@ export class Collection {
     // Shared between the builds, so a field in several indexes is ranked once. The builds read
     // the `_id`-ordered array directly: nothing writes meanwhile, so no iterator is needed.
     const ranks = new Map<string, Ranked>();
-    const docs = this.docs.view();
+    const docs = this.docs.numbers();
     const since = saved?.since(docs);
     for (const [name, index] of this.#ordered) {
       const positions = saved?.get(name);
       if (positions === undefined || !index.buildInOrder(saved!.docs, positions, since)) index.build(docs, ranks);
     }
+    this.docs.table.release();
+  }
+
+  /**
+   * Checks up to `budget` more entries of each index loaded from a saved order unchecked (see
+   * OrderedIndex.checkSavedOrder), sorting again any index whose order proves wrong. Returns
+   * whether entries remain to check, and the names of the indexes sorted again.
+   */
+  checkSavedOrders(budget: number): { more: boolean; resorted: string[] } {
+    let more = false;
+    const resorted = this.#resorted;
+    this.#resorted = [];
+    for (const [name, index] of this.#ordered) {
+      if (!index.orderUnchecked) continue;
+      const result = index.checkSavedOrder(budget);
+      if (result === "more") more = true;
+      if (result !== "wrong") continue;
+      index.build(this.docs.numbers());
+      resorted.push(name);
+    }
+    return { more, resorted };
   }
 
   /**
@@ -171,7 +245,10 @@ export class Collection {
    */
   keepSavedOrder(name: string, count: number, from: number, part: Int32Array): void {
     if (!this.#indexesDeferred) return;
-    const saved = this.#savedOrders ??= new SavedOrders(this.docs.view());
+    const saved = this.#savedOrders ??= new SavedOrders(
+      this.docs.numbers(),
+      (a, b) => this.docs.table.compareIds(a, b),
+    );
     // An order read after a write would describe documents other than the ones kept.
     if (saved.unchanged) saved.add(name, count, from, part);
   }
@@ -184,15 +261,17 @@ export class Collection {
   /**
    * The order of each secondary index that is not multikey, by name, as positions of its
    * entries' documents in the `_id` order: what a snapshot saves for {@link keepSavedOrder}.
-   * Maps the documents to their positions once, transiently.
+   * Maps the documents' numbers to their positions once, transiently.
    */
   *savedOrders(): Generator<[string, Int32Array]> {
     if (this.#indexesDeferred || this.#ordered.size === 0) return;
-    const positionOf = new Map<Document, number>();
-    const docs = this.docs.view();
-    for (let i = 0; i < docs.length; i++) positionOf.set(docs[i], i);
+    const docs = this.docs.numbers();
+    let highest = -1;
+    for (const n of docs) if (n > highest) highest = n;
+    const positionOf = new Int32Array(highest + 1).fill(-1);
+    for (let i = 0; i < docs.length; i++) positionOf[docs[i]] = i;
     for (const [name, index] of this.#ordered) {
-      const positions = index.savedOrder(positionOf);
+      const positions = index.savedOrder(positionOf, docs.length);
       if (positions !== undefined) yield [name, positions];
     }
   }
@@ -204,7 +283,7 @@ function firstDuplicate(index: OrderedIndex): Document | undefined {
   let prev = entries.seek(() => 0);
   if (!entries.valid(prev)) return undefined;
   for (let pos = entries.next(prev); entries.valid(pos); prev = pos, pos = entries.next(pos)) {
-    if (keyOf(entries.docAt(pos)._id) === keyOf(entries.docAt(prev)._id)) continue;
+    if (keyOf(entries.idAt(pos)) === keyOf(entries.idAt(prev))) continue;
     let same = true;
     for (let f = 0; same && f < index.fields.length; f++) {
       same = entries.compareKey(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;

@@ -1,12 +1,10 @@
-import type { Document } from "bson";
-
 /**
  * Tells where an entry lies relative to a search target: negative when the entry sorts before
- * it. The entry's key value `f` is `keys[base + f]` and `doc` is its document: flat arguments,
+ * it. The entry's key value `f` is `keys[base + f]` and `doc` is its document's number: flat arguments,
  * so the comparisons of a seek allocate nothing (an accessor closure per comparison was most
  * of what a keyset page's read allocated).
  */
-export type Probe = (keys: readonly unknown[], base: number, doc: Document) => number;
+export type Probe = (keys: readonly unknown[], base: number, doc: number) => number;
 
 /**
  * The directory of sorted blocks (see SortedBlocks): each block's last entry again, its
@@ -18,22 +16,20 @@ export type Probe = (keys: readonly unknown[], base: number, doc: Document) => n
  */
 export class Fences {
   #keys: unknown[] = [];
-  #docs: Document[] = [];
+  #docs: number[] = [];
 
   /** Fences of entries with `width` key values each. */
   constructor(private readonly width: number) {}
 
-  /** Makes block `b`'s fence the last entry of its flat arrays (nothing for an empty block). */
-  set(b: number, keys: readonly unknown[], docs: readonly Document[]): void {
-    const last = docs.length - 1;
-    if (last < 0) return;
+  /** Makes block `b`'s fence the entry whose keys are `keys[base..]` and whose document is `doc`. */
+  setEntry(b: number, keys: readonly unknown[], base: number, doc: number): void {
     const w = this.width;
-    for (let f = 0; f < w; f++) this.#keys[b * w + f] = keys[last * w + f];
-    this.#docs[b] = docs[last];
+    for (let f = 0; f < w; f++) this.#keys[b * w + f] = keys[base + f];
+    this.#docs[b] = doc;
   }
 
   /** Points block `b`'s fence at a new version of its document (the same key and `_id`). */
-  setDoc(b: number, doc: Document): void {
+  setDoc(b: number, doc: number): void {
     this.#docs[b] = doc;
   }
 

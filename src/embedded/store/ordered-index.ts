@@ -1,32 +1,13 @@
 import type { Document } from "bson";
-import { isPlainObject } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
-import { SortedBlocks } from "./blocks.ts";
+import { type KeyReader, SortedBlocks } from "./blocks.ts";
+import type { DocTable } from "./doc-table.ts";
 import type { Ranked } from "./rank-sort.ts";
 import type { WrittenSince } from "./saved-orders.ts";
 import { type Collation, parseCollation } from "./collation.ts";
-import { valuesAt } from "./paths.ts";
-import { compareValues, keyOf, sameValueKey, type ValueKey } from "./values.ts";
-
-/** True when reading `path` in `doc` meets an array (the document makes the index multikey). */
-function touchesArray(doc: unknown, path: string): boolean {
-  let current: unknown = doc;
-  for (const part of path.split(".")) {
-    if (Array.isArray(current)) return true;
-    if (!isPlainObject(current)) return false;
-    current = current[part];
-  }
-  return Array.isArray(current);
-}
-
-/** The distinct values of a field, in BSON order; a missing field (or empty array) is null. */
-function distinctValues(doc: Document, path: string): unknown[] {
-  const values = valuesAt(doc, path).map((v) => (v === undefined ? null : v));
-  if (values.length === 1) return values;
-  const seen = new Map<ValueKey, unknown>();
-  for (const v of values) seen.set(keyOf(v), v);
-  return [...seen.values()].sort(compareValues);
-}
+import { OrderCheck, type OrderCheckResult } from "./order-check.ts";
+import { keyTuples, keyValueOf, pushFlatKey, sameTuple, touchesAnyArray } from "./key-tuples.ts";
+import { keyOf, type ValueKey } from "./values.ts";
 
 /**
  * Index builds since the process started, sorted (`builds`) or taken from a snapshot's saved
@@ -38,7 +19,7 @@ export const indexStats = { builds: 0, fromSavedOrder: 0 };
  * A secondary index (single-field or compound, each field ascending or descending, unique or
  * not), kept ordered in {@link SortedBlocks}. Each document contributes one entry per key
  * tuple: missing fields index as null and arrays as one entry per element (multikey), as in
- * MongoDB. Entries point at the stored documents, so a read never looks documents up again.
+ * MongoDB. Entries hold the numbers of the stored documents, so a read never looks documents up again.
  */
 export class OrderedIndex {
   /** The indexed fields, in key order. */
@@ -50,68 +31,97 @@ export class OrderedIndex {
   /** The collation its entries are ordered by (none: binary order). */
   readonly collation: Collation | undefined;
 
+  /** The top-level fields its keys are read from: all a stored document is decoded for, to index it. */
+  readonly topFields: ReadonlySet<string>;
   /** Every indexed field is top-level: its value is read directly, with no path to follow. */
   readonly #flat: boolean;
+  readonly #table: DocTable;
+  /** Where {@link checkSavedOrder} goes on, while an order loaded unchecked is not fully checked. */
+  #unchecked: OrderCheck | undefined;
+  /** Reads a document's one key tuple from its bytes: the entries hold no keys while every document has one. */
+  readonly #reader: KeyReader;
 
-  /** An empty index for `spec`. */
-  constructor(readonly spec: IndexSpec) {
+  /** An empty index for `spec` over the documents of `table`. */
+  constructor(readonly spec: IndexSpec, table: DocTable) {
     this.fields = Object.keys(spec.key);
+    this.topFields = new Set(["_id", ...this.fields.map((field) => field.split(".")[0])]);
     this.#flat = this.fields.every((field) => !field.includes("."));
+    this.#table = table;
     this.collation = parseCollation(spec.collation);
-    this.entries = new SortedBlocks(this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1)), this.collation?.compare);
+    const dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1) as 1 | -1);
+    this.entries = new SortedBlocks(dirs, this.collation?.compare, table);
+    this.#reader = (n, out, at) => {
+      const doc = table.fields(n, this.topFields);
+      for (let f = 0; f < this.fields.length; f++) out[at + f] = doc[this.fields[f]] ?? null;
+    };
   }
 
-  /** The key tuples a document produces. */
+  /** Whether the entries may read their keys from the documents: every one is flat and single. */
+  #keyReader(): KeyReader | undefined {
+    return this.#flat && !this.multikey ? this.#reader : undefined;
+  }
+
+  /** The key tuples a document produces (see keyTuples); one holding an array makes the index multikey. */
   keys(doc: Document): unknown[][] {
-    let tuples: unknown[][] = [[]];
-    for (const field of this.fields) {
-      if (!this.multikey && touchesArray(doc, field)) this.multikey = true;
-      const values = distinctValues(doc, field);
-      tuples = values.length === 1
-        ? tuples.map((t) => [...t, values[0]])
-        : tuples.flatMap((t) => values.map((v) => [...t, v]));
-    }
-    return tuples;
+    if (!this.multikey && touchesAnyArray(doc, this.fields)) this.multikey = true;
+    return keyTuples(doc, this.fields);
   }
 
-  /** Records the entries of a stored document. */
-  add(doc: Document): void {
+  /** Records the entries of a stored document (`doc`, numbered `n`; its {@link topFields} suffice). */
+  add(doc: Document, n: number): void {
     const key = this.#singleKey(doc);
-    if (key !== undefined) this.entries.insert(key, doc);
-    else for (const tuple of this.keys(doc)) this.entries.insert(tuple, doc);
+    if (key !== undefined) return this.entries.insert(key, n, doc._id);
+    const tuples = this.keys(doc);
+    this.entries.readKeysWith(this.#keyReader());
+    for (const tuple of tuples) this.entries.insert(tuple, n, doc._id);
   }
 
   /** Forgets the entries of a document being deleted. */
   remove(doc: Document): void {
     const key = this.#singleKey(doc);
-    if (key !== undefined) this.entries.remove(key, doc._id);
-    else for (const tuple of this.keys(doc)) this.entries.remove(tuple, doc._id);
+    if (key !== undefined) this.#remove(key, doc._id);
+    else for (const tuple of this.keys(doc)) this.#remove(tuple, doc._id);
   }
 
   /**
-   * Moves the entries of a stored document to its new version (same `_id`): entries whose key
-   * is unchanged only get the new document; the others are removed and inserted.
+   * Removes an entry, which must be there. It is missing only from an order loaded unchecked
+   * that is wrong (a search in misordered entries misses); the index is then {@link stale}.
    */
-  replace(old: Document, doc: Document): void {
+  #remove(key: readonly unknown[], id: unknown): void {
+    if (!this.entries.remove(key, id) && this.#unchecked !== undefined) this.stale = true;
+  }
+
+  /**
+   * A write found this index's entries out of order (see {@link #remove}): its owner must
+   * build it again before anything reads it, as an entry may name a document gone since.
+   */
+  stale = false;
+
+  /**
+   * Moves the entries of a stored document to its new version (same `_id`, numbered `n`):
+   * entries whose key is unchanged only get the new number; the others are removed and inserted.
+   */
+  replace(old: Document, doc: Document, n: number): void {
     const single = this.#singleKey(old);
     const next = single === undefined ? undefined : this.#singleKey(doc);
     if (single !== undefined && next !== undefined) {
       // The common case, one entry before and after: no tuple sets to build.
-      if (sameTuple(single, next) && this.entries.swap(single, doc)) return;
-      this.entries.remove(single, old._id);
-      this.entries.insert(next, doc);
+      if (sameTuple(single, next) && this.entries.swap(single, n, doc._id)) return;
+      this.#remove(single, old._id);
+      this.entries.insert(next, n, doc._id);
       return;
     }
     const before = this.keys(old);
     const after = this.keys(doc);
+    this.entries.readKeysWith(this.#keyReader());
     const unchanged = new Set(after.map((k) => keyOf(k)));
     const kept = new Set<ValueKey>();
     for (const key of before) {
       const k = keyOf(key);
-      if (unchanged.has(k) && this.entries.swap(key, doc)) kept.add(k);
-      else this.entries.remove(key, old._id);
+      if (unchanged.has(k) && this.entries.swap(key, n, doc._id)) kept.add(k);
+      else this.#remove(key, old._id);
     }
-    for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, doc);
+    for (const key of after) if (!kept.has(keyOf(key))) this.entries.insert(key, n, doc._id);
   }
 
   /**
@@ -130,22 +140,25 @@ export class OrderedIndex {
    * building every index of a collection) rank a field once when it holds no array anywhere:
    * then every such build has one entry per document, in the same order.
    */
-  build(docs: Iterable<Document>, ranks?: Map<string, Ranked>): void {
+  build(numbers: Iterable<number>, ranks?: Map<string, Ranked>): void {
     indexStats.builds++;
     this.multikey = false;
+    this.#unchecked = undefined;
+    this.stale = false;
     const keys: unknown[] = [];
-    const owners: Document[] = [];
+    const owners: number[] = [];
     // Top-level fields read directly: no path split, array of values or tuple per document.
-    for (const doc of docs) {
+    for (const n of numbers) {
+      const doc = this.#table.fields(n, this.topFields);
       const at = keys.length;
       if (this.#flat && this.#pushKeys(doc, keys, at)) {
-        owners.push(doc);
+        owners.push(n);
         continue;
       }
       keys.length = at; // a multikey document: its tuples come from keys() below
       for (const key of this.keys(doc)) {
         for (const v of key) keys.push(v);
-        owners.push(doc);
+        owners.push(n);
       }
     }
     // Ranks depend on the values and the comparator: the field's path and the collation.
@@ -153,34 +166,39 @@ export class OrderedIndex {
     const names = this.fields.map((field) => `${field}\0${collation}`);
     const last = this.fields.length - 1;
     const lastKeyIsId = this.fields[last] === "_id" && this.spec.key._id === 1 && this.collation === undefined;
+    this.entries.readKeysWith(this.#keyReader(), false);
     this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined, lastKeyIsId);
   }
 
   /**
-   * Builds the entries from `docs` (in `_id` order) taken in a saved order: entry k is
-   * `docs[positions[k]]`, then, when the journal wrote since (`since`), drops the entries of
+   * Builds the entries from the documents numbered `docs` (in `_id` order) taken in a saved
+   * order: entry k is `docs[positions[k]]`, then, when the journal wrote since (`since`), drops the entries of
    * the versions it replaced and merges in those of the versions it wrote. The order is checked
    * as it is read, and the index is left as it was (false) unless it is exactly the one a
    * sorted build would make: a permutation of the documents, none of them multikey, keys never
    * decreasing in index order and equal keys in `_id` order (and no written version multikey
    * either). A check per entry is far cheaper than the sort it replaces.
    */
-  buildInOrder(docs: readonly Document[], positions: Int32Array, since?: WrittenSince): boolean {
+  buildInOrder(docs: readonly number[], positions: Int32Array, since?: WrittenSince): boolean {
     const { fields, entries } = this;
     if (positions.length !== docs.length || !this.#flat) return false;
+    if (this.collation === undefined) {
+      return since === undefined ? this.#loadUnchecked(docs, positions) : this.#mergeUnchecked(docs, positions, since);
+    }
     const w = fields.length;
     const keys: unknown[] = new Array(docs.length * w);
-    const owners: Document[] = new Array(docs.length);
+    const owners: number[] = new Array(docs.length);
     const seen = new Uint8Array(docs.length);
     for (let k = 0; k < positions.length; k++) {
       const at = positions[k];
       if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
       seen[at] = 1;
-      const doc = docs[at];
-      if (!this.#pushKeys(doc, keys, k * w)) return false;
-      owners[k] = doc;
+      const n = docs[at];
+      if (!this.#pushKeys(this.#table.fields(n, this.topFields), keys, k * w)) return false;
+      owners[k] = n;
       if (k > 0 && !this.#inOrder(keys, k, positions[k - 1] < at)) return false;
     }
+    entries.readKeysWith(this.#reader, false);
     if (since === undefined) entries.loadInOrder(keys, owners);
     else if (!this.#mergeWritten(keys, owners, positions, since)) return false;
     indexStats.fromSavedOrder++;
@@ -188,15 +206,78 @@ export class OrderedIndex {
     return true;
   }
 
-  /** Writes `doc`'s key tuple at `keys[at..]`; false when an indexed field holds an array. */
-  #pushKeys(doc: Document, keys: unknown[], at: number): boolean {
-    const { fields } = this;
-    for (let f = 0; f < fields.length; f++) {
-      const value = doc[fields[f]];
-      if (Array.isArray(value)) return false;
-      keys[at + f] = value ?? null;
+  /**
+   * Loads a saved order of an index in binary order without reading a key: checking it would
+   * decode every entry's keys (seconds at a million documents), so only the positions are
+   * checked now and the keys later, a slice at a time, by {@link checkSavedOrder}. (An order
+   * under a collation is checked at once: its strings' order comes from the runtime's ICU,
+   * which may differ from the one that saved it.)
+   */
+  #loadUnchecked(docs: readonly number[], positions: Int32Array): boolean {
+    const seen = new Uint8Array(docs.length);
+    for (let k = 0; k < positions.length; k++) {
+      const at = positions[k];
+      if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
+      seen[at] = 1;
     }
+    this.entries.readKeysWith(this.#reader, false);
+    // Straight into the blocks: a list of a million entries' documents on the way was garbage
+    // the process still held when it began to serve.
+    this.entries.loadInOrder([], docs, positions);
+    indexStats.fromSavedOrder++;
+    this.multikey = false;
+    this.#unchecked = new OrderCheck(this.entries, this.#table);
     return true;
+  }
+
+  /**
+   * {@link #loadUnchecked} for an order the journal wrote to since: the saved entries less
+   * those of the versions it replaced, with the entries of the versions it wrote (their keys
+   * read now; false, loading nothing, when one is multikey) merged in by galloping, so that
+   * only about k log(n/k) saved keys are read. Checked after start-up as the others.
+   */
+  #mergeUnchecked(docs: readonly number[], positions: Int32Array, { replacedAt, written }: WrittenSince): boolean {
+    const seen = new Uint8Array(docs.length);
+    const kept = new Int32Array(docs.length);
+    let count = 0;
+    for (let k = 0; k < positions.length; k++) {
+      const at = positions[k];
+      if (!(at >= 0 && at < docs.length) || seen[at] === 1) return false;
+      seen[at] = 1;
+      if (replacedAt[at] !== 1) kept[count++] = docs[at];
+    }
+    const w = this.fields.length;
+    const extraKeys: unknown[] = new Array(written.length * w);
+    for (let i = 0; i < written.length; i++) {
+      if (!this.#pushKeys(this.#table.fields(written[i], this.topFields), extraKeys, i * w)) return false;
+    }
+    this.entries.readKeysWith(this.#reader, false);
+    this.entries.loadGallopMerged(kept.subarray(0, count), extraKeys, written);
+    indexStats.fromSavedOrder++;
+    this.multikey = false;
+    this.#unchecked = new OrderCheck(this.entries, this.#table);
+    return true;
+  }
+
+  /** Whether {@link checkSavedOrder} has entries left to check. */
+  get orderUnchecked(): boolean {
+    return this.#unchecked !== undefined;
+  }
+
+  /**
+   * Checks up to `budget` more entries of an order loaded unchecked (see {@link OrderCheck}):
+   * "wrong" when it is out of place (the caller sorts the index again), "done" once every entry
+   * checked out, "more" otherwise.
+   */
+  checkSavedOrder(budget: number): OrderCheckResult {
+    const result = this.#unchecked?.step(budget) ?? "done";
+    if (result === "done") this.#unchecked = undefined;
+    return result;
+  }
+
+  /** Writes `doc`'s key tuple at `keys[at..]`; false when an indexed field holds an array (see pushFlatKey). */
+  #pushKeys(doc: Document, keys: unknown[], at: number): boolean {
+    return pushFlatKey(doc, this.fields, keys, at);
   }
 
   /**
@@ -205,13 +286,15 @@ export class OrderedIndex {
    */
   #mergeWritten(
     keys: unknown[],
-    owners: Document[],
+    owners: number[],
     positions: Int32Array,
     { replacedAt, written }: WrittenSince,
   ): boolean {
     const w = this.fields.length;
     const extraKeys: unknown[] = new Array(written.length * w);
-    for (let i = 0; i < written.length; i++) if (!this.#pushKeys(written[i], extraKeys, i * w)) return false;
+    for (let i = 0; i < written.length; i++) {
+      if (!this.#pushKeys(this.#table.fields(written[i], this.topFields), extraKeys, i * w)) return false;
+    }
     let kept = 0;
     for (let k = 0; k < owners.length; k++) {
       if (replacedAt[positions[k]] === 1) continue;
@@ -236,17 +319,17 @@ export class OrderedIndex {
   }
 
   /**
-   * Each entry's document as its position in `positionOf` (the documents in `_id` order), in
-   * index order: what {@link buildInOrder} takes back. Undefined when the index is multikey or
-   * an entry's document is not there.
+   * Each entry's document as its position in the `_id` order (`positionOf[n]` for document
+   * number n, -1 for none; `count` documents), in index order: what {@link buildInOrder} takes
+   * back. Undefined when the index is multikey or an entry's document is not there.
    */
-  savedOrder(positionOf: ReadonlyMap<Document, number>): Int32Array | undefined {
-    if (this.multikey || !this.#flat || this.entries.size !== positionOf.size) return undefined;
+  savedOrder(positionOf: Int32Array, count: number): Int32Array | undefined {
+    if (this.multikey || !this.#flat || this.entries.size !== count) return undefined;
     const positions = new Int32Array(this.entries.size);
     let k = 0;
-    for (const doc of this.entries.owners()) {
-      const at = positionOf.get(doc);
-      if (at === undefined) return undefined;
+    for (const n of this.entries.owners()) {
+      const at = n < positionOf.length ? positionOf[n] : -1;
+      if (at < 0) return undefined;
       positions[k++] = at;
     }
     return positions;
@@ -268,7 +351,7 @@ export class OrderedIndex {
         return 0;
       });
       for (; entries.valid(pos) && sameKey(entries, pos, key); pos = entries.next(pos)) {
-        if (keyOf(entries.docAt(pos)._id) !== selfId) return true;
+        if (keyOf(entries.idAt(pos)) !== selfId) return true;
       }
     }
     return false;
@@ -276,25 +359,11 @@ export class OrderedIndex {
 
   /** The `{ field: value }` document MongoDB reports as keyValue for a duplicate of `doc`. */
   keyValue(doc: Document): Document {
-    const out: Document = {};
-    for (const field of this.fields) {
-      const values = valuesAt(doc, field);
-      out[field] = values[0] === undefined ? null : values[0];
-    }
-    return out;
+    return keyValueOf(doc, this.fields);
   }
 }
 
 function sameKey(entries: SortedBlocks, pos: { block: number; offset: number }, key: readonly unknown[]): boolean {
   for (let f = 0; f < key.length; f++) if (entries.compareKey(entries.keyAt(pos, f), key[f]) !== 0) return false;
-  return true;
-}
-
-/** Whether two key tuples are one key, as the canonical keys of {@link keyOf} tell (NaN is one value). */
-function sameTuple(a: readonly unknown[], b: readonly unknown[]): boolean {
-  for (let f = 0; f < a.length; f++) {
-    if (a[f] === b[f]) continue;
-    if (!sameValueKey(keyOf(a[f]), keyOf(b[f]))) return false;
-  }
   return true;
 }

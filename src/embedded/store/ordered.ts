@@ -1,17 +1,22 @@
 import type { Document } from "bson";
+import { bsonTag } from "../bson.ts";
+import { DocTable } from "./doc-table.ts";
 import { compareValues, keyOf, sameValueKey } from "./values.ts";
 
 /**
- * The documents of one collection in an array sorted by `_id`: the default page order needs no
- * sort, skip/limit is an index into the array, and a lookup by `_id` is a binary search (then a
- * check of the canonical key, see {@link keyOf}).
- * Ascending ids, the common case, append in O(1). There is no hash map beside it: at a million
- * documents one cost 28 MiB (numeric ids) to 70 MiB (ObjectIds, keyed by their hex text) and a
- * third of recovery's time to fill, for lookups that take ~20 comparisons without it.
- * Stored documents are never mutated: an update stores a new object, so readers may hold them.
+ * The documents of one collection, held as BSON in a {@link DocTable}, with their numbers in
+ * an array sorted by `_id`: the default page order needs no sort, skip/limit is an index into
+ * the array, and a lookup by `_id` is a binary search (then a check of the canonical key, see
+ * {@link keyOf}). Ascending ids, the common case, append in O(1). There is no hash map beside
+ * it: at a million documents one cost 28 MiB (numeric ids) to 70 MiB (ObjectIds) and a third
+ * of recovery's time to fill, for lookups that take ~20 comparisons without it.
+ * Documents read are decoded (see DocTable.decode) and must not be changed: an update stores a
+ * new version, so readers may hold the ones they have.
  */
 export class OrderedDocs {
-  readonly #list: Document[] = [];
+  /** The documents' bytes, by number. */
+  readonly table = new DocTable();
+  readonly #list: number[] = [];
   /** Bumped whenever positions shift (insert before the end, delete), so iterators re-seek. */
   #epoch = 0;
 
@@ -27,14 +32,17 @@ export class OrderedDocs {
 
   /** The document at position `i` of the `_id` order. */
   at(i: number): Document | undefined {
+    const n = this.#list[i];
+    return n === undefined ? undefined : this.table.decode(n);
+  }
+
+  /** The number (in {@link table}) of the document at position `i` of the `_id` order. */
+  numberAt(i: number): number | undefined {
     return this.#list[i];
   }
 
-  /**
-   * The documents in `_id` order, without copying. Read-only by contract: for consumers such as
-   * mingo's $lookup that need an array.
-   */
-  view(): readonly Document[] {
+  /** The documents' numbers in `_id` order, without copying. Read-only by contract. */
+  numbers(): readonly number[] {
     return this.#list;
   }
 
@@ -44,34 +52,63 @@ export class OrderedDocs {
    */
   get(id: unknown): Document | undefined {
     const at = this.#find(id);
-    return at < 0 ? undefined : this.#list[at];
+    return at < 0 ? undefined : this.table.decode(this.#list[at]);
+  }
+
+  /** Whether a document has this `_id` (see {@link get}). */
+  has(id: unknown): boolean {
+    return this.#find(id) >= 0;
+  }
+
+  /**
+   * Puts document number `n` (stored in {@link table}, its `_id` being `id`, read from it when not given) in its place;
+   * returns the number of the document with the same `_id` it displaced, or -1. The displaced
+   * document stays in the table: the caller reads what it needs of it, then frees it.
+   */
+  place(n: number, id?: unknown): number {
+    const list = this.#list;
+    // Ascending ids append: compared on their bytes when they can be (recovery's million appends).
+    if (list.length === 0 || this.table.compareIds(list[list.length - 1], n) < 0) {
+      list.push(n);
+      return -1;
+    }
+    id ??= this.table.id(n);
+    const at = this.#find(id);
+    if (at >= 0) {
+      const old = list[at];
+      list[at] = n;
+      return old;
+    }
+    list.splice(this.seekAfter(id, true), 0, n);
+    this.#epoch++;
+    return -1;
+  }
+
+  /** Takes the document with this `_id` out of the order; returns its number (still in the table), or -1. */
+  unplace(id: unknown): number {
+    const at = this.#find(id);
+    if (at < 0) return -1;
+    const [old] = this.#list.splice(at, 1);
+    this.#epoch++;
+    return old;
   }
 
   /** Inserts or replaces (same `_id`) a document; returns the one it replaced. */
   put(doc: Document): Document | undefined {
-    const list = this.#list;
-    if (list.length === 0 || compareValues(list[list.length - 1]._id, doc._id) < 0) {
-      list.push(doc);
-      return undefined;
-    }
-    const at = this.#find(doc._id);
-    if (at >= 0) {
-      const old = list[at];
-      list[at] = doc;
-      return old;
-    }
-    list.splice(this.seekAfter(doc._id, true), 0, doc);
-    this.#epoch++;
-    return undefined;
+    return this.#release(this.place(this.table.add(doc), doc._id));
   }
 
   /** Removes the document with this `_id`; returns it, or undefined when absent. */
   delete(id: unknown): Document | undefined {
-    const at = this.#find(id);
-    if (at < 0) return undefined;
-    const [old] = this.#list.splice(at, 1);
-    this.#epoch++;
-    return old;
+    return this.#release(this.unplace(id));
+  }
+
+  /** Decodes and frees document `n` (none for -1). */
+  #release(n: number): Document | undefined {
+    if (n < 0) return undefined;
+    const doc = this.table.decode(n);
+    this.table.free(n);
+    return doc;
   }
 
   /**
@@ -82,11 +119,16 @@ export class OrderedDocs {
    */
   #find(id: unknown): number {
     const list = this.#list;
-    let at = this.seekAfter(id, true);
-    if (at >= list.length || compareValues(list[at]._id, id) !== 0) return -1;
+    const compare = this.table.idComparer(id);
+    let at = this.#seek(compare, true);
+    if (at >= list.length || compare(list[at]) !== 0) return -1;
+    // ObjectIds the order calls equal are equal byte for byte: one id, nothing to tell apart.
+    if (bsonTag(id) === "ObjectId") return at;
     const key = keyOf(id);
-    for (; at < list.length && compareValues(list[at]._id, id) === 0; at++) {
-      if (sameValueKey(keyOf(list[at]._id), key)) return at;
+    for (; at < list.length; at++) {
+      const other = this.table.id(list[at]);
+      if (compareValues(other, id) !== 0) break;
+      if (sameValueKey(keyOf(other), key)) return at;
     }
     return -1;
   }
@@ -94,6 +136,7 @@ export class OrderedDocs {
   /** Removes everything. */
   clear(): void {
     this.#list.length = 0;
+    this.table.clear();
     this.#epoch++;
   }
 
@@ -102,12 +145,17 @@ export class OrderedDocs {
    * greater or equal). Binary search, O(log n).
    */
   seekAfter(id: unknown, inclusive = false): number {
+    return this.#seek(this.table.idComparer(id), inclusive);
+  }
+
+  /** {@link seekAfter} with the comparer of an `_id` made already. */
+  #seek(compare: (n: number) => number, inclusive: boolean): number {
     const list = this.#list;
     let lo = 0;
     let hi = list.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareValues(list[mid]._id, id);
+      const c = compare(list[mid]);
       if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
       else hi = mid;
     }
@@ -124,7 +172,7 @@ export class OrderedDocs {
     let hi = list.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (probe(list[mid]._id) < 0) lo = mid + 1;
+      if (probe(this.table.id(list[mid])) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;

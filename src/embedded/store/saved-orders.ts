@@ -1,12 +1,9 @@
-import type { Document } from "bson";
-import { compareValues } from "./values.ts";
-
 /** What the journal changed after a snapshot's saved orders were read (see {@link SavedOrders}). */
 export interface WrittenSince {
   /** 1 at the position (in the listing the orders describe) of each document replaced or deleted since. */
   replacedAt: Uint8Array;
-  /** Document versions written since and still current, in `_id` order. */
-  written: readonly Document[];
+  /** Numbers of the document versions written since and still current, in `_id` order. */
+  written: readonly number[];
 }
 
 /**
@@ -14,24 +11,28 @@ export interface WrittenSince {
  * positions of each index's entries among the documents as the snapshot listed them, and,
  * once the journal writes to the collection, a copy of that listing and what changed since,
  * so the indexes can still be built from the orders and then merged with the journal's writes
- * (see OrderedIndex.buildInOrder) instead of sorted.
+ * (see OrderedIndex.buildInOrder) instead of sorted. Documents are known by their numbers in
+ * the collection's DocTable, which holds freed numbers meanwhile, so a number is one version.
  */
 export class SavedOrders {
   readonly #positions = new Map<string, { positions: Int32Array; filled: number }>();
-  #docs: readonly Document[];
+  #docs: readonly number[];
   #copied = false;
   #replacedAt: Uint8Array | undefined;
   /** Versions the journal wrote and then replaced or deleted itself. */
-  readonly #replacedLater = new Set<Document>();
-  readonly #written: Document[] = [];
+  readonly #replacedLater = new Set<number>();
+  readonly #written: number[] = [];
 
-  /** Orders of the documents `docs` holds now, in `_id` order (the live list, copied before the first write). */
-  constructor(docs: readonly Document[]) {
+  /**
+   * Orders of the documents numbered in `docs` now, in `_id` order (the live list, copied
+   * before the first write); `compareIds` compares two documents' `_id`s by number.
+   */
+  constructor(docs: readonly number[], private readonly compareIds: (a: number, b: number) => number) {
     this.#docs = docs;
   }
 
   /** The documents the orders describe, in `_id` order: entry k of an index is `docs[positions[k]]`. */
-  get docs(): readonly Document[] {
+  get docs(): readonly number[] {
     return this.#docs;
   }
 
@@ -66,14 +67,14 @@ export class SavedOrders {
     this.#copied = true;
   }
 
-  /** Records a write: `doc` stored (or undefined for a delete), `old` the version it replaced, if any. */
-  wrote(doc: Document | undefined, old: Document | undefined): void {
-    if (old !== undefined) {
-      const at = positionOf(this.#docs, old);
+  /** Records a write: document `doc` stored (-1 for a delete), `old` the version it replaced (-1: none). */
+  wrote(doc: number, old: number): void {
+    if (old >= 0) {
+      const at = positionOf(this.#docs, old, this.compareIds);
       if (at === undefined) this.#replacedLater.add(old);
       else this.#replacedAt![at] = 1;
     }
-    if (doc !== undefined) this.#written.push(doc);
+    if (doc >= 0) this.#written.push(doc);
   }
 
   /**
@@ -81,7 +82,7 @@ export class SavedOrders {
    * undefined when nothing did. The written versions come in `_id` order too, which spares
    * their sort a field.
    */
-  since(current: readonly Document[]): WrittenSince | undefined {
+  since(current: readonly number[]): WrittenSince | undefined {
     if (!this.#copied) return undefined;
     const later = this.#replacedLater;
     const written = new Set(this.#written.filter((doc) => !later.has(doc)));
@@ -89,17 +90,21 @@ export class SavedOrders {
   }
 }
 
-/** Where `doc` itself (not just its `_id`) is in `docs`, which is in `_id` order; binary search. */
-function positionOf(docs: readonly Document[], doc: Document): number | undefined {
+/** Where document number `doc` is in `docs` (numbers in `_id` order); binary search. */
+function positionOf(
+  docs: readonly number[],
+  doc: number,
+  compareIds: (a: number, b: number) => number,
+): number | undefined {
   let lo = 0;
   let hi = docs.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareValues(docs[mid]._id, doc._id) < 0) lo = mid + 1;
+    if (compareIds(docs[mid], doc) < 0) lo = mid + 1;
     else hi = mid;
   }
-  // Ids the order calls equal (nearly always just the one) are told apart by identity.
-  for (let at = lo; at < docs.length && compareValues(docs[at]._id, doc._id) === 0; at++) {
+  // Ids the order calls equal (nearly always just the one) are told apart by number.
+  for (let at = lo; at < docs.length && compareIds(docs[at], doc) === 0; at++) {
     if (docs[at] === doc) return at;
   }
   return undefined;

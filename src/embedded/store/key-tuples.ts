@@ -1,0 +1,77 @@
+import type { Document } from "bson";
+import { isPlainObject } from "../bson.ts";
+import { valuesAt } from "./paths.ts";
+import { compareValues, keyOf, sameValueKey, type ValueKey } from "./values.ts";
+
+/**
+ * The key tuples a document gives an index on `fields`, as MongoDB forms them: a missing field
+ * (or an empty array) is null, and an array gives one tuple per distinct element (in BSON
+ * order), crossed with the other fields' values.
+ */
+export function keyTuples(doc: Document, fields: readonly string[]): unknown[][] {
+  let tuples: unknown[][] = [[]];
+  for (const field of fields) {
+    const values = distinctValues(doc, field);
+    tuples = values.length === 1
+      ? tuples.map((t) => [...t, values[0]])
+      : tuples.flatMap((t) => values.map((v) => [...t, v]));
+  }
+  return tuples;
+}
+
+/** Whether reading any of `fields` in `doc` meets an array (the document makes an index on them multikey). */
+export function touchesAnyArray(doc: Document, fields: readonly string[]): boolean {
+  return fields.some((field) => touchesArray(doc, field));
+}
+
+/**
+ * Writes the one key tuple of `doc` for top-level `fields` at `keys[at..]` (missing fields as
+ * null); false when a field holds an array, and then {@link keyTuples} must be used.
+ */
+export function pushFlatKey(doc: Document, fields: readonly string[], keys: unknown[], at: number): boolean {
+  for (let f = 0; f < fields.length; f++) {
+    const value = doc[fields[f]];
+    if (Array.isArray(value)) return false;
+    keys[at + f] = value ?? null;
+  }
+  return true;
+}
+
+/** The `{ field: value }` document MongoDB reports as keyValue for a duplicate key of `doc`. */
+export function keyValueOf(doc: Document, fields: readonly string[]): Document {
+  const out: Document = {};
+  for (const field of fields) {
+    const values = valuesAt(doc, field);
+    out[field] = values[0] === undefined ? null : values[0];
+  }
+  return out;
+}
+
+/** Whether two key tuples are one key, as the canonical keys of {@link keyOf} tell (NaN is one value). */
+export function sameTuple(a: readonly unknown[], b: readonly unknown[]): boolean {
+  for (let f = 0; f < a.length; f++) {
+    if (a[f] === b[f]) continue;
+    if (!sameValueKey(keyOf(a[f]), keyOf(b[f]))) return false;
+  }
+  return true;
+}
+
+/** True when reading `path` in `doc` meets an array. */
+function touchesArray(doc: unknown, path: string): boolean {
+  let current: unknown = doc;
+  for (const part of path.split(".")) {
+    if (Array.isArray(current)) return true;
+    if (!isPlainObject(current)) return false;
+    current = current[part];
+  }
+  return Array.isArray(current);
+}
+
+/** The distinct values of a field, in BSON order; a missing field (or empty array) is null. */
+function distinctValues(doc: Document, path: string): unknown[] {
+  const values = valuesAt(doc, path).map((v) => (v === undefined ? null : v));
+  if (values.length === 1) return values;
+  const seen = new Map<ValueKey, unknown>();
+  for (const v of values) seen.set(keyOf(v), v);
+  return [...seen.values()].sort(compareValues);
+}
