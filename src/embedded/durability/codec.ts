@@ -36,24 +36,9 @@ export function encodeDocument(doc: Document): Uint8Array {
   return BSON.serialize(doc, SERIALIZE);
 }
 
-/** Splits a record payload into its documents. Throws if the payload is not a clean run. */
-export function decodeDocuments(payload: Uint8Array): Document[] {
-  const docs: Document[] = [];
-  forEachDocument(payload, (view, offset, length) => docs.push(decodeDocumentAt(view, offset, length)));
-  return docs;
-}
-
 /** True if `doc` looks like a Change (has a known `op`). */
 export function isChange(doc: Document): boolean {
   return typeof doc.op === "string" && OPS.has(doc.op);
-}
-
-/** Decodes a payload written by `encodeChanges`. */
-export function decodeChanges(payload: Uint8Array): Change[] {
-  return decodeDocuments(payload).map((doc) => {
-    if (!isChange(doc)) throw new Error(`record holds an unknown change (op ${String(doc.op)})`);
-    return doc as unknown as Change;
-  });
 }
 
 /** The one put recovery hands out at a time (see {@link encodedPutAt}). */
