@@ -110,7 +110,7 @@ function comparePrefix(
 // The probes run on every comparison of a seek: they create no closure of their own.
 
 /** Negative while an entry lies before the start of `range`. */
-function startProbe(range: Range, entries: SortedBlocks): Probe {
+export function startProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
   const { width, idOf } = entries;
   return (keys, base, doc) => {
@@ -123,7 +123,7 @@ function startProbe(range: Range, entries: SortedBlocks): Probe {
 }
 
 /** Negative while an entry lies at or before the end of `range`. */
-function endProbe(range: Range, entries: SortedBlocks): Probe {
+export function endProbe(range: Range, entries: SortedBlocks): Probe {
   const dirs = scanDirs(entries);
   const { width, idOf } = entries;
   return (keys, base, doc) => {
@@ -189,7 +189,7 @@ function passesFilters(
 }
 
 /** One index entry as a scan yields it: the document and its key values. */
-interface Entry {
+export interface Entry {
   /** The document, unless the scan was asked for numbers only. */
   doc: Document | undefined;
   /** The document's number in its collection's DocTable. */
@@ -226,7 +226,7 @@ export interface NumberedEntry {
 }
 
 /** {@link scanIndex}, yielding entries; documents already in `seen` are passed over (and added to it). */
-function* scanEntries(
+export function* scanEntries(
   spec: ScanSpec,
   ranges: Range[],
   stats: ScanStats,
@@ -282,88 +282,4 @@ function* scanEntries(
 export interface ScanBranch {
   bounds: FieldBounds[];
   ranges: Range[];
-}
-
-/**
- * Reads the branches of an `$or` from one index and merges them in index order (or reverse),
- * each document once: MongoDB's SORT_MERGE of one index scan per branch. A branch's scan starts
- * (seeks) only once the merge reaches its first range: until then the start of that range says
- * it has nothing to give. A keyset page (the boundary's own branch last, then wider and wider
- * ones) thus starts its last branch and only the next ones it reads into, and reads about its
- * own size however deep it lies.
- */
-export function* mergeScans(
-  index: OrderedIndex,
-  branches: ScanBranch[],
-  reverse: boolean,
-  stats: ScanStats,
-): Generator<Document> {
-  const seen = new Set<ValueKey>();
-  const { entries } = index;
-  const scans: (Generator<Entry> | undefined)[] = branches.map(() => undefined);
-  const heads: IteratorResult<Entry>[] = branches.map(() => ({ done: true, value: undefined }));
-  // Negative (forward) or not (reverse) while an entry is read before anything of the branch's first range.
-  const firsts = branches.map((b) => {
-    const first = reverse ? b.ranges[b.ranges.length - 1] : b.ranges[0];
-    return first && (reverse ? endProbe(first, entries) : startProbe(first, entries));
-  });
-  const dirs = entries.dirs;
-  // Plain loops and module functions, no closures: a keyset page runs this on every request.
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i];
-      if (head.done) continue;
-      if (best < 0 || entryBefore(head.value, (heads[best] as IteratorYieldResult<Entry>).value, dirs, reverse)) {
-        best = i;
-      }
-    }
-    const unstarted = scans.lastIndexOf(undefined);
-    if (unstarted < 0 && best < 0) return;
-    if (best < 0) {
-      // Nothing to compare with yet: start the last branch left (a keyset filter's narrowest).
-      scans[unstarted] = branchScan(index, branches[unstarted], reverse, stats, seen);
-      heads[unstarted] = scans[unstarted]!.next();
-      continue;
-    }
-    const head = (heads[best] as IteratorYieldResult<Entry>).value;
-    let started = false;
-    for (let i = 0; i < scans.length; i++) {
-      if (scans[i] !== undefined || waiting(firsts[i], head, reverse)) continue;
-      scans[i] = branchScan(index, branches[i], reverse, stats, seen);
-      heads[i] = scans[i]!.next();
-      started = true;
-    }
-    if (started) continue;
-    yield head.doc!;
-    heads[best] = scans[best]!.next();
-  }
-}
-
-/** The scan of one branch of an `$or`, sharing `seen` with the others. */
-function branchScan(
-  index: OrderedIndex,
-  branch: ScanBranch,
-  reverse: boolean,
-  stats: ScanStats,
-  seen: Set<ValueKey>,
-): Generator<Entry> {
-  return scanEntries({ index, bounds: branch.bounds, reverse }, branch.ranges, stats, seen);
-}
-
-/** True while `head` lies before the first range of a branch (whose start `first` probes): the branch has nothing yet. */
-function waiting(first: Probe | undefined, head: Entry, reverse: boolean): boolean {
-  if (!first) return false;
-  const c = first(head.key, 0, head.n);
-  return reverse ? c >= 0 : c < 0;
-}
-
-/** True when entry `a` comes before `b` in the order of a scan (keys in the index's directions, then `_id`). */
-function entryBefore(a: Entry, b: Entry, dirs: readonly (1 | -1)[], reverse: boolean): boolean {
-  for (let f = 0; f < dirs.length; f++) {
-    const c = compareValues(a.key[f], b.key[f]) * dirs[f];
-    if (c !== 0) return reverse ? c > 0 : c < 0;
-  }
-  const c = compareValues(a.doc!._id, b.doc!._id);
-  return reverse ? c > 0 : c < 0;
 }

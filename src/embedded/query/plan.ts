@@ -4,7 +4,8 @@ import type { Collection } from "../store/collection.ts";
 import { compareValues } from "../store/values.ts";
 import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
 import { scanIdRanges } from "./id-scan.ts";
-import { countInRanges, mergeScans, scanIndex, scanIndexNumbers, type ScanStats } from "./index-scan.ts";
+import { countInRanges, scanIndex, scanIndexNumbers, type ScanStats } from "./index-scan.ts";
+import { mergeScans } from "./or-merge.ts";
 import { choosePlan, type Plan, type SortKey, sortKeys } from "./planner.ts";
 import { sortDocuments } from "./sort.ts";
 
