@@ -176,13 +176,6 @@ export class SortedBlocks {
     return keys.slice(this.#base, this.#base + this.width);
   }
 
-  /** What `probe` says of the entry at `pos` (which must be valid). */
-  probeAt(probe: Probe, pos: Position): number {
-    const block = this.#blocks[pos.block];
-    const keys = this.#keys(block, pos.offset);
-    return probe(keys, this.#base, block.docs[pos.offset]);
-  }
-
   /** The position after `pos` (possibly past the end). */
   next(pos: Position): Position {
     const after = { block: pos.block, offset: pos.offset };

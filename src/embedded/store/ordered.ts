@@ -36,11 +36,6 @@ export class OrderedDocs {
     return n === undefined ? undefined : this.table.decode(n);
   }
 
-  /** The number (in {@link table}) of the document at position `i` of the `_id` order. */
-  numberAt(i: number): number | undefined {
-    return this.#list[i];
-  }
-
   /** The documents' numbers in `_id` order, without copying. Read-only by contract. */
   numbers(): readonly number[] {
     return this.#list;
