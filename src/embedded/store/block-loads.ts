@@ -1,4 +1,5 @@
 import { type Ranked, sortedOrder, type SortField } from "./rank-sort.ts";
+import type { StoredKeyComparer } from "./stored-keys.ts";
 import { compareValues } from "./values.ts";
 
 /**
@@ -37,6 +38,16 @@ export interface SharedRanks {
   /** The name each key field's ranks go by. */
   names: readonly string[];
   ranks: Map<string, Ranked>;
+}
+
+/** How {@link gallopMergedBlocks} may save work. */
+export interface GallopOptions {
+  /** Compares the kept entries' keys on their documents' bytes wherever it can tell. */
+  stored?: StoredKeyComparer;
+  /** Ranks for sorting the extra entries, shared with other indexes' merges of the same ones. */
+  shared?: SharedRanks;
+  /** The last key field is the entries' `_id`, ascending, in binary order (see sortedEntries). */
+  lastKeyIsId?: boolean;
 }
 
 /**
@@ -141,8 +152,9 @@ export function gallopMergedBlocks(
   readKeys: (doc: number, out: unknown[], at: number) => void,
   extraKeys: readonly unknown[],
   extraDocs: readonly number[],
+  { stored, shared, lastKeyIsId }: GallopOptions = {},
 ): Block[] {
-  const extra = sortedEntries(order, extraKeys, extraDocs);
+  const extra = sortedEntries(order, extraKeys, extraDocs, shared, lastKeyIsId);
   const blocks: Block[] = [{ keys: [], docs: [] }];
   const append = (doc: number): void => {
     let block = blocks[blocks.length - 1];
@@ -150,13 +162,17 @@ export function gallopMergedBlocks(
     block.docs.push(doc);
   };
   const scratch: unknown[] = [];
+  let onBytes = false;
   const before = (i: number, j: number): boolean => {
+    const c = onBytes ? stored!.compare(kept[i]) : undefined;
+    if (c !== undefined) return c !== 0 ? c < 0 : order.compareIds(kept[i], extraDocs[j]) < 0;
     readKeys(kept[i], scratch, 0);
     return sortsBefore(order, scratch, 0, kept[i], extraKeys, j, extraDocs[j]);
   };
   let a = 0;
   for (let k = 0; k < extra.length; k++) {
     const j = extra[k];
+    onBytes = stored?.setProbe(extraKeys, j) ?? false;
     // Gallop: entries [a, lo) sort before entry j; hi - 1 does not, or hi is the end.
     let lo = a;
     let hi = a + 1;

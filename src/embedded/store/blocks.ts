@@ -5,6 +5,7 @@ import {
   BLOCK_SIZE,
   cutIntoBlocks,
   gallopMergedBlocks,
+  type GallopOptions,
   type KeyOrder,
   mergedBlocks,
   type SharedRanks,
@@ -346,10 +347,15 @@ export class SortedBlocks {
    * entries `extraKeys`/`extraDocs` merged in (see gallopMergedBlocks); the blocks hold no
    * keys, which must be read from the documents already ({@link readKeysWith}).
    */
-  loadGallopMerged(kept: ArrayLike<number>, extraKeys: unknown[], extraDocs: readonly number[]): void {
+  loadGallopMerged(
+    kept: ArrayLike<number>,
+    extraKeys: unknown[],
+    extraDocs: readonly number[],
+    how: GallopOptions = {},
+  ): void {
     const reader = this.#reader;
     if (reader === undefined) throw new Error("loadGallopMerged is for an index reading its keys from the documents");
-    const blocks = gallopMergedBlocks(this.#keyOrder, kept, reader, extraKeys, extraDocs);
+    const blocks = gallopMergedBlocks(this.#keyOrder, kept, reader, extraKeys, extraDocs, how);
     this.#replaceBlocks(blocks, kept.length + extraDocs.length);
   }
 

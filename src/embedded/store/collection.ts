@@ -211,7 +211,7 @@ export class Collection {
     // the `_id`-ordered array directly: nothing writes meanwhile, so no iterator is needed.
     const ranks = new Map<string, Ranked>();
     const docs = this.docs.numbers();
-    const since = saved?.since(docs);
+    const since = saved?.since(docs, (n) => this.docs.table.fields(n, this.#indexedFields()));
     for (const [name, index] of this.#ordered) {
       const positions = saved?.get(name);
       if (positions === undefined || !index.buildInOrder(saved!.docs, positions, since)) index.build(docs, ranks);

@@ -1,8 +1,8 @@
 import { Buffer } from "node:buffer";
 import { BSON, type Document, type ObjectId } from "bson";
 import { bsonTag, SERIALIZE } from "../bson.ts";
-import { decodeDocumentAt, decodeFieldsAt, decodeIdAt } from "../decode.ts";
-import { compareValues } from "./values.ts";
+import { decodeDocumentAt, decodeFieldsAt, decodeIdAt, int32 } from "../decode.ts";
+import { compareNonNaN, compareValues } from "./values.ts";
 
 /** Bytes of a full-size chunk of documents; a document larger than a quarter of it gets a chunk of its own. */
 const CHUNK_BYTES = 4 << 20;
@@ -15,6 +15,17 @@ const DECODED_KEPT = 2048;
 
 /** Where the value of a first field `_id` starts: after the length, the type and "_id\0". */
 const ID_VALUE_AT = 9;
+
+/**
+ * The number a document at `bytes[at..]` has as its first-place `_id` when that is an int32 or
+ * a double other than NaN (numbers compare by value across the two); NaN for anything else.
+ */
+function numberIdAt(bytes: Buffer, at: number): number {
+  if (bytes[at + 5] !== 0x5f || bytes[at + 6] !== 0x69 || bytes[at + 7] !== 0x64 || bytes[at + 8] !== 0) return NaN;
+  const type = bytes[at + 4];
+  if (type === 0x10) return int32(bytes, at + ID_VALUE_AT);
+  return type === 0x01 ? bytes.readDoubleLE(at + ID_VALUE_AT) : NaN;
+}
 
 /** Whether the document at `bytes[at..]` starts with an ObjectId `_id`. */
 function objectIdFirst(bytes: Buffer, at: number): boolean {
@@ -101,13 +112,18 @@ export class DocTable {
   }
 
   /**
-   * Compares the `_id`s of documents `a` and `b` as compareValues would: byte by byte when both
-   * are ObjectIds in first place (as the engine stores them), decoded otherwise.
+   * Compares the `_id`s of documents `a` and `b` as compareValues would: on the bytes when both
+   * are ObjectIds or both plain numbers in first place (as the engine stores them), decoded
+   * otherwise.
    */
   compareIds(a: number, b: number): number {
     const chunkA = this.#chunkAt(a), chunkB = this.#chunkAt(b);
     const atA = this.#offsetOf[a], atB = this.#offsetOf[b];
-    if (!objectIdFirst(chunkA, atA) || !objectIdFirst(chunkB, atB)) return compareValues(this.id(a), this.id(b));
+    if (!objectIdFirst(chunkA, atA) || !objectIdFirst(chunkB, atB)) {
+      const x = numberIdAt(chunkA, atA), y = numberIdAt(chunkB, atB);
+      if (x === x && y === y) return compareNonNaN(x, y);
+      return compareValues(this.id(a), this.id(b));
+    }
     for (let i = ID_VALUE_AT; i < ID_VALUE_AT + 12; i++) {
       const c = chunkA[atA + i] - chunkB[atB + i];
       if (c !== 0) return c < 0 ? -1 : 1;
@@ -117,10 +133,16 @@ export class DocTable {
 
   /**
    * A function comparing a stored document's `_id` with `id`, as `compareValues(id(n), id)`
-   * would: on the bytes, without decoding, when both are ObjectIds (the stored one in first
-   * place). A binary search by `_id` makes one and calls it ~20 times.
+   * would: on the bytes, without decoding, when both are ObjectIds or both plain numbers (the
+   * stored one in first place). A binary search by `_id` makes one and calls it ~20 times.
    */
   idComparer(id: unknown): (n: number) => number {
+    if (typeof id === "number" && id === id) {
+      return (n) => {
+        const stored = numberIdAt(this.#chunkAt(n), this.#offsetOf[n]);
+        return stored === stored ? compareNonNaN(stored, id) : compareValues(this.id(n), id);
+      };
+    }
     if (bsonTag(id) !== "ObjectId") return (n) => compareValues(this.id(n), id);
     const bytes = (id as ObjectId).id;
     return (n) => {
@@ -140,6 +162,21 @@ export class DocTable {
     const chunk = this.#chunkAt(n);
     const at = this.#offsetOf[n];
     return chunk.subarray(at, at + chunk.readInt32LE(at));
+  }
+
+  /** Document `n`'s `_id` when it is an int32 or a double other than NaN, read from its bytes; NaN otherwise. */
+  numberId(n: number): number {
+    return numberIdAt(this.#chunkAt(n), this.#offsetOf[n]);
+  }
+
+  /** The chunk holding document `n`'s bytes, for readers of raw BSON (see {@link start}). */
+  chunk(n: number): Buffer {
+    return this.#chunkAt(n);
+  }
+
+  /** Where document `n` starts in its {@link chunk}: its length, then its BSON. */
+  start(n: number): number {
+    return this.#offsetOf[n];
   }
 
   /** Whether document `n` is stored (freed ones held by {@link hold} count as stored). */

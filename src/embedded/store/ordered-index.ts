@@ -6,6 +6,7 @@ import type { Ranked } from "./rank-sort.ts";
 import type { WrittenSince } from "./saved-orders.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { OrderCheck, type OrderCheckResult } from "./order-check.ts";
+import { StoredKeyComparer } from "./stored-keys.ts";
 import { keyTuples, keyValueOf, pushFlatKey, sameTuple, touchesAnyArray } from "./key-tuples.ts";
 import { keyOf, type ValueKey } from "./values.ts";
 
@@ -40,6 +41,7 @@ export class OrderedIndex {
   #unchecked: OrderCheck | undefined;
   /** Reads a document's one key tuple from its bytes: the entries hold no keys while every document has one. */
   readonly #reader: KeyReader;
+  readonly #dirs: readonly (1 | -1)[];
 
   /** An empty index for `spec` over the documents of `table`. */
   constructor(readonly spec: IndexSpec, table: DocTable) {
@@ -48,8 +50,8 @@ export class OrderedIndex {
     this.#flat = this.fields.every((field) => !field.includes("."));
     this.#table = table;
     this.collation = parseCollation(spec.collation);
-    const dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1) as 1 | -1);
-    this.entries = new SortedBlocks(dirs, this.collation?.compare, table);
+    this.#dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1) as 1 | -1);
+    this.entries = new SortedBlocks(this.#dirs, this.collation?.compare, table);
     this.#reader = (n, out, at) => {
       const doc = table.fields(n, this.topFields);
       for (let f = 0; f < this.fields.length; f++) out[at + f] = doc[this.fields[f]] ?? null;
@@ -161,13 +163,20 @@ export class OrderedIndex {
         owners.push(n);
       }
     }
-    // Ranks depend on the values and the comparator: the field's path and the collation.
-    const collation = JSON.stringify(this.spec.collation ?? null);
-    const names = this.fields.map((field) => `${field}\0${collation}`);
-    const last = this.fields.length - 1;
-    const lastKeyIsId = this.fields[last] === "_id" && this.spec.key._id === 1 && this.collation === undefined;
     this.entries.readKeysWith(this.#keyReader(), false);
-    this.entries.load(keys, owners, ranks && !this.multikey ? { names, ranks } : undefined, lastKeyIsId);
+    const shared = ranks && !this.multikey ? { names: this.#rankNames(), ranks } : undefined;
+    this.entries.load(keys, owners, shared, this.#lastKeyIsId());
+  }
+
+  /** The names the key fields' ranks go by: they depend on the values and the comparator, the field's path and the collation. */
+  #rankNames(): string[] {
+    const collation = JSON.stringify(this.spec.collation ?? null);
+    return this.fields.map((field) => `${field}\0${collation}`);
+  }
+
+  /** Whether the last key field is `_id` ascending in binary order (see sortedEntries). */
+  #lastKeyIsId(): boolean {
+    return this.fields[this.fields.length - 1] === "_id" && this.spec.key._id === 1 && this.collation === undefined;
   }
 
   /**
@@ -236,7 +245,11 @@ export class OrderedIndex {
    * read now; false, loading nothing, when one is multikey) merged in by galloping, so that
    * only about k log(n/k) saved keys are read. Checked after start-up as the others.
    */
-  #mergeUnchecked(docs: readonly number[], positions: Int32Array, { replacedAt, written }: WrittenSince): boolean {
+  #mergeUnchecked(
+    docs: readonly number[],
+    positions: Int32Array,
+    { replacedAt, written, writtenFields, ranks }: WrittenSince,
+  ): boolean {
     const seen = new Uint8Array(docs.length);
     const kept = new Int32Array(docs.length);
     let count = 0;
@@ -249,10 +262,16 @@ export class OrderedIndex {
     const w = this.fields.length;
     const extraKeys: unknown[] = new Array(written.length * w);
     for (let i = 0; i < written.length; i++) {
-      if (!this.#pushKeys(this.#table.fields(written[i], this.topFields), extraKeys, i * w)) return false;
+      if (!this.#pushKeys(writtenFields[i], extraKeys, i * w)) return false;
     }
     this.entries.readKeysWith(this.#reader, false);
-    this.entries.loadGallopMerged(kept.subarray(0, count), extraKeys, written);
+    const stored = new StoredKeyComparer(this.fields, this.#dirs, this.#table);
+    const shared = { names: this.#rankNames(), ranks };
+    this.entries.loadGallopMerged(kept.subarray(0, count), extraKeys, written, {
+      stored,
+      shared,
+      lastKeyIsId: this.#lastKeyIsId(),
+    });
     indexStats.fromSavedOrder++;
     this.multikey = false;
     this.#unchecked = new OrderCheck(this.entries, this.#table);

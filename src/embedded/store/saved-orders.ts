@@ -1,9 +1,16 @@
+import type { Document } from "bson";
+import type { Ranked } from "./rank-sort.ts";
+
 /** What the journal changed after a snapshot's saved orders were read (see {@link SavedOrders}). */
 export interface WrittenSince {
   /** 1 at the position (in the listing the orders describe) of each document replaced or deleted since. */
   replacedAt: Uint8Array;
   /** Numbers of the document versions written since and still current, in `_id` order. */
   written: readonly number[];
+  /** The indexed fields of each of {@link written}, read once for every index's merge. */
+  writtenFields: readonly Document[];
+  /** Key ranks of the written versions, shared between the indexes' merges (see sortedEntries). */
+  ranks: Map<string, Ranked>;
 }
 
 /**
@@ -70,7 +77,8 @@ export class SavedOrders {
   /** Records a write: document `doc` stored (-1 for a delete), `old` the version it replaced (-1: none). */
   wrote(doc: number, old: number): void {
     if (old >= 0) {
-      const at = positionOf(this.#docs, old, this.compareIds);
+      // A snapshot loads its documents in `_id` order into a fresh table, so most are numbered by position.
+      const at = this.#docs[old] === old ? old : positionOf(this.#docs, old, this.compareIds);
       if (at === undefined) this.#replacedLater.add(old);
       else this.#replacedAt![at] = 1;
     }
@@ -78,15 +86,16 @@ export class SavedOrders {
   }
 
   /**
-   * What changed since the orders were read, given the documents now (in `_id` order);
-   * undefined when nothing did. The written versions come in `_id` order too, which spares
-   * their sort a field.
+   * What changed since the orders were read, given the documents now (in `_id` order) and
+   * how to read a document's indexed fields; undefined when nothing did. The written versions
+   * come in `_id` order too, which spares their sort a field.
    */
-  since(current: readonly number[]): WrittenSince | undefined {
+  since(current: readonly number[], readIndexed: (doc: number) => Document): WrittenSince | undefined {
     if (!this.#copied) return undefined;
     const later = this.#replacedLater;
-    const written = new Set(this.#written.filter((doc) => !later.has(doc)));
-    return { replacedAt: this.#replacedAt!, written: current.filter((doc) => written.has(doc)) };
+    const writtenSet = new Set(this.#written.filter((doc) => !later.has(doc)));
+    const written = current.filter((doc) => writtenSet.has(doc));
+    return { replacedAt: this.#replacedAt!, written, writtenFields: written.map(readIndexed), ranks: new Map() };
   }
 }
 
