@@ -30,6 +30,53 @@ export function encodeChanges(changes: Iterable<Change>): Buffer {
   return Buffer.concat(parts);
 }
 
+/**
+ * Encodes one change as its document; a put left encoded becomes the put record it was read
+ * from, its document's bytes copied as they are, after the fields {@link encodeDocument}
+ * writes first (op, db, coll).
+ */
+export function encodeChange(change: RecoveredChange): Uint8Array {
+  if (change.op !== "putEncoded") return encodeDocument(change as unknown as Document);
+  const head = putHead(change.db, change.coll);
+  const total = 4 + head.length + change.length + 1;
+  const out = Buffer.allocUnsafe(total);
+  out.writeInt32LE(total, 0);
+  out.set(head, 4);
+  out.set(change.bytes.subarray(change.start, change.start + change.length), 4 + head.length);
+  out[total - 1] = 0;
+  return out;
+}
+
+/** The elements of a put record before its document's bytes, per collection (a snapshot writes millions). */
+const PUT_HEADS = new Map<string, Buffer>();
+
+function putHead(db: string, coll: string): Buffer {
+  const key = `${db}\0${coll}`;
+  let head = PUT_HEADS.get(key);
+  if (head === undefined) {
+    const docName = Buffer.from([0x03, ...Buffer.from("doc"), 0]);
+    head = Buffer.concat([stringElement("op", "put"), stringElement("db", db), stringElement("coll", coll), docName]);
+    if (PUT_HEADS.size >= 1024) PUT_HEADS.clear();
+    PUT_HEADS.set(key, head);
+  }
+  return head;
+}
+
+/** A BSON string element `name: value`: type, name, length, UTF-8 bytes, terminators. */
+function stringElement(name: string, value: string): Buffer {
+  const text = Buffer.from(value, "utf8");
+  const length = Buffer.alloc(4);
+  length.writeInt32LE(text.length + 1);
+  return Buffer.concat([
+    Buffer.from([0x02]),
+    Buffer.from(name, "utf8"),
+    Buffer.from([0]),
+    length,
+    text,
+    Buffer.from([0]),
+  ]);
+}
+
 /** Encodes a single document (also used for snapshot header and trailer records). */
 export function encodeDocument(doc: Document): Uint8Array {
   // The wire's options: a recovered document has the same types the engine held before.

@@ -4,7 +4,7 @@ import { setImmediate } from "node:timers";
 import type { Document } from "bson";
 import type { Change, EncodedPut, RecoveredChange } from "../changes.ts";
 import { decodeDocumentAt } from "../decode.ts";
-import { encodeDocument, encodedPutAt, forEachDocument, isChange } from "./codec.ts";
+import { encodeChange, encodeDocument, encodedPutAt, forEachDocument, isChange } from "./codec.ts";
 import { fsyncDir, removeIfExists, snapshotPath, snapshotTempPath } from "./files.ts";
 import { frameRecord, scanRecords, writeAll } from "./records.ts";
 
@@ -37,7 +37,7 @@ export interface SnapshotWriteOptions {
 export async function writeSnapshot(
   dir: string,
   gen: number,
-  changes: Iterable<Change>,
+  changes: Iterable<RecoveredChange>,
   options: SnapshotWriteOptions,
 ): Promise<number> {
   const temp = snapshotTempPath(dir, gen);
@@ -62,7 +62,7 @@ export async function writeSnapshot(
 async function writeBody(
   handle: FileHandle,
   gen: number,
-  changes: Iterable<Change>,
+  changes: Iterable<RecoveredChange>,
   options: SnapshotWriteOptions,
 ): Promise<number> {
   let bytes = 0;
@@ -88,7 +88,7 @@ async function writeBody(
 
 // Encodes up to `limit` changes at once, so each one is captured as it is at this moment.
 function takeChunk(
-  iterator: Iterator<Change>,
+  iterator: Iterator<RecoveredChange>,
   limit: number,
 ): { payload: Buffer; count: number; done: boolean } {
   const parts: Uint8Array[] = [];
@@ -96,7 +96,7 @@ function takeChunk(
   while (parts.length < limit && size < CHUNK_BYTES) {
     const next = iterator.next();
     if (next.done) return { payload: Buffer.concat(parts), count: parts.length, done: true };
-    const encoded = encodeDocument(next.value as unknown as Document);
+    const encoded = encodeChange(next.value);
     parts.push(encoded);
     size += encoded.length;
   }
