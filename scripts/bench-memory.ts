@@ -28,7 +28,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { BSON } from "bson";
+import { MongoClient } from "mongodb";
 import { createApp } from "../src/mod.ts";
+import { startEmbeddedEngine } from "../src/embedded/mod.ts";
 import { openDurableStore } from "../src/embedded/durability/mod.ts";
 import { Catalog } from "../src/embedded/store/catalog.ts";
 import { loadModels } from "../src/loader.ts";
@@ -50,6 +52,8 @@ const DATA = join(ROOT, `data-${DOCS}`);
 const JSON_FILE = join(ROOT, `users-${DOCS}.json`);
 const EMPTY = join(ROOT, "empty");
 const BATCH = 10_000;
+/** The database the app uses on the embedded engine (its URI names none). */
+const DB_NAME = "app";
 /** Idle time after "Listening" before the second RSS reading (V8's memory reducer runs by then). */
 const SETTLE_MS = 15_000;
 const QUERIES = [
@@ -82,7 +86,7 @@ async function build(): Promise<void> {
 async function compactFolder(dir: string): Promise<void> {
   const started = performance.now();
   const catalog = new Catalog();
-  const store = await openDurableStore(dir, () => catalog.dump());
+  const store = await openDurableStore(dir, () => catalog.dumpEncoded());
   await store.recover((change) => catalog.applyChange(change));
   catalog.finishRecovery(); // as the engine does: the snapshot saves the built indexes' orders
   // recover() starts a compaction by itself when the journal is large; compact() only if not.
@@ -95,15 +99,22 @@ async function compactFolder(dir: string): Promise<void> {
 /**
  * A copy of the data folder with `count` user updates journaled on top of its snapshot (made
  * once per count): renames spread over the collection, with `updated_at` and `_rev` as the
- * app's PATCH sets them. Below the compaction bar, so the journal stays for the next start.
+ * app's PATCH sets them. Written through the engine with its compaction held off, so the
+ * journal stays for the next start however large: the folder a crash leaves (up to the
+ * compaction bar), or one that an earlier version, whose bar was the snapshot's size, left.
  */
 async function journaledFolder(count: number): Promise<string> {
   const dir = `${DATA}-journal-${count}`;
   if (existsSync(dir) && !args.rebuild) return dir;
   rmSync(dir, { recursive: true, force: true });
   cpSync(DATA, dir, { recursive: true });
-  const app = await createApp({ models: await loadModels("models"), dataDir: dir });
-  const users = app.db.collection<{ _id: number }>("users");
+  const never = 2 ** 50;
+  const engine = await startEmbeddedEngine({
+    dataDir: dir,
+    compaction: { compactThreshold: never, closeCompactThreshold: never },
+  });
+  const client = await new MongoClient(engine.uri).connect();
+  const users = client.db(DB_NAME).collection<{ _id: number }>("users");
   for (let first = 0; first < count; first += 1000) {
     const ops = Array.from({ length: Math.min(1000, count - first) }, (_, i) => {
       const id = 1 + ((first + i) * 4999) % DOCS; // 4999 is prime to 10^6: every id before any twice
@@ -116,9 +127,25 @@ async function journaledFolder(count: number): Promise<string> {
     });
     await users.bulkWrite(ops, { ordered: false });
   }
-  await app.close();
+  await client.close();
+  await engine.close();
   console.log(`journaled ${count} updates on a copy of ${DATA}`);
   return dir;
+}
+
+/**
+ * The app's start on a copy of `dir`: the app compacts a large journal, in the background once
+ * started and at its stop, which would leave the folder without the journal the next run measures.
+ */
+async function runOnCopy(dir: string): Promise<Awaited<ReturnType<typeof runApp>>> {
+  const copy = `${dir}-run`;
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(dir, copy, { recursive: true });
+  try {
+    return await runApp(copy, []);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
 }
 
 /** Kernel figures of a process: current and peak resident set, in bytes. */
@@ -232,7 +259,7 @@ const json = await runJsonBaseline();
 const full = await runApp(DATA, QUERIES);
 const journalUpdates = Number(args["journal-updates"]);
 const journaledDir = journalUpdates > 0 ? await journaledFolder(journalUpdates) : undefined;
-const journaled = journaledDir === undefined ? undefined : await runApp(journaledDir, []);
+const journaled = journaledDir === undefined ? undefined : await runOnCopy(journaledDir);
 const phases = await runPhases(DATA);
 const dataRss = full.rss - empty.rss;
 

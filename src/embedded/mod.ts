@@ -25,6 +25,8 @@ export interface EmbeddedEngineOptions extends Partial<ConnectionLimits> {
   host?: string;
   /** TCP port (default 0: a free port). */
   port?: number;
+  /** When the journal in `dataDir` is folded into a snapshot (see DurableStoreOptions). */
+  compaction?: { compactThreshold?: number; closeCompactThreshold?: number };
   /** Largest document accepted and announced (default 16 MiB). */
   maxBsonObjectSize?: number;
   /** Largest wire message accepted and announced (default 48 MB). */
@@ -68,11 +70,12 @@ export interface EmbeddedEngine {
   collectionChangeCount(db: string, collection: string): number;
 }
 
-async function openSink(catalog: Catalog, dataDir: string | undefined): Promise<ChangeSink> {
+async function openSink(catalog: Catalog, options: EmbeddedEngineOptions): Promise<ChangeSink> {
+  const { dataDir } = options;
   if (!dataDir) return memorySink;
   // Loaded only when needed, so the in-memory engine does not depend on the durability code.
   const durability = await import("./durability/mod.ts");
-  const store = await durability.openDurableStore(dataDir, () => catalog.dump());
+  const store = await durability.openDurableStore(dataDir, () => catalog.dumpEncoded(), options.compaction);
   try {
     await store.recover((change) => catalog.applyChange(change), (loaded) => {
       if (buildBeforeJournal(loaded)) catalog.finishRecovery();
@@ -146,7 +149,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   };
   const connectionLimits = resolveConnectionLimits(options);
   const catalog = new Catalog();
-  const sink = options.sink ?? (await openSink(catalog, options.dataDir));
+  const sink = options.sink ?? (await openSink(catalog, options));
   const cursors = new CursorRegistry(limits.maxBsonObjectSize);
   const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits, writes: counterFor(options) };
   const host = options.host ?? "127.0.0.1";

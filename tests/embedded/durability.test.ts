@@ -384,6 +384,60 @@ describe("compaction", () => {
     assert.deepEqual(await recovered(folder), first.model.view());
   });
 
+  test("close folds in a journal past the close threshold though no compaction is due, and leaves a smaller one", async () => {
+    const folder = fresh();
+    const first = await openModel(folder, { ...quiet, compactThreshold: 1 << 30, closeCompactThreshold: 8192 });
+    for (let i = 0; i < 60; i++) await first.write([put(i, { pad: "c".repeat(200) })]);
+    assert.ok(first.store.stats().journalBytes > 8192);
+    assert.equal(first.store.stats().compacting, false, "no compaction is due before close");
+    await first.store.close();
+    assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"]);
+    const second = await reopen(folder);
+    assert.equal(second.store.stats().journalBytes, 0, "a start after a clean stop replays nothing");
+    await second.store.close();
+
+    const third = await openModel(folder, { ...quiet, compactThreshold: 1 << 30, closeCompactThreshold: 1 << 20 });
+    for (let i = 0; i < 5; i++) await third.write([put(100 + i)]);
+    await third.store.close();
+    assert.deepEqual(await filesLike(folder, "snapshot-"), ["snapshot-0000000002.bson"], "a small journal stays");
+    // A session that only reads leaves the folder as it found it, whatever the close threshold.
+    const reader = await openModel(folder, { ...quiet, closeCompactThreshold: 0 });
+    await reader.store.close();
+    assert.deepEqual(
+      await filesLike(folder, "snapshot-"),
+      ["snapshot-0000000002.bson"],
+      "a reading session wrote nothing",
+    );
+    assert.ok(
+      (await reopen(folder).then(async (opened) => {
+        await opened.store.close();
+        return opened.store.stats().journalBytes;
+      })) > 0,
+    );
+    assert.deepEqual(await recovered(folder), third.model.view());
+  });
+
+  test("starts when the journal passes an eighth of the snapshot, when that is above the threshold", async () => {
+    const folder = fresh();
+    const first = await openModel(folder, { ...quiet, compactThreshold: 1 << 30, closeCompactThreshold: 0 });
+    for (let i = 0; i < 200; i++) await first.write([put(i, { pad: "s".repeat(1000) })]);
+    await first.store.close();
+    const second = await openModel(folder, { ...quiet, compactThreshold: 1024 });
+    const { snapshotBytes } = second.store.stats();
+    assert.ok(snapshotBytes > 200_000, "the snapshot holds the 200 documents");
+    let writes = 0;
+    let before = 0;
+    while (!second.store.stats().compacting) {
+      before = second.store.stats().journalBytes;
+      assert.ok(before <= snapshotBytes / 8, `no compaction at ${before} bytes of journal over ${snapshotBytes}`);
+      await second.write([put(1000 + writes++, { pad: "t".repeat(1000) })]);
+    }
+    assert.ok(writes > 10, "the 1 KiB threshold alone would have started one at the second write");
+    assert.ok(before + 2000 > snapshotBytes / 8, "it started once the journal passed the bar");
+    await second.store.close();
+    assert.deepEqual(await recovered(folder), second.model.view());
+  });
+
   test("a compaction the journal's size called for but that failed is run again at close", async () => {
     const folder = fresh();
     let failDump = true;

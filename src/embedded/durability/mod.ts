@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import type { Change, ChangeSink, RecoveredChange } from "../changes.ts";
+import type { ChangeSink, RecoveredChange } from "../changes.ts";
 import { fsyncDir } from "./files.ts";
 import { acquireLock } from "./lock.ts";
 import type { SnapshotLoaded } from "./recovery.ts";
@@ -87,7 +87,7 @@ export type { DurableStoreOptions, StoreStats } from "./store.ts";
  */
 export async function openDurableStore(
   dataDir: string,
-  dump: () => Iterable<Change>,
+  dump: () => Iterable<RecoveredChange>,
   options: DurableStoreOptions = {},
 ): Promise<CompactableStore> {
   const dir = resolve(dataDir);

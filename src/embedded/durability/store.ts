@@ -11,18 +11,26 @@ import { writeSnapshot } from "./snapshot.ts";
 /** Tuning knobs of a durable store. */
 export interface DurableStoreOptions {
   /**
-   * Journal size (bytes) past which a compaction starts by itself, default 64 MiB. The bar is
-   * raised to the last snapshot's size when that is larger, so a big database is not rewritten
-   * after every few writes.
+   * Journal size (bytes) past which a compaction starts by itself, default 16 MiB. The bar is
+   * raised to an eighth of the last snapshot's size when that is larger, so a big database is
+   * not rewritten after every few writes. It bounds what a start-up after a crash replays.
    */
   compactThreshold?: number;
+  /**
+   * Journal size (bytes) past which close() folds the journal into a snapshot even though no
+   * compaction is due, default 1 MiB: replaying a journal costs start-up far more per byte than
+   * loading a snapshot, so a start after a clean stop reads the snapshot alone. Only after a
+   * session that appended: one that only read leaves the folder as it found it.
+   */
+  closeCompactThreshold?: number;
   /** Changes taken from `dump()` between two turns of the event loop; default 2000. */
   snapshotChunk?: number;
   /** Receives notices such as a torn journal tail being discarded; default console.warn. */
   warn?: (message: string) => void;
 }
 
-const DEFAULT_THRESHOLD = 64 << 20;
+const DEFAULT_THRESHOLD = 16 << 20;
+const DEFAULT_CLOSE_THRESHOLD = 1 << 20;
 const DEFAULT_CHUNK = 2000;
 
 /** Where a store stands on disk. */
@@ -42,8 +50,8 @@ type Phase = "opened" | "recovering" | "ready" | "closing" | "closed";
 /**
  * The journal + snapshot store behind `openDurableStore`. Lifecycle: recover() once, then
  * append() any number of times (compacting in the background when the journal grows), then
- * close(), which finishes a compaction the journal's size calls for, so a large journal is
- * never replayed whole at every start.
+ * close(), which folds in any journal past `closeCompactThreshold`, so a start after a
+ * clean stop replays next to nothing.
  */
 export class JournaledStore {
   private phase: Phase = "opened";
@@ -54,18 +62,22 @@ export class JournaledStore {
   // Set when the journal's size called for a compaction (at start-up or while appending);
   // cleared once a snapshot commits, so close() retries one that failed or is still due.
   private owed = false;
+  // Whether this session appended anything: one that only read leaves the folder as it found it.
+  private appended = false;
   private readonly threshold: number;
+  private readonly closeThreshold: number;
   private readonly chunk: number;
   private readonly warn: (message: string) => void;
 
   /** Wraps a locked folder; the store releases `releaseLock` on close. */
   constructor(
     private readonly dir: string,
-    private readonly dump: () => Iterable<Change>,
+    private readonly dump: () => Iterable<RecoveredChange>,
     private readonly releaseLock: ReleaseLock,
     options: DurableStoreOptions = {},
   ) {
     this.threshold = options.compactThreshold ?? DEFAULT_THRESHOLD;
+    this.closeThreshold = options.closeCompactThreshold ?? DEFAULT_CLOSE_THRESHOLD;
     this.chunk = Math.max(1, options.snapshotChunk ?? DEFAULT_CHUNK);
     this.warn = options.warn ?? ((message) => console.warn(message));
   }
@@ -113,6 +125,7 @@ export class JournaledStore {
     } catch (error) {
       return Promise.reject(error);
     }
+    this.appended = true;
     return this.journal.append(record);
   }
 
@@ -134,7 +147,8 @@ export class JournaledStore {
 
   /**
    * Refuses further appends, finishes a running compaction (or runs one the journal's size
-   * calls for), flushes, closes files, releases the lock. No write arrives meanwhile, so the
+   * calls for, or whose journal is past the close threshold), flushes, closes files, releases
+   * the lock. No write arrives meanwhile, so the
    * snapshot is of a still state and takes one pass over the data.
    */
   close(): Promise<void> {
@@ -148,7 +162,7 @@ export class JournaledStore {
   private async finishAndClose(wasReady: boolean): Promise<void> {
     try {
       await this.idle();
-      if (wasReady && this.compactionDue()) {
+      if (wasReady && (this.compactionDue() || (this.appended && (this.journal?.bytes ?? 0) > this.closeThreshold))) {
         await this.startCompaction().catch((error) => this.warn(`Compaction at close failed: ${String(error)}`));
       }
     } finally {
@@ -172,7 +186,7 @@ export class JournaledStore {
   }
 
   private compactionBar(): number {
-    return Math.max(this.threshold, this.snapshotBytes);
+    return Math.max(this.threshold, this.snapshotBytes / 8);
   }
 
   // A journal past the bar, or one whose compaction failed, not yet folded into a snapshot.
