@@ -18,7 +18,7 @@
  * With `--journal-updates N`, also (once; `--rebuild` redoes it) a copy of the folder with N
  *    updates of users journaled on top of its snapshot, as the app's PATCH writes them, and the
  *    app's start-up on that copy: the issue's "snapshot plus journal" folder.
- * 4. `bench-memory-phases.ts` on the same folder: recovery's decode, apply and index build in
+ * 4. `bench-memory-phases.ts` on the same folder (and on the journaled one): recovery's decode, apply and index build in
  *    CPU time, and where the heap goes. Then the issue's targets, met or not, and the load
  *    average at the start and end of the run (the machine may be shared).
  */
@@ -317,12 +317,20 @@ if (journaled !== undefined) {
       (journaled.rss / bson).toFixed(2)
     }x |`,
   );
+  console.log(
+    `| RSS 15 s after that start, idle (the journal compacted meanwhile if past the bar) vs BSON size | ${
+      MiB(journaled.rssSettled)
+    } | ${MiB(bson)} | ${(journaled.rssSettled / bson).toFixed(2)}x |`,
+  );
 }
 console.log(`\n| query | status | time |\n|---|---:|---:|`);
 for (const q of full.queries) {
   console.log(`| \`${decodeURIComponent(q.path)}\` | ${q.status} | ${q.ms.toFixed(0)} ms |`);
 }
 console.log(`\nRecovery in a bare process, phase by phase (bench-memory-phases.ts):\n${phases}`);
+if (journaledDir !== undefined) {
+  console.log(`\nThe same on the journaled folder:\n${await runPhases(journaledDir)}`);
+}
 const verdict = (met: boolean) => (met ? "met" : "NOT met");
 console.log(`target: start to "Listening" <= 3 s: ${sec(full.startMs)}, ${verdict(full.startMs <= 3000)}`);
 console.log(

@@ -375,6 +375,45 @@ describe("embedded engine: DocTable (BSON document store)", () => {
     assert.equal(table.add({ _id: "z" }), added[0]);
   });
 
+  test("release compacts the chunks that what was freed while holding left an eighth dead, and no others", () =>
+    reportingSeed(() => {
+      const random = seededRandom(9);
+      const make = paddedDocuments(random);
+      const perChunk = Math.floor(CHUNK / (NUMBER_BYTES + 300));
+      const count = perChunk * 4 + 10;
+      const table = new DocTable(CHUNK);
+      const docs = Array.from({ length: count }, (_, i) => make(i));
+      const numbers = docs.map((doc) => table.add(doc));
+      const before = table.chunkBytes;
+      // As a journal replayed on a snapshot does: a fifth of the first two chunks' documents
+      // replaced (the new versions go to the newest chunk), a few of the third's.
+      table.hold();
+      const replaced = new Set<number>();
+      for (let i = 0; i < perChunk * 3; i++) {
+        const share = i < perChunk * 2 ? 0.2 : 0.02;
+        if (random() >= share) continue;
+        table.free(numbers[i]);
+        numbers[i] = table.add(docs[i]);
+        replaced.add(i);
+      }
+      // Which chunk a document is in, told by the memory its bytes are a view of.
+      const chunkOf = (i: number) => table.bytes(numbers[i]).buffer;
+      const unreplaced = (from: number) => {
+        for (let i = from;; i++) if (!replaced.has(i)) return i;
+      };
+      const [first, third] = [unreplaced(0), unreplaced(perChunk * 2 + 1)];
+      const [firstChunk, thirdChunk] = [chunkOf(first), chunkOf(third)];
+      table.release();
+      // The first two chunks were compacted into the newest ones, the third left as it was.
+      assert.notEqual(chunkOf(first), firstChunk, "a document of the first chunk moved");
+      assert.equal(chunkOf(third), thirdChunk, "the third chunk, 2% dead, stays");
+      assert.ok(table.chunkBytes <= before, `${before} -> ${table.chunkBytes} bytes: the moves fill what was freed`);
+      for (let i = 0; i < count; i++) {
+        assert.deepStrictEqual(table.decode(numbers[i]), docs[i], `document ${i} (seed ${TEST_SEED})`);
+      }
+      assert.ok(replaced.size > perChunk * 0.3, `${replaced.size} replaced`);
+    }));
+
   test("a decoded document is kept: the same object when read again, never a freed one's", () => {
     const table = new DocTable();
     const n = table.add({ _id: 1, name: "old", tags: ["a"] });

@@ -205,11 +205,20 @@ export class DocTable {
     this.#held ??= [];
   }
 
-  /** Frees the documents freed since {@link hold}, and stops holding. */
+  /**
+   * Frees the documents freed since {@link hold}, and stops holding. Then compacts every chunk
+   * an eighth dead: a journal replayed on a snapshot replaces documents all over the table,
+   * leaving each chunk a little dead, never the half that compacts it as writes go on, and a
+   * fifth of the data's size held for nothing after a large journal.
+   */
   release(): void {
     const held = this.#held ?? [];
     this.#held = undefined;
     for (const n of held) this.free(n);
+    if (held.length === 0) return;
+    for (let c = 0; c < this.#chunks.length; c++) {
+      if (this.#chunks[c] !== undefined && c !== this.#current && this.#dead[c] * 8 >= this.#used[c]) this.#compact(c);
+    }
   }
 
   /** Forgets every document. */
