@@ -73,7 +73,9 @@ console.log(`snapshot of ${source}: ${(bytes / 2 ** 20).toFixed(0)} MiB, the sam
 console.log(`\n| compaction | ${times.dump.map((_, i) => `round ${i + 1}`).join(" | ")} | median |`);
 console.log(`|---|${times.dump.map(() => "---:|").join("")}---:|`);
 for (const way of ["dump", "dumpEncoded"] as const) {
-  const label = way === "dump" ? "decode and encode every document (dump, baseline)" : "copy the stored bytes (dumpEncoded)";
+  const label = way === "dump"
+    ? "decode and encode every document (dump, baseline)"
+    : "copy the stored bytes (dumpEncoded)";
   console.log(`| ${label} | ${times[way].map(sec).join(" | ")} | ${sec(median(times[way]))} |`);
 }
 console.log(`\ndumpEncoded / dump: ${(median(times.dumpEncoded) / median(times.dump)).toFixed(2)}`);
