@@ -610,6 +610,7 @@ describe("embedded engine: comparing and copying raw BSON", () => {
         negative: (i) => -5000 + i * 1.5,
         "a Long among them": (i) => (i === 300 ? Long.fromNumber(300 * 2) : i * 2),
         "NaN first": (i) => (i === 0 ? NaN : i),
+        "infinities at the ends": (i) => (i === 0 ? -Infinity : i === 799 ? Infinity : i * 10),
         "strings last": (i) => (i > 700 ? `s${i}` : i),
       };
       let probes = 0;
@@ -618,7 +619,7 @@ describe("embedded engine: comparing and copying raw BSON", () => {
         const ids = Array.from({ length: 800 }, (_, i) => idOf(i));
         for (const id of shuffle(random, ids)) docs.put({ _id: id });
         const sorted = [...ids].sort(compareValues);
-        const targets = [...ids.filter((id) => typeof id === "number"), -1e9, 1e9, 0.5, -0, 2.25];
+        const targets = [...ids.filter((id) => typeof id === "number"), -1e9, 1e9, 0.5, -0, 2.25, Infinity, -Infinity];
         for (let k = 0; k < 400; k++) targets.push((random() - 0.5) * 2 * 1e6 ** random());
         for (const target of targets) {
           for (const inclusive of [true, false]) {

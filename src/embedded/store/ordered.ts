@@ -175,6 +175,7 @@ export class OrderedDocs {
     let high = table.numberId(list[hi - 1]);
     for (let guesses = 0; guesses < 4 && hi - lo > 8 && high > low; guesses++) {
       const spread = (id - low) / (high - low);
+      if (spread !== spread) break; // infinities at the ends: no guess to make
       const guess = Math.min(hi - 1, Math.max(lo, lo + Math.floor(spread * (hi - lo))));
       const value = table.numberId(list[guess]);
       if (value !== value) break;
