@@ -19,8 +19,8 @@ export interface DurableStoreOptions {
   /**
    * Journal size (bytes) past which close() folds the journal into a snapshot even though no
    * compaction is due, default 1 MiB: replaying a journal costs start-up far more per byte than
-   * loading a snapshot, so a start after a clean stop reads the snapshot alone. Only after a
-   * session that appended: one that only read leaves the folder as it found it.
+   * loading a snapshot, so a start after a clean stop reads the snapshot alone (a session that
+   * only read included: the journal may be one a crash left).
    */
   closeCompactThreshold?: number;
   /** Changes taken from `dump()` between two turns of the event loop; default 2000. */
@@ -62,8 +62,6 @@ export class JournaledStore {
   // Set when the journal's size called for a compaction (at start-up or while appending);
   // cleared once a snapshot commits, so close() retries one that failed or is still due.
   private owed = false;
-  // Whether this session appended anything: one that only read leaves the folder as it found it.
-  private appended = false;
   private readonly threshold: number;
   private readonly closeThreshold: number;
   private readonly chunk: number;
@@ -125,7 +123,6 @@ export class JournaledStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.appended = true;
     return this.journal.append(record);
   }
 
@@ -162,7 +159,7 @@ export class JournaledStore {
   private async finishAndClose(wasReady: boolean): Promise<void> {
     try {
       await this.idle();
-      if (wasReady && (this.compactionDue() || (this.appended && (this.journal?.bytes ?? 0) > this.closeThreshold))) {
+      if (wasReady && (this.compactionDue() || (this.journal?.bytes ?? 0) > this.closeThreshold)) {
         await this.startCompaction().catch((error) => this.warn(`Compaction at close failed: ${String(error)}`));
       }
     } finally {
