@@ -5,6 +5,7 @@
 import { type ChangeSink, memorySink } from "./changes.ts";
 import type { EngineState } from "./commands/context.ts";
 import { CursorRegistry } from "./cursors.ts";
+import { collectGarbageNow } from "./garbage.ts";
 import { Catalog } from "./store/catalog.ts";
 import type { SnapshotLoaded } from "./durability/mod.ts";
 import { Ledger } from "./store/ledger.ts";
@@ -85,6 +86,7 @@ async function openSink(catalog: Catalog, options: EmbeddedEngineOptions): Promi
     await store.close();
     throw error;
   }
+  await collectGarbageNow();
   return store;
 }
 
