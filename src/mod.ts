@@ -9,6 +9,10 @@
  * app.onError(defaultErrorHandler);
  * ```
  */
+
+// First, on Node: keeps node's tick records on V8's fast path (see adapters/node/tick-shape.ts).
+import "./adapters/node/tick-shape.ts";
+
 export { type App, type AppOptions, createApp } from "./app.ts";
 export {
   defineModel,

@@ -1,3 +1,5 @@
+// First, on Node: keeps node's tick records on V8's fast path (see node/tick-shape.ts).
+import "./node/tick-shape.ts";
 import { denoRuntime, serveDeno } from "./deno.ts";
 import type { ShutdownLog } from "../http/shutdown.ts";
 import type { Translator } from "../i18n/message.ts";

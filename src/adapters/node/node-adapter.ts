@@ -1,3 +1,5 @@
+// First: keeps node's tick records on V8's fast path (see tick-shape.ts).
+import "./tick-shape.ts";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { directFetchOf } from "../../http/direct-fetch.ts";
