@@ -748,6 +748,34 @@ describe("createResponse outside the adapter", () => {
 });
 
 describe("createNodeListener", () => {
+  test("a response given at once is written in the same turn, with no close listener; a later one is watched", async () => {
+    // How many `close` listeners the adapter left on each response once it returned: the
+    // exchange of an answer made at once is over, one still running is watched until it closes.
+    const listeners: number[] = [];
+    const listener = createNodeListener((request) => {
+      const body = new URL(request.url).pathname;
+      if (body === "/now") return createResponse(body, 200, {});
+      return Promise.resolve(createResponse(body, 200, {}));
+    });
+    const server = createServer((req, res) => {
+      const before = res.listenerCount("close");
+      listener(req, res);
+      listeners.push(res.listenerCount("close") - before, res.headersSent ? 1 : 0);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      for (const path of ["/now", "/later", "/now"]) {
+        const response = await request(`http://127.0.0.1:${port}${path}`);
+        assert.equal(await response.body.text(), path);
+      }
+      // [listeners added, headers sent when the listener returned] per request.
+      assert.deepEqual(listeners, [0, 1, 1, 0, 0, 1]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   test("mounts the fetch handler in a node:http server the caller owns", async () => {
     const server = createServer(
       createNodeListener(

@@ -4,7 +4,7 @@ import { declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
 import { type Message, msg, type Translator } from "../../i18n/message.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, type BodySource, createNodeRequest } from "./node-request.ts";
-import { writeJson, writeResponse } from "./node-response.ts";
+import { writeDirect, writeJson, writeResponse } from "./node-response.ts";
 import { requestUrl } from "./node-url.ts";
 
 /** The connection a request came on. */
@@ -46,17 +46,10 @@ export class Exchange implements BodySource {
   #handlerDone = false;
   /** The response closed, or its socket did: nothing more goes out. */
   #wireDone = false;
-  /**
-   * On the response, and called by the connection's close too: on Node 20, responses still
-   * queued behind a pipelined request never emit `close` once their socket is destroyed, but
-   * the socket always does.
-   */
-  readonly #onClose: () => void;
   /** The connection this exchange came on (its address, and the exchanges its close ends). */
   readonly #connection: Connection;
 
   constructor(context: ServerContext, req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) {
-    this.#onClose = Exchange.#closer(this);
     this.#connection = Connection.of(req.socket);
     this.limit = context.bodyLimit;
     this.#context = context;
@@ -68,19 +61,17 @@ export class Exchange implements BodySource {
   /** Answers the request: refusals the adapter makes itself, or whatever the handler returns. */
   start(): void {
     const context = this.#context;
-    const res = this.#res;
-    context.inFlight.add(this);
-    res.on("close", this.#onClose);
-    this.#connection.open.add(this);
-    if (context.closing) res.shouldKeepAlive = false;
+    if (context.closing) this.#res.shouldKeepAlive = false;
     if ((declaredLength(rawHeader(this.#req, "content-length")) ?? 0) > this.limit) {
       // Refused before a byte of the body is read; the client may still be sending it.
+      this.#track();
       this.#handlerDone = true;
       this.#refuse(413, tooLarge(this.limit));
       return;
     }
     const url = requestUrl(this.#req, context.origin);
     if (url === undefined) {
+      this.#track();
       this.#handlerDone = true;
       this.#refuse(400, msg("request.targetMalformed"));
       return;
@@ -89,16 +80,57 @@ export class Exchange implements BodySource {
     this.#call(this.#request);
   }
 
+  /**
+   * Counts the exchange in flight until its response closes (shutdown waits for it), and
+   * watches that close. Only exchanges that outlive the turn their request arrived in need it:
+   * one answered at once (see {@link #sentAtOnce}) is over before anything else can run.
+   */
+  #track(): void {
+    this.#context.inFlight.add(this);
+    // On the response, and called by the connection's close too: on Node 20, responses still
+    // queued behind a pipelined request never emit `close` once their socket is destroyed,
+    // but the socket always does.
+    this.#res.on("close", Exchange.#closer(this));
+    this.#connection.open.add(this);
+  }
+
   #call(request: Request): void {
     let result: Response | Promise<Response>;
     try {
       result = this.#context.fetch(request, this.#connection.info);
     } catch (error) {
+      this.#track();
       this.#fail(error);
       return;
     }
+    if (result instanceof Response && this.#sentAtOnce(result)) return;
+    this.#track();
     if (result instanceof Response) this.#send(result);
     else Promise.resolve(result).then((response) => this.#send(response), (error: unknown) => this.#fail(error));
+  }
+
+  /**
+   * Writes a response the handler gave at once (a response-cache hit) in this same turn, when
+   * it holds its whole body: node takes all of it now, so the exchange is finished and was
+   * never in flight. Tracking it (a set entry and a close listener added and removed) cost more
+   * than the rest of the adapter's work on such a request. False when it must go the long way.
+   */
+  #sentAtOnce(response: Response): boolean {
+    const res = this.#res;
+    const direct = directResponse(response);
+    if (direct === undefined || res.headersSent || res.destroyed) return false;
+    this.#settleContinue();
+    try {
+      writeDirect(res, direct, this.#req.method ?? "GET");
+    } catch (error) {
+      // Node refused the headers before writing anything: answer 500 the tracked way.
+      this.#track();
+      this.#fail(error);
+      return true;
+    }
+    this.#handlerDone = true;
+    this.#wireDone = true;
+    return true;
   }
 
   #send(response: Response): void {

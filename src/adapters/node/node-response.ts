@@ -20,7 +20,11 @@ export function writeResponse(res: ServerResponse, response: Response, method: s
  * the Content-Length; on HEAD, where nothing follows the headers, one the response gives (the
  * GET's, from http/head.ts) is kept.
  */
-function writeDirect(res: ServerResponse, { status, headers, body, extra }: DirectResponse, method: string): void {
+export function writeDirect(
+  res: ServerResponse,
+  { status, headers, body, extra }: DirectResponse,
+  method: string,
+): void {
   const sendsBody = carriesBody(method, status);
   const keepGiven = !sendsBody && body === null;
   if (headers instanceof Headers) {
