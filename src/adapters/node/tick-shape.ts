@@ -11,8 +11,8 @@ import process from "node:process";
  * dies, the next record gets a new one, and the feedback turns megamorphic for good: from then
  * on every tick record is built in V8's runtime, about a microsecond per tick. Bare node:http
  * rarely collects in full and keeps the fast path; an app that loads a driver and models
- * collects during start-up, and half of its processes ended up on the slow path, serving a
- * cached page 10-20% slower than the other half (docs/benchmarks.md, "nextTick's shape").
+ * collects during start-up, and 9 of 20 of its processes ended up on the slow path, serving a
+ * cached page at least 10% slower than the others (docs/benchmarks.md, "nextTick's shape").
  *
  * Holding one tick record keeps its hidden class, and with it the feedback, valid. The record
  * is taken through a public async_hooks `init` hook, enabled for one `nextTick` call only.
@@ -32,9 +32,18 @@ function isNode(): boolean {
 /** Takes one tick record and keeps it; once per process, a no-op after that or off Node. */
 export function anchorTickShape(): void {
   if (anchor !== undefined || !isNode()) return;
+  anchor = nextTickRecord();
+}
+
+/**
+ * The record node makes for one `process.nextTick` call, caught by an `init` hook enabled for
+ * that call only; undefined if the hook saw none (the app then runs without the anchor).
+ */
+export function nextTickRecord(): object | undefined {
+  let record: object | undefined;
   const hook = createHook({
     init(_asyncId, type, _triggerAsyncId, resource) {
-      if (type === "TickObject") anchor ??= resource as object;
+      if (type === "TickObject") record ??= resource as object;
     },
   });
   hook.enable();
@@ -43,6 +52,7 @@ export function anchorTickShape(): void {
   } finally {
     hook.disable();
   }
+  return record;
 }
 
 /** The tick record being kept, if any (for tests). */
