@@ -11,6 +11,7 @@ import {
   type NodeServer,
   serveNode,
 } from "../../src/adapters/node/node-adapter.ts";
+import { writeDirect } from "../../src/adapters/node/node-response.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
@@ -748,10 +749,16 @@ describe("createResponse outside the adapter", () => {
 });
 
 describe("createNodeListener", () => {
-  test("a response given at once is written in the same turn, with no close listener; a later one is watched", async () => {
-    // How many `close` listeners the adapter left on each response once it returned: the
-    // exchange of an answer made at once is over, one still running is watched until it closes.
-    const listeners: number[] = [];
+  test("a response given at once is written in the same turn, with no close listener; a later one is watched", {
+    skip: isDeno
+      ? "on Deno createResponse makes real Responses, which the Node adapter always streams and tracks"
+      : false,
+  }, async () => {
+    // How many `close` listeners each response gained while the listener ran. Writing a response
+    // may add some of the runtime's own (Deno's node:http does), so the same response written by
+    // the adapter's writer alone is the reference: an answer the adapter got at once must gain no
+    // more than that, and one whose handler still runs gains the adapter's one listener.
+    const gained: Record<string, [number, boolean]> = {};
     const listener = createNodeListener((request) => {
       const body = new URL(request.url).pathname;
       if (body === "/now") return createResponse(body, 200, {});
@@ -759,18 +766,20 @@ describe("createNodeListener", () => {
     });
     const server = createServer((req, res) => {
       const before = res.listenerCount("close");
-      listener(req, res);
-      listeners.push(res.listenerCount("close") - before, res.headersSent ? 1 : 0);
+      if (req.url === "/direct") writeDirect(res, directResponse(createResponse("/direct", 200, {}))!, "GET");
+      else listener(req, res);
+      gained[req.url!] = [res.listenerCount("close") - before, res.headersSent];
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };
     try {
-      for (const path of ["/now", "/later", "/now"]) {
+      for (const path of ["/direct", "/now", "/later"]) {
         const response = await request(`http://127.0.0.1:${port}${path}`);
         assert.equal(await response.body.text(), path);
       }
-      // [listeners added, headers sent when the listener returned] per request.
-      assert.deepEqual(listeners, [0, 1, 1, 0, 0, 1]);
+      assert.deepEqual(gained["/now"], gained["/direct"], "written in the same turn, as a direct write is");
+      assert.equal(gained["/direct"]![1], true);
+      assert.deepEqual(gained["/later"], [1, false], "still running: watched until its response closes");
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
