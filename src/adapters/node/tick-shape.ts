@@ -29,12 +29,6 @@ function isNode(): boolean {
   return scope.Deno === undefined && scope.Bun === undefined && scope.process?.release?.name === "node";
 }
 
-/** Takes one tick record and keeps it; once per process, a no-op after that or off Node. */
-export function anchorTickShape(): void {
-  if (anchor !== undefined || !isNode()) return;
-  anchor = nextTickRecord();
-}
-
 /**
  * The record node makes for one `process.nextTick` call, caught by an `init` hook enabled for
  * that call only; undefined if the hook saw none (the app then runs without the anchor).
@@ -60,4 +54,5 @@ export function tickShapeAnchor(): object | undefined {
   return anchor;
 }
 
-anchorTickShape();
+// Once per process, as the module loads (see above); nothing off Node.
+if (isNode()) anchor = nextTickRecord();
