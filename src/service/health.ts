@@ -3,8 +3,13 @@ import { msg } from "../i18n/message.ts";
 import type { Languages } from "../i18n/languages.ts";
 import { errorResponse, json } from "../http/responses.ts";
 
-/** Paths of the probes, outside the API's base path. */
-export const HEALTH_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+/**
+ * True for the probes' paths, `/healthz` and `/readyz`, outside the API base path. Compared
+ * as strings, not looked up in a set: every request asks, and a set would hash its path.
+ */
+export function isHealthPath(pathname: string): boolean {
+  return pathname === "/healthz" || pathname === "/readyz";
+}
 
 /** How long /readyz waits for the database's answer to a ping. */
 const READY_TIMEOUT_MS = 2000;

@@ -199,6 +199,19 @@ function sharedStoreOf(options: RateLimitOptions, db: Db): RateLimitStore | unde
 export function setRateLimitHeaders(headers: Record<string, string>, outcome: RateLimitOutcome): void {
   headers["ratelimit-limit"] = outcome.maxText;
   headers["ratelimit-remaining"] = String(outcome.remaining);
-  headers["ratelimit-reset"] = String(outcome.resetSeconds);
-  if (outcome.limited) headers["retry-after"] = String(outcome.resetSeconds);
+  const reset = secondsText(outcome.resetSeconds);
+  headers["ratelimit-reset"] = reset;
+  if (outcome.limited) headers["retry-after"] = reset;
+}
+
+let lastSeconds = -1;
+let lastSecondsText = "";
+
+/** `String(seconds)`, made once while consecutive requests share a reset time (for a second, at most). */
+function secondsText(seconds: number): string {
+  if (seconds !== lastSeconds) {
+    lastSeconds = seconds;
+    lastSecondsText = String(seconds);
+  }
+  return lastSecondsText;
 }

@@ -59,6 +59,20 @@ interface RouteParts {
 }
 
 /**
+ * The parts of a JSON line that change less often than every request, for the last
+ * millisecond, level, route and status logged: everything before the duration (`head`) and
+ * everything between the message's request id and the properties' duration (`middle`).
+ */
+interface LineParts {
+  stampMs: number;
+  level: string;
+  route: RouteParts | undefined;
+  status: number;
+  head: string;
+  middle: string;
+}
+
+/**
  * `String(ms)`, made from whole hundredths when `ms` has no more decimals than that (as the
  * service rounds durations): converting a fraction to text took ~200 ns on Node 20, the
  * integers ~50. Any other number goes through `String`.
@@ -69,9 +83,20 @@ export function durationText(ms: number): string {
   if (hundredths / 100 !== ms || !(hundredths >= 0 && hundredths < 1e9)) return String(ms);
   const cents = hundredths % 100;
   const whole = (hundredths - cents) / 100;
-  if (cents === 0) return String(whole);
-  if (cents % 10 === 0) return `${whole}.${cents / 10}`;
-  return cents < 10 ? `${whole}.0${cents}` : `${whole}.${cents}`;
+  return cents === 0 ? String(whole) : String(whole) + FRACTIONS[cents]!;
+}
+
+/** The text after the whole milliseconds for each number of hundredths: "", ".01" … ".1" … ".99". */
+const FRACTIONS = Array.from({ length: 100 }, (_, cents) => String(cents / 100).slice(1));
+
+/**
+ * `text` laid out as one run of characters. V8 keeps a concatenation as a tree of its parts
+ * until something reads it, and every join that copies a tree walks it again; converting the
+ * text to a number flattens it where it is, once, for the parts many lines share.
+ */
+function flattened(text: string): string {
+  void Number(text);
+  return text;
 }
 
 /** `value` as the inside of a JSON string. */
@@ -99,6 +124,7 @@ export class RequestLog {
   #lastMethod = "";
   #lastPath = "";
   #lastRoute: RouteParts = { message: "", properties: "" };
+  #parts: LineParts = { stampMs: NaN, level: "", route: undefined, status: 0, head: "", middle: "" };
 
   /** Replaces the setup, writing what the previous one still held; `undefined` switches the log off. */
   configure(setup: RequestLogSetup | undefined): void {
@@ -168,17 +194,35 @@ export class RequestLog {
     return this.#lastRoute;
   }
 
-  /** The line LogTape's JSON Lines formatter writes for the same record. */
+  /**
+   * The line LogTape's JSON Lines formatter writes for the same record. It is made of nine
+   * parts, where writing it out in full took sixteen: V8 keeps a concatenation as a tree of its
+   * parts, and the batch's join walks every tree, so parts cost twice.
+   */
   #jsonLine(
     level: "info" | "debug",
     { method, path, status, durationMs, requestId }: RequestFields,
     now: number,
   ): string {
-    const route = this.#routeParts(method, path);
+    const { head, middle } = this.#lineParts(level, this.#routeParts(method, path), status, now);
     const took = durationText(durationMs); // once: a fraction's text is the dearest part of the line
-    return `{"@timestamp":"${this.#iso(now)}${
-      level === "info" ? INFO_MESSAGE : DEBUG_MESSAGE
-    }${route.message}${status} ${took} ms ${requestId}${route.properties}${status},"durationMs":${took},"requestId":"${requestId}"}}\n`;
+    return `${head}${took} ms ${requestId}${middle}${took},"requestId":"${requestId}"}}\n`;
+  }
+
+  /** The {@link LineParts} for this line, remade only when its millisecond, level, route or status changes. */
+  #lineParts(level: "info" | "debug", route: RouteParts, status: number, now: number): LineParts {
+    const parts = this.#parts;
+    if (parts.stampMs === now && parts.level === level && parts.route === route && parts.status === status) {
+      return parts;
+    }
+    const middle = parts.route === route && parts.status === status
+      ? parts.middle
+      : flattened(`${route.properties}${status},"durationMs":`);
+    const head = flattened(
+      `{"@timestamp":"${this.#iso(now)}${level === "info" ? INFO_MESSAGE : DEBUG_MESSAGE}${route.message}${status} `,
+    );
+    this.#parts = { stampMs: now, level, route, status, head, middle };
+    return this.#parts;
   }
 
   /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */

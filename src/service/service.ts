@@ -8,7 +8,7 @@ import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import { checkTrustProxy, clientAddress, type ConnectionInfo, type TrustProxy } from "./client.ts";
 import { Cors, type CorsOptions } from "./cors.ts";
-import { HEALTH_PATHS, healthResponse } from "./health.ts";
+import { healthResponse, isHealthPath } from "./health.ts";
 import { requestLogger } from "./logging.ts";
 import { requestLog } from "./request-log.ts";
 import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
@@ -107,7 +107,7 @@ export class Service {
 
   /** Writes the request's log line, if the log takes it, and hands the response back. */
   #logged(response: Response, request: Request, pathname: string, context: RequestContext, started: number): Response {
-    const level = HEALTH_PATHS.has(pathname) ? "debug" : "info";
+    const level = isHealthPath(pathname) ? "debug" : "info";
     if (requestLog.enabled(level)) {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       requestLog.log(level, {
@@ -152,23 +152,23 @@ export class Service {
     const { languages } = this.#deps;
     const extra: HeaderRecord = { "x-request-id": context.requestId };
     if (context.language !== languages.defaultLanguage) extra["content-language"] = context.language;
-    if (this.#health && HEALTH_PATHS.has(pathname) && (request.method === "GET" || request.method === "HEAD")) {
+    if (this.#health && isHealthPath(pathname) && (request.method === "GET" || request.method === "HEAD")) {
       return this.#probe(request, pathname, context, extra);
     }
     const cors = this.#cors;
     const origin = cors === undefined ? null : request.headers.get("origin");
-    const corsHeaders = origin === null ? null : cors!.responseHeaders(origin);
-    if (corsHeaders !== null && cors!.isPreflight(request)) {
-      return empty(204, context.language, { ...extra, ...cors!.preflightHeaders(request, origin!) });
+    const corsOrigin = cors !== undefined && cors.allows(origin) ? origin : null;
+    if (corsOrigin !== null && cors!.isPreflight(request)) {
+      return empty(204, context.language, { ...extra, ...cors!.preflightHeaders(request, corsOrigin) });
     }
     if (this.#limiter !== undefined) {
       const counted = this.#limit(request, info, pathname, context, extra);
       if (counted instanceof Promise) {
-        return counted.then((refused) => this.#decorate(refused ?? this.#core(request, context), extra, corsHeaders));
+        return counted.then((refused) => this.#decorate(refused ?? this.#core(request, context), extra, corsOrigin));
       }
-      if (counted !== undefined) return this.#decorate(counted, extra, corsHeaders);
+      if (counted !== undefined) return this.#decorate(counted, extra, corsOrigin);
     }
-    return this.#decorate(this.#core(request, context), extra, corsHeaders);
+    return this.#decorate(this.#core(request, context), extra, corsOrigin);
   }
 
   async #probe(request: Request, pathname: string, context: RequestContext, extra: HeaderRecord): Promise<Response> {
@@ -180,11 +180,11 @@ export class Service {
   #decorate(
     answer: Response | Promise<Response>,
     extra: HeaderRecord,
-    corsHeaders: Readonly<HeaderRecord> | null,
+    corsOrigin: string | null,
   ): Response | Promise<Response> {
-    if (answer instanceof Promise) return answer.then((response) => this.#decorate(response, extra, corsHeaders));
+    if (answer instanceof Promise) return answer.then((response) => this.#decorate(response, extra, corsOrigin));
     const cors = this.#cors;
-    if (corsHeaders !== null) Object.assign(extra, corsHeaders);
+    if (corsOrigin !== null) cors!.addResponseHeaders(extra, corsOrigin);
     if (answer.status >= 400) extra.vary = cors === undefined ? "Accept-Language" : "Origin, Accept-Language";
     else if (cors !== undefined) extra.vary = "Origin";
     return withHeaders(answer, extra);

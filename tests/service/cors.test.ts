@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { exampleApp } from "../helpers/app.ts";
+import { Cors } from "../../src/service/cors.ts";
 
 const ORIGIN = "https://app.example.com";
 
@@ -94,6 +95,27 @@ describe("CORS", async () => {
       ),
       null,
     );
+  });
+
+  it("asks a predicate once per origin, and answers right however origins alternate", () => {
+    const asked: string[] = [];
+    const cors = new Cors({
+      origin: (origin) => (asked.push(origin), origin.endsWith(".example.org")),
+      credentials: true,
+    });
+    const origins = ["https://a.example.org", "https://a.example.org", "https://x.test", "https://a.example.org"];
+    assert.deepEqual(origins.map((origin) => cors.allows(origin)), [true, true, false, true]);
+    assert.equal(cors.allows(null), false);
+    assert.deepEqual(asked, ["https://a.example.org", "https://x.test"]);
+    const headers: Record<string, string> = { "x-request-id": "r1" };
+    cors.addResponseHeaders(headers, "https://a.example.org");
+    assert.deepEqual(headers, {
+      "x-request-id": "r1",
+      "access-control-allow-credentials": "true",
+      "access-control-expose-headers":
+        "ETag, Link, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id",
+      "access-control-allow-origin": "https://a.example.org",
+    });
   });
 
   it("a malformed cors option stops start-up with one line", async () => {
