@@ -60,8 +60,12 @@ const FIRST_SLOT = 2;
  */
 export class SharedWriteCounter {
   readonly #counts: Int32Array;
-  /** `db\0collection` → its slot, so a read does not hash the names again. */
-  readonly #slots = new Map<string, number>();
+  /**
+   * Database → collection → its slot, so a read neither hashes the names again nor joins them
+   * into a new string (whose own hash a single map keyed by `db\0collection` would compute on
+   * every read: a cached page's hit asks here once per collection it read).
+   */
+  readonly #slots = new Map<string, Map<string, number>>();
 
   /** Counts in `memory`, or in new shared memory (what `memory` then gives the other thread). */
   constructor(readonly memory: SharedArrayBuffer = new SharedArrayBuffer((FIRST_SLOT + SHARED_SLOTS) * 4)) {
@@ -85,14 +89,16 @@ export class SharedWriteCounter {
   }
 
   #slotOf(db: string, collection: string): number {
-    const name = `${db}\0${collection}`;
-    let slot = this.#slots.get(name);
+    let slots = this.#slots.get(db);
+    if (slots === undefined) this.#slots.set(db, slots = new Map());
+    let slot = slots.get(collection);
     if (slot === undefined) {
+      const name = `${db}\0${collection}`;
       // FNV-1a over the UTF-16 code units: the same slot in both threads, whatever the runtime.
       let hash = 0x811c9dc5;
       for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
       slot = FIRST_SLOT + ((hash >>> 0) % SHARED_SLOTS);
-      this.#slots.set(name, slot);
+      slots.set(collection, slot);
     }
     return slot;
   }

@@ -7,10 +7,17 @@ const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}
 describe("request ids", () => {
   test("fresh ones are version 4 UUIDs, all different", () => {
     const seen = new Set<string>();
+    let previous: string | undefined;
     for (let i = 0; i < 20_000; i++) {
       const id = requestIdOf(new Request("http://localhost/"));
       assert.match(id, V4);
       seen.add(id);
+      // The counter in the last 12 digits counts up by one, across every block of 256.
+      if (previous !== undefined) {
+        assert.equal(id.slice(0, 24), previous.slice(0, 24));
+        assert.equal(parseInt(id.slice(24), 16), parseInt(previous.slice(24), 16) + 1, `${previous} then ${id}`);
+      }
+      previous = id;
     }
     assert.equal(seen.size, 20_000);
   });
