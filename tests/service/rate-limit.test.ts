@@ -8,6 +8,7 @@ import { type App, createApp } from "../../src/mod.ts";
 import { startEmbeddedEngine } from "../../src/embedded/mod.ts";
 import { listen } from "../../src/adapters/serve.ts";
 import { exampleApp } from "../helpers/app.ts";
+import { countText } from "../../src/service/rate-limit.ts";
 
 const MINUTE = 60_000;
 
@@ -87,6 +88,14 @@ describe("rate limits: memory store", async () => {
       assert.equal((await get(app, "/api/v1/users", "10.0.0.9", { "x-forwarded-for": forwarded })).status, 200);
     }
     assert.equal((await get(app, "/api/v1/users", "10.0.0.9", { "x-forwarded-for": "203.0.113.3" })).status, 429);
+  });
+});
+
+describe("RateLimit-Remaining's text", () => {
+  it("is String(count) for every count, across each thousand's boundary", () => {
+    const counts = [0, 7, 999, 1000, 1001, 1009, 1010, 1099, 1100, 9999, 10_000, 999_999_012, 1_000_000_000];
+    for (let count = 0; count < 5000; count++) counts.push(count, 2 ** 31 + count, Number.MAX_SAFE_INTEGER - count);
+    for (const count of counts) assert.equal(countText(count), String(count));
   });
 });
 
