@@ -111,4 +111,18 @@ describe("headers added by withHeaders", {
       assert.equal(received, body);
     }
   });
+
+  test("however many headers responses carry in turn, each gets exactly its own", async () => {
+    const record = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-h${i}`, `v${i}`]));
+    for (const [own, added] of [[1, 0], [3, 12], [1, 1], [20, 2], [2, 0], [0, 16], [3, 12]] as const) {
+      const { headers } = await wire(() => withHeaders(createResponse("ok", 200, record(own)), record(added)));
+      // The response's own headers that were not replaced, then the added ones.
+      const expected = [
+        ...Object.entries(record(own)).filter(([name]) => !(name in record(added))),
+        ...Object.entries(record(added)),
+      ];
+      expected.push(["content-type", "text/plain;charset=UTF-8"], ["content-length", "2"]);
+      assert.deepEqual(headers, expected, `${own} headers, then ${added} added`);
+    }
+  });
 });
