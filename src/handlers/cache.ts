@@ -125,7 +125,7 @@ const HIT = `${CACHE_NAME}; hit`;
 /** The kept body, or a 304 when the client has it already; the 200's headers are the entry's, shared. */
 function hitResponse(request: Request, hit: CachedBody, language: string): Response {
   if (noneMatch(request.headers.get("if-none-match"), hit.etag)) return notModified(hit.etag, language, HIT);
-  return createResponse(hit.text, 200, hit.headers!);
+  return createResponse(hit.bytes, 200, hit.headers!);
 }
 
 /** Runs the GET, answers it, and keeps the body with the headers a hit on it will answer with. */

@@ -2,8 +2,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { string } from "superstruct";
 import { type App, createApp, defineModel } from "../../src/mod.ts";
-import { ResponseCache } from "../../src/http/response-cache.ts";
+import { type CachedBody, ResponseCache } from "../../src/http/response-cache.ts";
 import { call, jsonOf } from "../helpers/app.ts";
+
+/** A kept body as text, or undefined when nothing is kept. */
+function textOf(body: CachedBody | undefined): string | undefined {
+  return body === undefined ? undefined : new TextDecoder().decode(body.bytes);
+}
 
 const Note = defineModel({ name: "Note", fields: { text: string() } });
 const Audited = defineModel({ name: "Audited", fields: { text: string() } });
@@ -103,17 +108,27 @@ describe("response cache switched off or bounded", () => {
 
   test("entries are dropped oldest first past the bounds, and a body made across a write is not kept", () => {
     let writes = 0;
-    const cache = new ResponseCache({ total: () => writes, of: () => writes }, { maxEntries: 2, maxChars: 1000 });
+    const cache = new ResponseCache({ total: () => writes, of: () => writes }, { maxEntries: 2, maxBytes: 1000 });
     cache.set("a", 0, ["notes"], "A", '"a"');
     cache.set("b", 0, ["notes"], "B", '"b"');
     cache.set("c", 0, ["notes"], "C", '"c"');
     assert.equal(cache.get("a"), undefined);
-    assert.equal(cache.get("c")?.text, "C");
+    assert.equal(textOf(cache.get("c")), "C");
     const before = cache.version();
     writes++;
     cache.set("d", before, ["notes"], "D", '"d"');
     assert.equal(cache.get("d"), undefined, "queries that began before a write must not be kept");
     assert.equal(cache.get("c"), undefined, "a write to the collection a body was read from invalidates it");
+  });
+
+  test("a body is kept as its UTF-8 bytes, and bounded by them, not by its characters", () => {
+    const cache = new ResponseCache({ total: () => 0, of: () => 0 }, { maxEntries: 10, maxBytes: 40 });
+    assert.equal(cache.set("ascii", 0, ["notes"], "abcdefghij", '"a"'), true, "10 bytes: a quarter of 40");
+    assert.deepEqual([...cache.get("ascii")!.bytes], [...new TextEncoder().encode("abcdefghij")]);
+    assert.equal(cache.set("euros", 0, ["notes"], "€€€€", '"e"'), false, "4 characters, but 12 bytes");
+    assert.equal(cache.get("euros"), undefined);
+    assert.equal(cache.set("accents", 0, ["notes"], "ééééé", '"e"'), true, "5 characters, 10 bytes");
+    assert.equal(textOf(cache.get("accents")), "ééééé");
   });
 
   test("an entry is evicted only by writes to the collections it was read from", () => {
@@ -124,10 +139,10 @@ describe("response cache switched off or bounded", () => {
     cache.set("users", cache.version(), ["users"], "U", '"u"');
     cache.set("users+posts", cache.version(), ["users", "posts"], "UP", '"up"');
     write("comments");
-    assert.equal(cache.get("users")?.text, "U");
-    assert.equal(cache.get("users+posts")?.text, "UP");
+    assert.equal(textOf(cache.get("users")), "U");
+    assert.equal(textOf(cache.get("users+posts")), "UP");
     write("posts");
-    assert.equal(cache.get("users")?.text, "U", "a write to posts leaves a users-only body alone");
+    assert.equal(textOf(cache.get("users")), "U", "a write to posts leaves a users-only body alone");
     assert.equal(cache.get("users+posts"), undefined, "but evicts a body that read posts through with");
   });
 });

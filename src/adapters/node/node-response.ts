@@ -39,8 +39,24 @@ export function writeDirect(
     res.writeHead(status, flatHeaders(headers, extra, body, length));
   }
   if (!sendsBody || body === null) res.end();
-  else res.end(body);
+  else res.end(typeof body === "string" ? body : bufferOf(body));
 }
+
+/**
+ * Bytes as a Buffer, which node's streams take as they are (a plain Uint8Array is wrapped in a
+ * new Buffer on every write). A cached page is the same bytes on every hit, so the last
+ * wrapper is kept.
+ */
+function bufferOf(bytes: Uint8Array): Buffer {
+  if (bytes === lastBytes) return lastBuffer;
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  lastBytes = bytes;
+  lastBuffer = buffer;
+  return buffer;
+}
+
+let lastBytes: Uint8Array | null = null;
+let lastBuffer: Buffer = Buffer.alloc(0);
 
 function byteLength(body: FullBody): number {
   if (body === null) return 0;
