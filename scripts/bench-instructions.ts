@@ -13,17 +13,15 @@
  * against it. Counts move by a few hundred between runs, as V8's optimising compiler works on
  * a thread of its own and finishes at different points; compare differences larger than that.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { callgrindArgs, type Count, mainThreadDump, perRequest, requireValgrind } from "./lib/callgrind.ts";
 import { flag } from "./lib/report.ts";
 
 const CHILD = fileURLToPath(new URL("./lib/cache-hit-loop.ts", import.meta.url));
-/** Functions of V8's collector, by name, as callgrind_annotate lists them. */
-const COLLECTOR =
-  /Scaveng|IterateObjectCache|RootScavenge|Evacuat|SemiSpace|FreeList|Sweep|Marking|MemoryChunk|SlotSet/;
 const ROWS = [
   { name: "default app", features: "" },
   { name: "+ JSON request log", features: "logs" },
@@ -32,39 +30,10 @@ const ROWS = [
   { name: "+ logs, CORS, rate limit", features: "logs,cors,ratelimit" },
 ];
 
-interface Count {
-  total: number;
-  outsideCollector: number;
-}
-
-function requireValgrind(): void {
-  try {
-    execFileSync("valgrind", ["--version"], { stdio: "ignore" });
-  } catch {
-    console.error("bench-instructions needs valgrind: apt-get install valgrind");
-    process.exit(1);
-  }
-}
-
 /** Runs one configuration under callgrind; resolves to its main thread's counts per request. */
 async function countOne(features: string, requests: number, warmup: number): Promise<Count> {
   const dir = mkdtempSync(join(tmpdir(), "bench-instructions-"));
-  const out = join(dir, "callgrind.out");
-  const args = [
-    "--tool=callgrind",
-    "--smc-check=all-non-file", // V8 writes the code it runs
-    "--instr-atstart=no",
-    "--separate-threads=yes",
-    `--callgrind-out-file=${out}`,
-    process.execPath,
-    // Optimised code made on the main thread, when the counts call for it, rather than whenever
-    // a compiler thread finishes: the same code runs in every run.
-    "--no-concurrent-recompilation",
-    "--single-threaded-gc",
-    "--import",
-    "tsx",
-    CHILD,
-  ];
+  const args = [...callgrindArgs(join(dir, "callgrind.out"), true), "--import", "tsx", CHILD];
   const env = { ...process.env, FEATURES: features, REQUESTS: String(requests), WARMUP: String(warmup) };
   const child = spawn("valgrind", args, { env, stdio: ["ignore", "ignore", "pipe"] });
   let errors = "";
@@ -72,35 +41,17 @@ async function countOne(features: string, requests: number, warmup: number): Pro
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   if (code !== 0) throw new Error(`the callgrind run of "${features}" failed (${code}):\n${errors.slice(-2000)}`);
   try {
-    // The dump asked for after the counted requests, for thread 1 (the main thread).
-    const dumps = readdirSync(dir).filter((name) => /\.\d+-01$/.test(name)).sort();
-    if (dumps.length === 0) throw new Error(`callgrind wrote no dump for "${features}"`);
-    return perRequest(join(dir, dumps.at(-1)!), requests);
+    // The dump asked for after the counted requests.
+    const dump = mainThreadDump(dir);
+    if (dump === undefined) throw new Error(`callgrind wrote no dump for "${features}"`);
+    return perRequest(dump, requests);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Instructions per request in a dump, in all and outside the collector's functions. */
-function perRequest(dump: string, requests: number): Count {
-  const text = execFileSync("callgrind_annotate", ["--inclusive=no", "--threshold=100", dump], {
-    encoding: "utf8",
-    maxBuffer: 64 << 20,
-  });
-  let total = 0;
-  let collector = 0;
-  for (const line of text.split("\n")) {
-    const match = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(.*)$/.exec(line);
-    if (match === null || match[2]!.includes("PROGRAM TOTALS")) continue;
-    const count = Number(match[1]!.replaceAll(",", ""));
-    total += count;
-    if (COLLECTOR.test(match[2]!)) collector += count;
-  }
-  return { total: total / requests, outsideCollector: (total - collector) / requests };
-}
-
 async function main(): Promise<void> {
-  requireValgrind();
+  requireValgrind("bench-instructions");
   const requests = flag("requests", 20_000);
   const warmup = flag("warmup", 30_000);
   console.log(`# bench-instructions: ${requests} cached requests after ${warmup}, main thread, per request\n`);

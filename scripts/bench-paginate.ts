@@ -24,15 +24,25 @@
  * server answers the service row's own bytes ("bare node:http, service bytes"): both targets are
  * also printed against it, the same-bytes comparison the default row gets.
  */
-import { openSync, writeSync } from "node:fs";
-import { cpus } from "node:os";
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
+import { Pool } from "undici";
 import { type App, type AppOptions, configureLogging, createApp, defaultErrorHandler } from "../src/mod.ts";
 import { createResponse } from "../src/http/fast-response.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { syncCounter } from "../src/store/ids.ts";
+import {
+  callgrindArgs,
+  callgrindControl,
+  type Count,
+  mainThreadDump,
+  perRequest,
+  requireValgrind,
+} from "./lib/callgrind.ts";
 import { fetchRaw, type RawResponse, sameResponse } from "./lib/capture.ts";
 import { startLoadClient } from "./lib/load.ts";
 import {
@@ -42,9 +52,11 @@ import {
   runServerProcess,
   serverRole,
   startServerProcess,
+  type Wrapper,
 } from "./lib/processes.ts";
 import { flag, loadAverage, median, roundRatios, summaryTable } from "./lib/report.ts";
 import { runRounds } from "./lib/rounds.ts";
+import { userDocs } from "./lib/seed-users.ts";
 
 const TARGET_RATIO = 0.3;
 const PATH = "/api/v1/users?page=2";
@@ -75,25 +87,6 @@ interface ServerSetup {
 
 // ---- servers -------------------------------------------------------------------------------
 
-/** The users as RecordStore.insert stores them: integer `_id`, fields, both dates, `_rev: 1`. */
-function users(from: number, to: number): Record<string, unknown>[] {
-  const docs = [];
-  for (let id = from; id <= to; id++) {
-    const at = new Date(Date.UTC(2026, 0, 1) + id * 1000);
-    docs.push({
-      _id: id,
-      email: `user${id}@example.com`,
-      name: `Name${id}`,
-      surname: `Surname${id}`,
-      password: "secret",
-      created_at: at,
-      updated_at: at,
-      _rev: 1,
-    });
-  }
-  return docs;
-}
-
 /** The example app, as main.ts builds it, on an in-memory engine holding `count` users. */
 async function seededApp(count: number, responseCache = true, service: Partial<AppOptions> = {}): Promise<App> {
   const dir = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
@@ -107,7 +100,9 @@ async function seededApp(count: number, responseCache = true, service: Partial<A
   });
   app.onError(defaultErrorHandler);
   const collection = app.db.collection("users");
-  for (let from = 1; from <= count; from += 1000) await collection.insertMany(users(from, Math.min(count, from + 999)));
+  for (let from = 1; from <= count; from += 1000) {
+    await collection.insertMany(userDocs(from, Math.min(count, from + 999)));
+  }
   await syncCounter(app.db, "users"); // as a restart would: later inserts continue after the seeded ids
   return app;
 }
@@ -209,8 +204,14 @@ function watchdog(setup: ReturnType<typeof setupFromFlags>, children: () => Cont
  * Starts the app and captures its page, then the servers that answer those bytes (bare, and
  * with `--floor` the references), checking each answers exactly what the app does.
  */
-async function startServers(script: string, users: number, servers: Contender[]): Promise<RawResponse> {
-  const app = await startServerProcess(script, APP, { users } satisfies ServerSetup);
+async function startServers(
+  script: string,
+  users: number,
+  servers: Contender[],
+  wrapperFor: (name: string) => Wrapper | undefined = () => undefined,
+): Promise<RawResponse> {
+  const start = (name: string, setup: ServerSetup) => startServerProcess(script, name, setup, wrapperFor(name));
+  const app = await start(APP, { users });
   servers.push(app);
   const captured = await fetchRaw(app.url + PATH);
   if (captured.status !== 200) {
@@ -219,13 +220,13 @@ async function startServers(script: string, users: number, servers: Contender[])
   // The uncached app is always measured too: the cache's figure alone would hide the database path.
   const others = process.argv.includes("--floor") ? [BARE, APP_UNCACHED, FIND, PING, PING_ONE] : [BARE, APP_UNCACHED];
   for (const name of others) {
-    const server = await startServerProcess(script, name, { users, captured } satisfies ServerSetup);
+    const server = await start(name, { users, captured });
     servers.splice(name === BARE ? 0 : servers.length, 0, server);
     const difference = sameResponse(captured, await fetchRaw(server.url + PATH));
     if (difference) throw new Error(`${name} and app answer differently: ${difference}`);
   }
   // The service row answers the same body with more headers (CORS, RateLimit-*): check it does.
-  const service = await startServerProcess(script, APP_SERVICE, { users } satisfies ServerSetup);
+  const service = await start(APP_SERVICE, { users });
   servers.splice(2, 0, service);
   const served = await fetchRaw(service.url + PATH, ORIGIN);
   const names = Object.keys(served.headers).map((name) => name.toLowerCase());
@@ -236,7 +237,7 @@ async function startServers(script: string, users: number, servers: Contender[])
     throw new Error(`${APP_SERVICE} does not answer as configured: headers ${names.join(", ")}`);
   }
   // Bare node:http answering the service row's own bytes: the cost of its extra headers on the wire.
-  const bareService = await startServerProcess(script, BARE_SERVICE, { users, captured: served } satisfies ServerSetup);
+  const bareService = await start(BARE_SERVICE, { users, captured: served });
   servers.splice(3, 0, bareService);
   const difference = sameResponse(served, await fetchRaw(bareService.url + PATH, ORIGIN));
   if (difference) throw new Error(`${BARE_SERVICE} and ${APP_SERVICE} answer differently: ${difference}`);
@@ -324,6 +325,128 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [PING_ONE]: (setup) => startPings(setup, 1),
 };
 
+// ---- --instructions ------------------------------------------------------------------------
+
+/** The servers `--instructions` counts, in the order they are reported. */
+const COUNTED = [BARE, APP, APP_SERVICE, BARE_SERVICE];
+
+/** Exactly `count` requests for the page, `connections` at a time, each read to its end. */
+async function sendRequests(url: string, count: number, connections: number): Promise<void> {
+  const pool = new Pool(url, { connections, pipelining: 1 });
+  let left = count;
+  const worker = async (): Promise<void> => {
+    while (left-- > 0) {
+      const { statusCode, body } = await pool.request({ path: PATH, method: "GET", headers: { origin: ORIGIN } });
+      await body.text();
+      if (statusCode !== 200) throw new Error(`${url}${PATH} answered ${statusCode}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: connections }, worker));
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Kills a server process and resolves once it has exited. */
+function stopped(server: Contender): Promise<void> {
+  const child = server.process;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill();
+  });
+}
+
+/** A server's main-thread instructions per request over `requests` requests after `warmup`. */
+async function countServer(server: Contender, dir: string, order: InstructionOrder): Promise<Count> {
+  await sendRequests(server.url, order.warmup, order.connections);
+  callgrindControl(server.process.pid!, "-i", "on");
+  await sendRequests(server.url, order.requests, order.connections);
+  callgrindControl(server.process.pid!, "-i", "off");
+  callgrindControl(server.process.pid!, "-d");
+  const dump = mainThreadDump(dir);
+  if (dump === undefined) throw new Error(`callgrind wrote no dump for ${server.name}`);
+  return perRequest(dump, order.requests);
+}
+
+interface InstructionOrder {
+  warmup: number;
+  requests: number;
+  connections: number;
+}
+
+/**
+ * `--instructions`: the same servers, each under callgrind, counted instead of timed. Host noise
+ * moves bench-paginate's times by more than its targets' margins; instruction counts it does not
+ * move. A ratio here is bare's instructions over the server's: what the throughput ratio would be
+ * if time followed instructions (it does not quite: JavaScript runs fewer instructions a cycle
+ * than node's C++ and the kernel's socket work is not counted, so the timed ratios come out lower).
+ */
+async function runInstructions(): Promise<void> {
+  requireValgrind("bench-paginate --instructions");
+  const order = {
+    warmup: flag("warmup", 12_000),
+    requests: flag("requests", 3_000),
+    connections: flag("connections", 16),
+  };
+  const users = flag("users", 10_000);
+  const root = mkdtempSync(join(tmpdir(), "bench-paginate-"));
+  const dirs = new Map(COUNTED.map((name, i) => [name, join(root, String(i))]));
+  const wrapperFor = (name: string): Wrapper | undefined => {
+    const dir = dirs.get(name);
+    if (dir === undefined) return undefined;
+    mkdirSync(dir);
+    return { execPath: "valgrind", args: callgrindArgs(join(dir, "callgrind.out"), false) };
+  };
+  const servers: Contender[] = [];
+  const counts = new Map<string, Count>();
+  try {
+    await startServers(fileURLToPath(import.meta.url), users, servers, wrapperFor);
+    for (const name of COUNTED) {
+      counts.set(name, await countServer(servers.find((server) => server.name === name)!, dirs.get(name)!, order));
+    }
+  } finally {
+    // Each valgrind writes its last dump as it exits: the folder goes once they all have.
+    await Promise.all(servers.map(stopped));
+    rmSync(root, { recursive: true, force: true });
+  }
+  reportInstructions(counts, order, users);
+}
+
+function reportInstructions(counts: Map<string, Count>, order: InstructionOrder, users: number): void {
+  console.log(
+    `\nNode ${process.version}, GET ${PATH} (page 2 of ${
+      users.toLocaleString("en-US")
+    } users), ${order.requests} requests after ${order.warmup} per server, ${order.connections} keep-alive connections, each server under callgrind; main thread, per request:\n`,
+  );
+  const bare = counts.get(BARE)!.total;
+  const ratioOf = (name: string): number => bare / counts.get(name)!.total;
+  console.log("| server | instructions | outside the collector | bare/server |");
+  console.log("| --- | ---: | ---: | ---: |");
+  for (const [name, { total, outsideCollector }] of counts) {
+    const cells = [total, outsideCollector].map((value) => Math.round(value).toLocaleString("en-US"));
+    console.log(`| ${name} | ${cells[0]} | ${cells[1]} | ${ratioOf(name).toFixed(2)} |`);
+  }
+  const app = ratioOf(APP);
+  const service = ratioOf(APP_SERVICE);
+  const sameBytes = counts.get(BARE_SERVICE)!.total / counts.get(APP_SERVICE)!.total;
+  const verdict = (value: number, target: number) =>
+    `target ≥ ${target.toFixed(2)} ${value >= target ? "met" : "NOT met"}`;
+  console.log(`\napp/bare ${app.toFixed(2)} in instructions: ${verdict(app, TARGET_RATIO)}.`);
+  console.log(
+    `service/bare ${service.toFixed(2)}: ${verdict(service, SERVICE_TARGET_OF_BARE)}; ${
+      (service / app).toFixed(2)
+    } of app/bare: ${verdict(service / app, SERVICE_TARGET)}.`,
+  );
+  console.log(
+    `service/(bare, service bytes) ${sameBytes.toFixed(2)}: ${verdict(sameBytes, SERVICE_TARGET_OF_BARE)}; ${
+      (sameBytes / app).toFixed(2)
+    } of app/bare: ${verdict(sameBytes / app, SERVICE_TARGET)}.`,
+  );
+}
+
 const serverName = serverRole();
 if (serverName !== undefined) runServerProcess(CONTENDERS[serverName]!);
+else if (process.argv.includes("--instructions")) await runInstructions();
 else await runBenchmark();

@@ -20,6 +20,7 @@ import { directFetchOf } from "../../src/http/direct-fetch.ts";
 import { createNodeRequest } from "../../src/adapters/node/node-request.ts";
 import { writeDirect } from "../../src/adapters/node/node-response.ts";
 import { directResponse } from "../../src/http/fast-response.ts";
+import { userDocs } from "./seed-users.ts";
 
 const ORIGIN = "http://app.bench.example";
 const URL_TEXT = "http://127.0.0.1:3000/api/v1/users?page=2";
@@ -39,21 +40,7 @@ const app = await createApp({
   ...(features.has("ratelimit") ? { rateLimit: { windowMs: 60_000, max: 1_000_000_000 } } : {}),
 });
 app.onError(defaultErrorHandler);
-const users = app.db.collection("users");
-for (let id = 1; id <= 100; id++) {
-  const at = new Date(Date.UTC(2026, 0, 1) + id * 1000);
-  const user: Record<string, unknown> = {
-    _id: id,
-    email: `user${id}@example.com`,
-    name: `Name${id}`,
-    surname: `Surname${id}`,
-    password: "secret",
-    created_at: at,
-    updated_at: at,
-    _rev: 1,
-  };
-  await users.insertOne(user);
-}
+await app.db.collection("users").insertMany(userDocs(1, 100));
 
 const fetch = directFetchOf(app.fetch);
 const info = Object.freeze({ remoteAddr: Object.freeze({ hostname: "127.0.0.1", port: 50_000 }) });

@@ -100,9 +100,26 @@ export function ask<T>(child: ChildProcess, order?: ServerOrder): Promise<T> {
   });
 }
 
-/** Forks `script --server NAME`, hands it `setup`, and waits until it listens. */
-export async function startServerProcess(script: string, name: string, setup: unknown = null): Promise<Contender> {
-  const child = fork(script, ["--server", name], { stdio: "inherit" });
+/** A program node runs under (valgrind, say): its executable, and its arguments up to and including node's own. */
+export interface Wrapper {
+  execPath: string;
+  args: string[];
+}
+
+/**
+ * Forks `script --server NAME`, hands it `setup`, and waits until it listens. `wrapper` runs
+ * node under another program (bench-paginate's `--instructions` runs it under valgrind).
+ */
+export async function startServerProcess(
+  script: string,
+  name: string,
+  setup: unknown = null,
+  wrapper?: Wrapper,
+): Promise<Contender> {
+  const options = wrapper === undefined
+    ? {}
+    : { execPath: wrapper.execPath, execArgv: [...wrapper.args, ...process.execArgv] };
+  const child = fork(script, ["--server", name], { stdio: "inherit", ...options });
   const { url } = await ask<{ url: string }>(child, { setup });
   return { name, process: child, url, rates: [], costs: [] };
 }
