@@ -2,6 +2,7 @@
  * The list's hot path against bare node:http, in one run:
  *
  *   npx tsx scripts/bench-paginate.ts [--seconds 1.5] [--rounds 8] [--connections 16] [--users 10000] [--floor]
+ *   npx tsx scripts/bench-paginate.ts --instructions [--warmup 12000] [--requests 3000] [--users 10000]
  *
  * The app process starts the example app (models/, hooks/) on an in-memory embedded engine,
  * seeds 10,000 users through the driver in the shape the framework stores them, and serves
@@ -23,6 +24,8 @@
  * It answers seven headers more than the default app (CORS, RateLimit-*, Vary), so a second bare
  * server answers the service row's own bytes ("bare node:http, service bytes"): both targets are
  * also printed against it, the same-bytes comparison the default row gets.
+ *
+ * `--instructions` counts instead of timing (needs valgrind): see {@link runInstructions}.
  */
 import { mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
