@@ -4,8 +4,8 @@ import type { HeaderRecord } from "./fast-response.ts";
 export interface CachedBody {
   /**
    * The body as UTF-8, encoded once when it was kept: a hit hands these bytes to the socket
-   * as they are, where a string would be encoded again on every request (on Node, about as
-   * much work as the rest of answering a hit).
+   * as they are rather than a string to encode again, and the cache's bound counts what it
+   * actually holds (docs/benchmarks.md, seventh pass: no measurable speed difference).
    */
   readonly bytes: Uint8Array;
   readonly etag: string;
