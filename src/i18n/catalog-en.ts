@@ -48,6 +48,13 @@ export const en = {
     "Too many requests: at most {max} in {window} seconds are allowed; retry in {retryAfter} seconds.",
   "request.notReady": "The database cannot be reached.",
   "request.targetMalformed": "The request target or Host header is malformed.",
+  "request.malformed": "The request is not valid HTTP/1.1: {reason}.",
+  "request.headersTooLarge": "The request's header section is larger than the limit of {limit} bytes.",
+  "request.chunkExtensionsTooLarge": "The request body's chunk extensions are larger than the server allows.",
+  "request.timedOut": "The request was not received in time: the server allows {allowed}.",
+  "timeout.headers": "{ms} ms for its headers",
+  "timeout.request": "{ms} ms for the whole request",
+  "timeout.both": "{headers} ms for its headers and {request} ms for the whole request",
   "server.shuttingDown": "The server is shutting down; retry the request shortly.",
   // query parameters
   "param.repeated": "The {name} parameter may be given only once.",

@@ -1,11 +1,18 @@
 // First: keeps node's tick records on V8's fast path (see tick-shape.ts).
 import "./tick-shape.ts";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { directFetchOf } from "../../http/direct-fetch.ts";
 import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { englishOnly, type Translator } from "../../i18n/message.ts";
-import { Exchange, type ServerContext } from "./node-exchange.ts";
+import {
+  answerClientError,
+  type ClientError,
+  type ClientErrorFields,
+  refusalBytes,
+  refusalFor,
+} from "./node-client-error.ts";
+import { Exchange, isResponding, type ServerContext } from "./node-exchange.ts";
 import { cutMessage, type ShutdownLog, withinDeadline } from "../../http/shutdown.ts";
 import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 
@@ -83,6 +90,14 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   server.on(
     "checkContinue",
     (req: IncomingMessage, res: ServerResponse) => new Exchange(context, req, res, true).start(),
+  );
+  // Requests node:http refuses itself (unparsable, headers too large, too slow) get the
+  // spec's {error} body instead of node's empty one.
+  const limits = { maxHeaderSize, timeouts };
+  const reply = (error: ClientErrorFields) => refusalBytes(refusalFor(error, limits), context.languages);
+  server.on(
+    "clientError",
+    (error: ClientError, socket) => answerClientError(error, socket, isResponding(socket), reply),
   );
   await listen(server, options.port ?? 3000, options.host);
   // Past listen, a server error (say, accept() out of file descriptors) must not end the process.

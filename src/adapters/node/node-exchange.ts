@@ -231,6 +231,11 @@ export class Exchange implements BodySource {
     return () => exchange.#wireClosed();
   }
 
+  /** Whether the response's headers have gone out (or are queued to). */
+  get headersSent(): boolean {
+    return this.#res.headersSent;
+  }
+
   /** Its connection closed: the response is done with, sent or not. */
   socketClosed(): void {
     this.#wireClosed();
@@ -253,6 +258,18 @@ export class Exchange implements BodySource {
 }
 
 function ignore(): void {}
+
+/**
+ * Whether part of a response may already be on its way on this socket: an exchange open on it
+ * has sent its headers (node's own test before it answers a client error). One answered in the
+ * turn its request arrived is written whole by then, so it does not count.
+ */
+export function isResponding(socket: object): boolean {
+  const connection = (socket as { [CONNECTION]?: Connection })[CONNECTION];
+  if (connection === undefined) return false;
+  for (const exchange of connection.open) if (exchange.headersSent) return true;
+  return false;
+}
 
 /** Where a socket keeps its {@link Connection}. */
 const CONNECTION: unique symbol = Symbol("mongorest.connection");
