@@ -22,6 +22,7 @@ import { checkKeys, isPlainObject } from "./model/strict.ts";
 import { type QueryLimits, resolveLimits } from "./query/limits.ts";
 import { type Database, type DatabaseOptions, openDatabase } from "./store/connect.ts";
 import { ensureIndexes } from "./store/indexes.ts";
+import { refuseHiddenRecords } from "./store/former-collections.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
 import type { ConnectionInfo } from "./service/client.ts";
@@ -136,6 +137,7 @@ function buildRoutes(state: AppState, models: readonly Model[], hooks: Record<st
 
 async function prepareCollections(db: Db, models: readonly Model[]): Promise<void> {
   for (const model of models) {
+    await refuseHiddenRecords(db, model);
     await syncCounter(db, model.collection);
     await ensureIndexes(db, model);
   }

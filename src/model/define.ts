@@ -4,7 +4,7 @@
  * their options (`relations.ts`), page size, counting and string limits (`limits.ts`), and the
  * key and name checks (`definition-checks.ts`). Every layer keeps importing them from here.
  */
-import { collectionName, routeName } from "./naming.ts";
+import { collectionName, formerNames, routeName } from "./naming.ts";
 import {
   type AnyStruct,
   type FieldKind,
@@ -77,6 +77,13 @@ function resolveOutput(def: ModelDefinition): Pick<Model, "serialize" | "cache">
   return { serialize: def.serialize, cache: def.cache !== false };
 }
 
+/** The names earlier versions derived, for the collection (and route) this definition leaves derived. */
+function formerNamesOf(def: ModelDefinition): Pick<Model, "former"> {
+  const former = def.collection === undefined ? formerNames(def.name) : undefined;
+  if (former === undefined) return {};
+  return { former: def.route === undefined ? former : { collection: former.collection } };
+}
+
 /**
  * Turns a model file's definition into a resolved {@link Model}. Throws a TypeError at
  * start-up for definitions that could only fail later, at request time.
@@ -93,6 +100,7 @@ export function defineModel(def: ModelDefinition): Model {
     name: def.name,
     route: def.route ?? routeName(def.name),
     collection: def.collection ?? collectionName(def.name),
+    ...formerNamesOf(def),
     fields: Object.freeze({ ...def.fields }),
     kinds,
     hidden,

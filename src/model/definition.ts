@@ -96,6 +96,12 @@ export interface Model {
   readonly name: string;
   readonly route: string;
   readonly collection: string;
+  /**
+   * The derived names versions up to 0.1 gave this model, where they differ from today's
+   * (`Person`: `persons`, now `people`); `route` only if the route is derived too. Unset when
+   * the model names its collection itself. Start-up refuses to hide records left under it.
+   */
+  readonly former?: { readonly collection: string; readonly route?: string };
   readonly fields: Readonly<Record<string, AnyStruct>>;
   /** Kind of every queryable field, system fields included. */
   readonly kinds: ReadonlyMap<string, FieldKind>;

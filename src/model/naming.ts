@@ -1,3 +1,5 @@
+import pluralize from "pluralize";
+
 /**
  * Splits a PascalCase name into lower-case words.
  * @example words("BlogPost") // ["blog", "post"]
@@ -13,20 +15,31 @@ export function words(name: string): string[] {
 }
 
 /**
- * English plural of one lower-case word, covering the regular rules.
+ * English plural of one lower-case word, irregular and uncountable words included, through the
+ * `pluralize` library: the plurals Axe API (which uses it too), Rails and Laravel give.
  * @example plural("category") // "categories"
- * @example plural("box")      // "boxes"
- * @example plural("key")      // "keys"
+ * @example plural("person")   // "people"
+ * @example plural("shelf")    // "shelves"
+ * @example plural("sheep")    // "sheep"
  */
 export function plural(word: string): string {
+  return pluralize.plural(word);
+}
+
+/**
+ * The plural versions up to 0.1 derived: regular endings only, so irregular words came out
+ * wrong ("person" → "persons"). Kept to find records left under those names.
+ * @example regularPlural("person") // "persons"
+ */
+function regularPlural(word: string): string {
   if (/[^aeiou]y$/.test(word)) return word.slice(0, -1) + "ies";
   if (/(s|x|z|ch|sh)$/.test(word)) return word + "es";
   return word + "s";
 }
 
-function pluralWords(name: string): string[] {
+function pluralWords(name: string, toPlural: (word: string) => string = plural): string[] {
   const parts = words(name);
-  parts[parts.length - 1] = plural(parts[parts.length - 1]);
+  parts[parts.length - 1] = toPlural(parts[parts.length - 1]);
   return parts;
 }
 
@@ -44,6 +57,19 @@ export function routeName(name: string): string {
  */
 export function collectionName(name: string): string {
   return pluralWords(name).join("_");
+}
+
+/**
+ * The route and collection names versions up to 0.1 derived for a model, when they differ from
+ * today's (`Person`: `persons`, now `people`). Start-up looks for records left under the old
+ * collection name, which the new one would hide.
+ * @example formerNames("Person") // { route: "persons", collection: "persons" }
+ * @example formerNames("User")   // undefined
+ */
+export function formerNames(name: string): { route: string; collection: string } | undefined {
+  const former = pluralWords(name, regularPlural);
+  const collection = former.join("_");
+  return collection === collectionName(name) ? undefined : { route: former.join("-"), collection };
 }
 
 /**

@@ -78,7 +78,7 @@ before(async () => {
   );
   const people = [["Ada", "Lovelace"], ["Alan", "Turing"], ["Grace", "Hopper"], ["Edsger", "Dijkstra"]];
   for (const [name, surname] of people) {
-    assert.equal((await call(app, "POST", "/api/v1/persons", { name, surname, secret: "s" })).status, 201);
+    assert.equal((await call(app, "POST", "/api/v1/people", { name, surname, secret: "s" })).status, 201);
   }
   const articles = [["a1", "published", 1], ["a2", "published", 1], ["a3", "published", 1], ["d1", "draft", 1], [
     "b1",
@@ -99,7 +99,7 @@ const q = (filter: unknown) => `q=${encodeURIComponent(JSON.stringify(filter))}`
 
 describe("serializers", () => {
   test("the model's serializer, then the app's, shape list, show and written records", async () => {
-    const list = await get("persons?per_page=1", { "x-client": "web" });
+    const list = await get("people?per_page=1", { "x-client": "web" });
     assert.deepEqual(list.body.data[0], {
       id: 1,
       name: "Ada",
@@ -110,7 +110,7 @@ describe("serializers", () => {
       kind: "Person",
       via: "web",
     });
-    assert.equal((await get("persons/2")).body.fullname, "Alan Turing");
+    assert.equal((await get("people/2")).body.fullname, "Alan Turing");
     const created = await jsonOf(
       await call(app, "POST", "/api/v1/articles", { title: "new", status: "draft", person_id: 4 }),
     );
@@ -126,7 +126,7 @@ describe("serializers", () => {
   });
 
   test("related records loaded through with get their own model's serializer", async () => {
-    const { body } = await get("persons/1?with=articles,badge");
+    const { body } = await get("people/1?with=articles,badge");
     assert.deepEqual(body.articles.map((a: { shout: string; kind: string }) => [a.shout, a.kind]), [["A3", "Article"], [
       "A2",
       "Article",
@@ -141,20 +141,20 @@ describe("serializers", () => {
   });
 
   test("fields= selects stored fields first; the serializer sees only those", async () => {
-    const { body } = await get("persons/1?fields=name");
+    const { body } = await get("people/1?fields=name");
     assert.deepEqual(Object.keys(body).sort(), ["id", "kind", "name", "via"].sort());
   });
 
   test("added fields are neither queryable nor sortable", async () => {
-    assert.match((await get(`persons?${q({ fullname: "Ada Lovelace" })}`)).body.error, /fullname/);
-    assert.equal((await get("persons?sort=fullname")).status, 400);
+    assert.match((await get(`people?${q({ fullname: "Ada Lovelace" })}`)).body.error, /fullname/);
+    assert.equal((await get("people?sort=fullname")).status, 400);
   });
 
   test("the ETag is computed from the serialized body", async () => {
-    const web = await call(app, "GET", "/api/v1/persons/1", undefined, { "x-client": "web" });
-    const cli = await call(app, "GET", "/api/v1/persons/1", undefined, { "x-client": "cli" });
+    const web = await call(app, "GET", "/api/v1/people/1", undefined, { "x-client": "web" });
+    const cli = await call(app, "GET", "/api/v1/people/1", undefined, { "x-client": "cli" });
     assert.notEqual(web.headers.get("etag"), cli.headers.get("etag"));
-    const again = await call(app, "GET", "/api/v1/persons/1", undefined, {
+    const again = await call(app, "GET", "/api/v1/people/1", undefined, {
       "x-client": "web",
       "if-none-match": web.headers.get("etag")!,
     });
@@ -167,7 +167,7 @@ describe("conditions on related records", () => {
     commands.length = 0;
     const eq = await get(`articles?${q({ "person.name": "Alan" })}`);
     assert.deepEqual(eq.body.data.map((a: { title: string }) => a.title), ["b1", "d2"]);
-    assert.equal(commands.filter((c) => c === "find:persons").length, 1, commands.join(" "));
+    assert.equal(commands.filter((c) => c === "find:people").length, 1, commands.join(" "));
     const like = await get(`articles?${q({ "person.name.$like": "A*", "status": "draft" })}`);
     assert.deepEqual(like.body.data.map((a: { title: string }) => a.title), ["d1", "d2"]);
     const notIn = await get(`articles?${q({ "person.surname.$notIn": ["Lovelace"] })}`);
@@ -177,14 +177,14 @@ describe("conditions on related records", () => {
   });
 
   test("hasOne: matching related records give the ids", async () => {
-    const { body } = await get(`persons?${q({ "badge.label.$in": ["second"] })}`);
+    const { body } = await get(`people?${q({ "badge.label.$in": ["second"] })}`);
     assert.deepEqual(body.data.map((p: { id: number }) => p.id), [3]);
   });
 
   test("no join per record: the related query runs once whatever the page size", async () => {
     commands.length = 0;
     await get(`articles?per_page=20&${q({ "person.name.$like": "*a*" })}`);
-    assert.equal(commands.filter((c) => c === "find:persons").length, 1, commands.join(" "));
+    assert.equal(commands.filter((c) => c === "find:people").length, 1, commands.join(" "));
   });
 
   test("more matches than maxInList is a 400 that states the bound", async () => {
@@ -198,34 +198,34 @@ describe("conditions on related records", () => {
       (await get(`articles?${q({ "person.secret": "s" })}`)).body.error,
       /Undefined column names: person\.secret/,
     );
-    assert.equal((await get(`persons?${q({ "articles.title": "a1" })}`)).status, 400);
+    assert.equal((await get(`people?${q({ "articles.title": "a1" })}`)).status, 400);
   });
 });
 
 describe("relation options and relation hooks", () => {
   test("with honours the relation's sort, filter and limit", async () => {
-    const { body } = await get("persons/1?with=articles");
+    const { body } = await get("people/1?with=articles");
     assert.deepEqual(body.articles.map((a: { title: string }) => a.title), ["a3", "a2"]);
   });
 
   test("the nested list honours them too: filter always, sort by default, limit as its page", async () => {
-    const { body } = await get("persons/1/articles");
+    const { body } = await get("people/1/articles");
     assert.deepEqual(body.data.map((a: { title: string }) => a.title), ["a3", "a2"]);
     assert.equal(body.pagination.perPage, 2);
     assert.equal(body.pagination.total, 3);
-    const sorted = await get("persons/1/articles?sort=title");
+    const sorted = await get("people/1/articles?sort=title");
     assert.deepEqual(sorted.body.data.map((a: { title: string }) => a.title), ["a1", "a2"]);
-    const tooLarge = await get("persons/1/articles?per_page=3");
+    const tooLarge = await get("people/1/articles?per_page=3");
     assert.deepEqual([tooLarge.status, /per_page/.test(tooLarge.body.error)], [400, true]);
   });
 
   test("onBeforeRelation adds a filter from the request: a user sees only their own drafts", async () => {
-    const mine = await get("persons?with=drafts{title}&per_page=2", { "x-person": "1" });
+    const mine = await get("people?with=drafts{title}&per_page=2", { "x-person": "1" });
     assert.deepEqual(mine.body.data.map((p: { drafts: { title: string }[] }) => p.drafts.map((d) => d.title)), [
       ["d1"],
       [],
     ]);
-    const theirs = await get("persons?with=drafts{title}&per_page=2", { "x-person": "2" });
+    const theirs = await get("people?with=drafts{title}&per_page=2", { "x-person": "2" });
     assert.deepEqual(theirs.body.data.map((p: { drafts: { title: string }[] }) => p.drafts.map((d) => d.title)), [[], [
       "d2",
     ]]);
@@ -234,7 +234,7 @@ describe("relation options and relation hooks", () => {
 
 describe("query permissions", () => {
   test("a denied q, sort or with is a 400 naming the field and the feature", async () => {
-    const filter = await get(`persons?${q({ "created_at.$gt": "2000-01-01" })}`);
+    const filter = await get(`people?${q({ "created_at.$gt": "2000-01-01" })}`);
     assert.deepEqual([filter.status, /Filtering on created_at is not allowed on Person/.test(filter.body.error)], [
       400,
       true,
@@ -296,7 +296,7 @@ describe("Cache-Status", () => {
       "mongorest; fwd=bypass; detail=model",
     );
     assert.equal(
-      (await call(app, "GET", "/api/v1/persons")).headers.get("cache-status"),
+      (await call(app, "GET", "/api/v1/people")).headers.get("cache-status"),
       "mongorest; fwd=bypass; detail=serializer",
     );
   });

@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { string } from "superstruct";
-import { collectionName, routeName } from "../../src/model/naming.ts";
+import { collectionName, formerNames, routeName } from "../../src/model/naming.ts";
 import { defineModel } from "../../src/mod.ts";
 
 describe("model naming", () => {
@@ -12,6 +12,12 @@ describe("model naming", () => {
     ["Box", "boxes", "boxes"],
     ["Key", "keys", "keys"],
     ["HTTPLog", "http-logs", "http_logs"],
+    ["Person", "people", "people"],
+    ["BookShelf", "book-shelves", "book_shelves"],
+    ["Analysis", "analyses", "analyses"],
+    ["Status", "statuses", "statuses"],
+    ["Child", "children", "children"],
+    ["Sheep", "sheep", "sheep"],
   ];
   for (const [name, route, collection] of cases) {
     test(`${name} → /${route}, collection ${collection}`, () => {
@@ -19,6 +25,23 @@ describe("model naming", () => {
       assert.equal(collectionName(name), collection);
     });
   }
+
+  test("names versions up to 0.1 derived are known where they differ, and only there", () => {
+    assert.deepEqual(formerNames("Person"), { route: "persons", collection: "persons" });
+    assert.deepEqual(formerNames("BookShelf"), { route: "book-shelfs", collection: "book_shelfs" });
+    assert.deepEqual(formerNames("Analysis"), { route: "analysises", collection: "analysises" });
+    for (const name of ["User", "BlogPost", "Category", "Box", "Status", "HTTPLog"]) {
+      assert.equal(formerNames(name), undefined, name);
+    }
+  });
+
+  test("defineModel keeps the former names only for what the model leaves derived", () => {
+    const fields = { name: string() };
+    assert.deepEqual(defineModel({ name: "Person", fields }).former, { route: "persons", collection: "persons" });
+    assert.deepEqual(defineModel({ name: "Person", fields, route: "folks" }).former, { collection: "persons" });
+    assert.equal(defineModel({ name: "Person", fields, collection: "humans" }).former, undefined);
+    assert.equal(defineModel({ name: "Widget", fields }).former, undefined);
+  });
 
   test("defineModel derives route, collection and limits", () => {
     const model = defineModel({ name: "Widget", fields: { title: string() } });
