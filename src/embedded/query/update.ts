@@ -7,7 +7,7 @@ import { cloneDeep } from "mingo/util";
 import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { Collation } from "../store/collation.ts";
-import { compareValues, keyOf } from "../store/values.ts";
+import { compareValues, identicalValues } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import type { Variables } from "./variables.ts";
@@ -106,7 +106,7 @@ export function applyUpdate(
   if (Array.isArray(spec)) next = applyPipeline(doc, spec, options);
   else if (isOperatorUpdate(spec)) next = applyOperators(doc, spec, options, inserting);
   else next = replace(doc, spec);
-  return { doc: next, changed: keyOf(next) !== keyOf(doc) };
+  return { doc: next, changed: !identicalValues(next, doc) };
 }
 
 function setPath(doc: Document, path: string, value: unknown): void {

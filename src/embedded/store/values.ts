@@ -1,6 +1,7 @@
 import { type Binary, type Long, Long as LongClass, type ObjectId, type Timestamp } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import type { StringCompare } from "./collation.ts";
+import { compareWithDecimal, exactKey } from "./exact-numbers.ts";
 import { compareStrings } from "./strings.ts";
 
 /** Rank of each BSON type in MongoDB's cross-type comparison order (null and missing: 2). */
@@ -76,6 +77,7 @@ function compareLongToNumber(a: Long, b: number): number {
 function compareNumbers(a: unknown, b: unknown): number {
   const ta = bsonTag(a);
   const tb = bsonTag(b);
+  if (ta === "Decimal128" || tb === "Decimal128") return compareWithDecimal(a, b);
   if (ta === "Long" && tb === "Long") return (a as Long).compare(b as Long);
   if (ta === "Long" && typeof b === "number") return compareLongToNumber(a as Long, b);
   if (tb === "Long" && typeof a === "number") return -compareLongToNumber(b as Long, a);
@@ -153,11 +155,12 @@ export function compareValues(a: unknown, b: unknown, strings?: StringCompare): 
 /** A Map key for a value: JS numbers (and int64/decimal equal to one) map to themselves. */
 export type ValueKey = number | string;
 
+/** A number's key: the double when it holds the value exactly, otherwise the exact value's text. */
 function numericKey(v: unknown): ValueKey {
   const n = toNumber(v);
-  if (bsonTag(v) === "Long" && !Number.isSafeInteger(n)) return "l" + String(v);
-  if (bsonTag(v) === "Decimal128" && String(n) !== String(v) && !Number.isInteger(n)) return "m" + String(v);
-  return n === 0 ? 0 : n;
+  const tag = bsonTag(v);
+  const wide = tag === "Decimal128" || (tag === "Long" && !Number.isSafeInteger(n));
+  return (wide ? exactKey(v) : undefined) ?? (n === 0 ? 0 : n);
 }
 
 function encode(v: unknown): string {
@@ -198,4 +201,28 @@ export function keyOf(v: unknown): ValueKey {
       return "x" + (v as Binary).sub_type + ":" + (v as Binary).toString("base64");
   }
   return "?" + String(tag) + ":" + JSON.stringify(v);
+}
+
+/**
+ * Whether two values are the same BSON value, type and digits included: unlike
+ * {@link compareValues} and {@link keyOf}, `Long(5)` is not `5` and `Decimal128("1.10")` is
+ * not `Decimal128("1.1")`. An update that changes only such a detail still writes and counts
+ * as modified, as MongoDB's does. (int32 and double are both JS numbers here, so they cannot
+ * differ by type; -0 and 0 do differ, as their bytes do.)
+ */
+export function identicalValues(a: unknown, b: unknown): boolean {
+  if (typeof a === "number" || typeof b === "number") return typeof a === typeof b && Object.is(a, b);
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => identicalValues(x, b[i]));
+  if (isPlainObject(a)) return isPlainObject(b) && identicalDocuments(a, b);
+  if (a instanceof Date) return b instanceof Date && Object.is(a.getTime(), b.getTime());
+  const tag = bsonTag(a);
+  if (tag !== bsonTag(b) || a.constructor !== b.constructor) return false;
+  return keyOf(a) === keyOf(b) && (tag !== "Decimal128" || String(a) === String(b));
+}
+
+function identicalDocuments(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keysA = Object.keys(a), keysB = Object.keys(b);
+  return keysA.length === keysB.length && keysA.every((key, i) => key === keysB[i] && identicalValues(a[key], b[key]));
 }
