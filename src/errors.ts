@@ -1,21 +1,46 @@
 import type { MessageKey } from "./i18n/catalog-en.ts";
 import { english, type Message, type MessageParam } from "./i18n/message.ts";
 
-/** ApiError's options: Error's own (`cause`), plus the status. */
+/** ApiError's options: Error's own (`cause`), plus the status and headers. */
 export interface ApiErrorOptions extends ErrorOptions {
   /** HTTP status, 400 to 599 (default 400). */
   status?: number;
+  /**
+   * Headers the error response carries: `WWW-Authenticate` for a 401 (HTTP requires it),
+   * `Retry-After` for a 503, `Allow` for a 405. The body stays `{ "error": message }`, so
+   * Content-Type, Content-Length and Transfer-Encoding are the framework's and refused here.
+   */
+  headers?: Record<string, string> | [string, string][] | Headers;
+}
+
+/** Headers an ApiError may not set: they describe the body, which the framework writes. */
+const BODY_HEADERS = new Set(["content-type", "content-length", "transfer-encoding"]);
+
+/** An ApiError's headers as lower-cased names and values, checked once, when it is thrown. */
+function errorHeaders(init: ApiErrorOptions["headers"]): Readonly<Record<string, string>> | undefined {
+  if (init === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of new Headers(init)) {
+    if (BODY_HEADERS.has(name)) {
+      throw new TypeError(`ApiError headers cannot set ${name}: the error body is the framework's JSON`);
+    }
+    headers[name] = value;
+  }
+  return Object.freeze(headers);
 }
 
 /**
  * An error meant for the client: its message is sent as `{ "error": message }` with `status`.
  * Throw it from hooks or anywhere in a request; the default status is 400. Like Error it takes
  * a `cause`, kept for logs and never sent: `new ApiError("Payment refused.", 402, { cause })`
- * or `new ApiError("Payment refused.", { status: 402, cause })`.
+ * or `new ApiError("Payment refused.", { status: 402, cause })`. Headers go with it:
+ * `new ApiError("Sign in first.", { status: 401, headers: { "WWW-Authenticate": "Bearer" } })`.
  */
 export class ApiError extends Error {
   /** HTTP status sent to the client. */
   readonly status: number;
+  /** Headers sent with the error response (lower-cased names), if any. */
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(message: string, status: number | ApiErrorOptions = 400, options?: ErrorOptions) {
     const settings = typeof status === "number" ? { ...options, status } : status;
@@ -26,6 +51,8 @@ export class ApiError extends Error {
       throw new TypeError(`ApiError status must be an integer from 400 to 599, got ${code}`);
     }
     this.status = code;
+    const headers = errorHeaders(settings.headers);
+    if (headers !== undefined) this.headers = headers;
   }
 }
 

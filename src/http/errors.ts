@@ -79,7 +79,7 @@ export async function errorToResponse(
   if (error instanceof CatalogError) {
     return errorResponse(say(error.detail, language, languages), error.status, language);
   }
-  if (error instanceof ApiError) return errorResponse(error.message, error.status, language);
+  if (error instanceof ApiError) return errorResponse(error.message, error.status, language, error.headers);
   const field = duplicateKeyField(error);
   if (field !== null && field !== "_id" && field !== "") {
     return errorResponse(say(msg("record.duplicate", { field }), language, languages), 409, language);

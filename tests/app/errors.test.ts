@@ -114,6 +114,12 @@ describe("error handler", () => {
             const status = ctx.request.headers.get("x-status");
             if (status) throw new ApiError("Custom refusal.", Number(status));
           },
+          onBeforeInsert() {
+            throw new ApiError("Sign in first.", {
+              status: 401,
+              headers: { "WWW-Authenticate": 'Bearer realm="booms"', "Cache-Control": "no-store" },
+            });
+          },
         },
       },
     });
@@ -171,6 +177,24 @@ describe("error handler", () => {
       assertJsonHeaders(res);
       assert.deepEqual(await res.json(), { error: "Custom refusal." });
     }
+  });
+
+  test("ApiError's headers go out with its status and message, beside the framework's", async () => {
+    const res = await call(app, "POST", "/api/v1/booms", { title: "x" });
+    assert.equal(res.status, 401);
+    assertJsonHeaders(res);
+    assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="booms"');
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.deepEqual(await res.json(), { error: "Sign in first." });
+  });
+
+  test("ApiError refuses headers that would contradict its JSON body, and invalid ones", () => {
+    for (const name of ["Content-Type", "content-length", "Transfer-Encoding"]) {
+      assert.throws(() => new ApiError("x", { headers: { [name]: "1" } }), /cannot set/, name);
+    }
+    assert.throws(() => new ApiError("x", { headers: { "bad name": "1" } }), TypeError);
+    assert.deepEqual(new ApiError("x", { headers: [["Retry-After", "120"]] }).headers, { "retry-after": "120" });
+    assert.equal(new ApiError("x").headers, undefined);
   });
 
   test("ApiError defaults to 400", () => {
