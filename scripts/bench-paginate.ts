@@ -1,7 +1,7 @@
 /**
  * The list's hot path against bare node:http, in one run:
  *
- *   npx tsx scripts/bench-paginate.ts [--seconds 1.5] [--rounds 8] [--connections 16] [--users 10000] [--floor]
+ *   npx tsx scripts/bench-paginate.ts [--seconds 1.5] [--rounds 8] [--sessions 1] [--connections 16] [--users 10000] [--floor]
  *   npx tsx scripts/bench-paginate.ts --instructions [--warmup 12000] [--requests 3000] [--users 10000]
  *
  * The app process starts the example app (models/, hooks/) on an in-memory embedded engine,
@@ -198,12 +198,13 @@ function setupFromFlags() {
     rounds: flag("rounds", 8),
     connections: flag("connections", 16),
     users: flag("users", 10_000),
+    sessions: flag("sessions", 1),
   };
 }
 
 /** Kills everything if a run outlives its budget (a hung server must not hang the caller). */
 function watchdog(setup: ReturnType<typeof setupFromFlags>, children: () => Contender[]): NodeJS.Timeout {
-  const budget = 30 + 5 * (1 + setup.rounds * (setup.seconds + 0.5));
+  const budget = 30 * setup.sessions + 5 * (setup.sessions + setup.rounds * (setup.seconds + 0.5));
   const timer = setTimeout(() => {
     console.error(`bench-paginate: no result after ${budget} s, giving up`);
     for (const child of children()) child.process.kill();
@@ -256,31 +257,63 @@ async function startServers(
   return captured;
 }
 
+/**
+ * `--sessions N` splits the rounds over N sets of server processes, each started fresh: two
+ * processes of the same server can differ by several percent for their whole life (where their
+ * code and heap landed), which alternating rounds inside one process cannot average out.
+ */
 async function runBenchmark(): Promise<void> {
   const setup = setupFromFlags();
-  const servers: Contender[] = [];
-  const timer = watchdog(setup, () => servers);
   const loadBefore = loadAverage();
+  let servers: Contender[] = [];
+  const timer = watchdog(setup, () => servers);
+  const pooled = new Map<string, Measured>();
+  let captured: RawResponse | undefined;
+  for (let session = 1; session <= setup.sessions; session++) {
+    const rounds = Math.ceil(setup.rounds / setup.sessions);
+    if (setup.sessions > 1) {
+      console.log(`session ${session} of ${setup.sessions}: fresh server processes, ${rounds} rounds`);
+    }
+    servers = [];
+    captured = await runSession(setup, rounds, servers);
+    for (const server of servers) {
+      const entry = pooled.get(server.name) ?? { name: server.name, rates: [], costs: [] };
+      entry.rates.push(...server.rates);
+      entry.costs.push(...server.costs);
+      pooled.set(server.name, entry);
+    }
+  }
+  clearTimeout(timer);
+  report([...pooled.values()], setup, captured!, loadBefore);
+}
+
+/** A server's measurements, pooled over sessions. */
+type Measured = Pick<Contender, "name" | "rates" | "costs">;
+
+/** One set of server processes: started, checked, measured for `rounds` rounds, stopped. */
+async function runSession(
+  setup: ReturnType<typeof setupFromFlags>,
+  rounds: number,
+  servers: Contender[],
+): Promise<RawResponse> {
   const client = startLoadClient();
-  let captured: RawResponse;
   try {
-    captured = await startServers(fileURLToPath(import.meta.url), setup.users, servers);
+    const captured = await startServers(fileURLToPath(import.meta.url), setup.users, servers);
     console.log(
       `GET ${PATH}: ${Buffer.from(captured.body, "base64").length}-byte body, headers ${
         Object.keys(captured.headers).join(", ")
       }; bare answers the same bytes`,
     );
-    await runRounds(client, servers, { ...setup, origin: ORIGIN });
+    await runRounds(client, servers, { ...setup, rounds, origin: ORIGIN });
+    return captured;
   } finally {
     client.kill();
     for (const server of servers) server.process.kill();
-    clearTimeout(timer);
   }
-  report(servers, setup, captured, loadBefore);
 }
 
 function report(
-  servers: Contender[],
+  servers: Measured[],
   setup: ReturnType<typeof setupFromFlags>,
   captured: RawResponse,
   loadBefore: string,
@@ -289,7 +322,11 @@ function report(
   console.log(
     `\nNode ${process.version}, GET ${PATH} (page 2 of ${
       setup.users.toLocaleString("en-US")
-    } users, ${bytes}-byte body), embedded engine in memory, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`,
+    } users, ${bytes}-byte body), embedded engine in memory, ${setup.connections} keep-alive connections, ${
+      servers[0]!.rates.length
+    } rounds × ${setup.seconds} s per server${
+      setup.sessions > 1 ? ` over ${setup.sessions} sets of fresh server processes` : ""
+    }, medians:\n`,
   );
   for (const line of summaryTable(servers, { [APP]: TARGET_RATIO })) console.log(line);
   const ratio = median(roundRatios(servers[1]!.rates, servers[0]!.rates));

@@ -59,9 +59,15 @@ function logChoose(n: number, k: number): number {
 /**
  * A target's verdict from an interval: "met" when even its low bound reaches the target, "NOT
  * met" when even its high bound falls short, otherwise "undecided" (more rounds, or a quieter
- * host, would narrow it).
+ * host, would narrow it). An interval covering less than `confidence` (too few rounds) decides
+ * nothing.
  */
-export function intervalVerdict(interval: Interval, target: number): "met" | "NOT met" | "undecided" {
+export function intervalVerdict(
+  interval: Interval,
+  target: number,
+  confidence = 0.95,
+): "met" | "NOT met" | "undecided" {
+  if (interval.coverage < confidence) return "undecided";
   if (interval.low >= target) return "met";
   return interval.high < target ? "NOT met" : "undecided";
 }
@@ -81,7 +87,10 @@ export function roundRatios(server: readonly number[], base: readonly number[]):
  * and the median per-round ratio against the first server. `targets` adds a target note to
  * the named rows.
  */
-export function summaryTable(servers: readonly Contender[], targets: Record<string, number> = {}): string[] {
+export function summaryTable(
+  servers: readonly Pick<Contender, "name" | "rates" | "costs">[],
+  targets: Record<string, number> = {},
+): string[] {
   const base = servers[0]!;
   const lines = [
     "| server | req/s | server CPU µs/req | req/s vs bare (per round) | CPU vs bare |",

@@ -45,4 +45,6 @@ test("a verdict is met or not only when the whole interval is on one side of the
   assert.equal(intervalVerdict(interval, 0.71), "undecided");
   assert.equal(intervalVerdict(interval, 0.69), "met");
   assert.equal(intervalVerdict(interval, 0.76), "NOT met");
+  const fewRounds = medianInterval([0.8, 0.9, 0.85]);
+  assert.equal(intervalVerdict(fewRounds, 0.71), "undecided", "three rounds cover 75%: they decide nothing");
 });
