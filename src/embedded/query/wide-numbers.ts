@@ -2,6 +2,7 @@ import { Decimal128, type Document, Long } from "bson";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { compareValues } from "../store/values.ts";
+import { exactOfText } from "../store/exact-numbers.ts";
 
 /**
  * `$inc`, `$mul`, `$min` and `$max` on Long and Decimal128 values. mingo only does arithmetic
@@ -32,12 +33,14 @@ interface Exact {
   exponent: number;
 }
 
+/** A number as coefficient × 10^exponent: a Long or Decimal128 exactly, a double as its shortest decimal text. */
 function exact(v: unknown): Exact {
-  if (bsonTag(v) === "Long") return { coefficient: BigInt((v as Long).toString()), exponent: 0 };
-  const text = bsonTag(v) === "Decimal128" ? (v as Decimal128).toString() : String(toNumber(v));
-  const m = /^(-?)(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?$/.exec(text);
-  if (!m) throw new CommandError("BadValue", `cannot do exact arithmetic on ${text}`);
-  return { coefficient: BigInt(`${m[1]}${m[2]}${m[3]}` || "0"), exponent: Number(m[4] ?? 0) - m[3].length };
+  const text = isWide(v) ? String(v) : String(toNumber(v));
+  const value = exactOfText(text);
+  if (value === "NaN" || "infinity" in value) {
+    throw new CommandError("BadValue", `cannot do exact arithmetic on ${text}`);
+  }
+  return value;
 }
 
 function decimal(x: Exact): Decimal128 {

@@ -36,12 +36,15 @@ function exactDouble(x: number): ExactNumber {
   return { coefficient: bits >> 63n ? -magnitude : magnitude, exponent: -k };
 }
 
-/** A Decimal128's exact value, read from its own digits ("1.10", "-1.5E+400", "NaN", "-Infinity"). */
-function exactDecimal(value: Decimal128): ExactNumber {
-  const text = value.toString();
+/**
+ * The exact value a number's text states: a Decimal128's own digits ("1.10", "-1.5E+400",
+ * "NaN", "-Infinity") or a JS number's shortest form ("0.1", "1e+21").
+ */
+export function exactOfText(text: string): ExactNumber {
   if (text === "NaN") return "NaN";
   if (text.endsWith("Infinity")) return { infinity: text.startsWith("-") ? -1 : 1 };
-  const parts = /^(-?)(\d+)(?:\.(\d+))?(?:E([+-]\d+))?$/.exec(text)!;
+  const parts = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (parts === null) throw new RangeError(`not a number: ${text}`);
   const fraction = parts[3] ?? "";
   return {
     coefficient: BigInt(`${parts[1]}${parts[2]}${fraction}`),
@@ -52,7 +55,7 @@ function exactDecimal(value: Decimal128): ExactNumber {
 /** The exact value of any BSON number (JS number, Int32, Double, Long, Decimal128). */
 export function exactOf(v: unknown): ExactNumber {
   const tag = bsonTag(v);
-  if (tag === "Decimal128") return exactDecimal(v as Decimal128);
+  if (tag === "Decimal128") return exactOfText((v as Decimal128).toString());
   if (tag === "Long") return { coefficient: BigInt((v as Long).toString()), exponent: 0 };
   return exactDouble(toNumber(v));
 }
