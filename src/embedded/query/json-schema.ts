@@ -1,64 +1,27 @@
 import type { Document } from "bson";
 import AjvDraft04 from "ajv-draft-04";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { bsonTag, isPlainObject } from "../bson.ts";
+import { isPlainObject } from "../bson.ts";
+import { bsonTypeOf, parseTypeSet } from "./bson-types.ts";
 import { CommandError } from "../errors.ts";
 
 /** JSON Schema keywords MongoDB's `$jsonSchema` refuses (it has no references, formats or defaults). */
 const REFUSED_KEYWORDS = new Set(["$ref", "$schema", "default", "definitions", "format", "id"]);
-
-/** MongoDB's `bsonType` aliases, tested against the values the engine holds. */
-function hasBsonType(value: unknown, type: string): boolean {
-  const tag = bsonTag(value);
-  switch (type) {
-    case "number":
-      return typeof value === "number" || tag === "Long" || tag === "Decimal128" || tag === "Int32" || tag === "Double";
-    case "int":
-      return (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= 2 ** 31) || tag === "Int32";
-    case "double":
-      return (typeof value === "number" && !Number.isInteger(value)) || tag === "Double";
-    case "long":
-      return tag === "Long";
-    case "decimal":
-      return tag === "Decimal128";
-    case "string":
-      return typeof value === "string";
-    case "bool":
-      return typeof value === "boolean";
-    case "null":
-      return value === null;
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return isPlainObject(value);
-    case "date":
-      return value instanceof Date;
-    case "regex":
-      return value instanceof RegExp || tag === "BSONRegExp";
-    case "objectId":
-      return tag === "ObjectId";
-    case "binData":
-      return tag === "Binary";
-    case "timestamp":
-      return tag === "Timestamp";
-    case "minKey":
-      return tag === "MinKey";
-    case "maxKey":
-      return tag === "MaxKey";
-    case "javascript":
-      return tag === "Code";
-    default:
-      return false;
-  }
-}
 
 // The package is CommonJS: its class is the module itself and also its `default` (what the types describe).
 const ajv = new AjvDraft04.default({ allErrors: true, verbose: true, strict: false, validateSchema: true });
 ajv.addKeyword({
   keyword: "bsonType",
   schemaType: ["string", "array"],
-  validate: (types: string | string[], value: unknown) =>
-    (Array.isArray(types) ? types : [types]).some((t) => hasBsonType(value, t)),
+  // MongoDB's aliases ("number" included; numeric codes are not allowed here), checked when the
+  // schema is compiled, so an unknown alias is refused instead of matching nothing.
+  compile: (types: string | string[]) => {
+    if ((Array.isArray(types) ? types : [types]).some((t) => typeof t !== "string")) {
+      throw new CommandError("TypeMismatch", "$jsonSchema keyword 'bsonType' must be a string or an array of strings");
+    }
+    const allowed = parseTypeSet(types);
+    return (value: unknown) => allowed.has(bsonTypeOf(value));
+  },
   errors: false,
 });
 
@@ -84,6 +47,7 @@ export function compileJsonSchema(schema: Document): ValidateFunction {
   try {
     validate = ajv.compile(schema);
   } catch (error) {
+    if (error instanceof CommandError) throw error;
     throw new CommandError(
       "FailedToParse",
       `invalid $jsonSchema: ${error instanceof Error ? error.message : String(error)}`,

@@ -10,6 +10,7 @@ import * as windowOperators from "mingo/operators/window";
 import { Query as BaseQuery } from "mingo/query";
 import type { Options, PipelineOperator, QueryOperator } from "mingo/types";
 import type { Collation } from "../store/collation.ts";
+import { $typeQuery, typeExpressions } from "./bson-types.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
@@ -34,16 +35,16 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
 }) as unknown as QueryOperator;
 
 /**
- * Every mingo operator, with the engine's comparison operators and `$sort` in place of mingo's
- * (see operators.ts). Passed as the context of every query, pipeline and update.
+ * Every mingo operator, with the engine's comparison operators, `$type`, `$isNumber` and `$sort`
+ * in place of mingo's (see operators.ts and bson-types.ts). Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
     accumulator: accumulatorOperators,
-    expression: expressionOperators,
+    expression: { ...expressionOperators, ...typeExpressions },
     pipeline: { ...pipelineOperators, $sort },
     projection: projectionOperators,
-    query: { ...queryOperators, ...comparisonOperators, $captureOptions },
+    query: { ...queryOperators, ...comparisonOperators, $type: $typeQuery, $captureOptions },
     window: windowOperators,
   } as Parameters<typeof Context.init>[0],
 );
