@@ -11,6 +11,7 @@ import { Query as BaseQuery } from "mingo/query";
 import type { Options, PipelineOperator, QueryOperator } from "mingo/types";
 import type { Collation } from "../store/collation.ts";
 import { $typeQuery, typeExpressions } from "./bson-types.ts";
+import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
@@ -35,13 +36,15 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
 }) as unknown as QueryOperator;
 
 /**
- * Every mingo operator, with the engine's comparison operators, `$type`, `$isNumber` and `$sort`
- * in place of mingo's (see operators.ts and bson-types.ts). Passed as the context of every query, pipeline and update.
+ * Every mingo operator, with the engine's own in place of mingo's where mingo's differ from
+ * MongoDB: comparison operators (operators.ts), `$type`/`$isNumber` (bson-types.ts), arithmetic,
+ * comparison and conversion expressions and accumulators that meet Longs and Decimal128s
+ * (wide-expressions.ts), and `$sort`. Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
-    accumulator: accumulatorOperators,
-    expression: { ...expressionOperators, ...typeExpressions },
+    accumulator: { ...accumulatorOperators, ...wideAccumulators },
+    expression: { ...expressionOperators, ...wideExpressions, ...typeExpressions },
     pipeline: { ...pipelineOperators, $sort },
     projection: projectionOperators,
     query: { ...queryOperators, ...comparisonOperators, $type: $typeQuery, $captureOptions },

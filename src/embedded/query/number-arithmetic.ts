@@ -62,8 +62,33 @@ export function divideNumbers(a: unknown, b: unknown): number | Decimal128 {
   if (!isFinite(x) || !isFinite(y) || y.coefficient === 0n) return decimalOfDouble(toNumber(a) / toNumber(b));
   // Enough digits past the 34 a Decimal128 keeps for its rounding to be right.
   const scale = 40 + String(y.coefficient).length;
-  const quotient = (x.coefficient * 10n ** BigInt(scale)) / y.coefficient;
-  return Decimal128.fromStringWithRounding(`${quotient}E${x.exponent - y.exponent - scale}`);
+  const dividend = x.coefficient * 10n ** BigInt(scale);
+  let quotient = dividend / y.coefficient;
+  let exponent = x.exponent - y.exponent - scale;
+  // An exact quotient takes the ideal exponent (the dividend's less the divisor's), as IEEE 754
+  // decimal division gives it: 4.0 / 2 is 2.0, not 2.000…0.
+  if (quotient * y.coefficient === dividend) {
+    while (exponent < x.exponent - y.exponent && quotient % 10n === 0n) {
+      quotient /= 10n;
+      exponent++;
+    }
+  }
+  return decimalOf(quotient, exponent);
+}
+
+/** A number of any width as a Decimal128 (a double by its shortest decimal text). */
+export function decimalOfNumber(v: unknown): Decimal128 {
+  if (numberKind(v) === "decimal") return v as Decimal128;
+  const x = decimalInput(v);
+  return isFinite(x) ? decimalOf(x.coefficient, x.exponent) : decimalOfDouble(toNumber(v));
+}
+
+/** A number of any width truncated towards zero, as a BigInt; undefined for NaN and infinities. */
+export function truncatedInteger(v: unknown): bigint | undefined {
+  if (numberKind(v) === "long") return (v as Long).toBigInt();
+  const x = exactOf(v);
+  if (!isFinite(x)) return undefined;
+  return x.exponent >= 0 ? x.coefficient * 10n ** BigInt(x.exponent) : x.coefficient / 10n ** BigInt(-x.exponent);
 }
 
 function widerKind(a: unknown, b: unknown): NumberKind {
