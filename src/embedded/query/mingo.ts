@@ -11,6 +11,7 @@ import { Query as BaseQuery } from "mingo/query";
 import type { Options, PipelineOperator, QueryOperator } from "mingo/types";
 import type { Collation } from "../store/collation.ts";
 import { $typeQuery, typeExpressions } from "./bson-types.ts";
+import { valueMatchingExpressions, valueMatchingStages } from "./value-matching.ts";
 import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { comparisonOperators } from "./operators.ts";
@@ -39,13 +40,14 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * Every mingo operator, with the engine's own in place of mingo's where mingo's differ from
  * MongoDB: comparison operators (operators.ts), `$type`/`$isNumber` (bson-types.ts), arithmetic,
  * comparison and conversion expressions and accumulators that meet Longs and Decimal128s
- * (wide-expressions.ts), and `$sort`. Passed as the context of every query, pipeline and update.
+ * (wide-expressions.ts), `$group`, `$lookup` and `$in` matching numbers by value
+ * (value-matching.ts), and `$sort`. Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
     accumulator: { ...accumulatorOperators, ...wideAccumulators },
-    expression: { ...expressionOperators, ...wideExpressions, ...typeExpressions },
-    pipeline: { ...pipelineOperators, $sort },
+    expression: { ...expressionOperators, ...wideExpressions, ...typeExpressions, ...valueMatchingExpressions },
+    pipeline: { ...pipelineOperators, ...valueMatchingStages, $sort },
     projection: projectionOperators,
     query: { ...queryOperators, ...comparisonOperators, $type: $typeQuery, $captureOptions },
     window: windowOperators,

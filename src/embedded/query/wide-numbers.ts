@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
-import { compareValues } from "../store/values.ts";
+import { compareValues, keyOf } from "../store/values.ts";
 import { combineNumbers, isWideNumber, LONG_OVERFLOW, numberKind } from "./number-arithmetic.ts";
 
 /**
@@ -45,11 +45,42 @@ function bothInt32(op: string, current: unknown, amount: unknown): boolean {
   return (op === "$inc" || op === "$mul") && numberKind(current) === "int" && numberKind(amount) === "int";
 }
 
+/** `$addToSet`'s values: `{$each: [...]}` or one value; undefined for a malformed `$each` (mingo refuses it). */
+function valuesToAdd(arg: unknown): unknown[] | undefined {
+  if (!isPlainObject(arg) || !("$each" in arg)) return [arg];
+  return Array.isArray(arg.$each) && Object.keys(arg).length === 1 ? arg.$each : undefined;
+}
+
+/** True when an array or a value list holds a Long or a Decimal128. */
+const holdsWide = (values: unknown): boolean => Array.isArray(values) && values.some(isWideNumber);
+
+/**
+ * `$addToSet` and `$pullAll` on an array or with values holding a Long or Decimal128, by
+ * value: mingo compares those as objects, so `$addToSet` of 1 added a second element to
+ * `[Long(1)]`, and `$pullAll` of `[1]` left it.
+ */
+function rewriteMembership(op: string, path: string, current: unknown, arg: unknown, set: Document): boolean {
+  const values = op === "$pullAll" ? arg : valuesToAdd(arg);
+  if (!Array.isArray(values) || (current !== undefined && !Array.isArray(current))) return false;
+  if (!holdsWide(current) && !holdsWide(values)) return false;
+  const list = (current ?? []) as unknown[];
+  if (op === "$pullAll") {
+    const pulled = new Set(values.map(keyOf));
+    set[path] = list.filter((v) => !pulled.has(keyOf(v)));
+    return true;
+  }
+  const present = new Set(list.map(keyOf));
+  const added = values.filter((v) => !present.has(keyOf(v)) && present.add(keyOf(v)));
+  set[path] = [...list, ...added];
+  return true;
+}
+
 function rewriteField(doc: Document, op: string, path: string, amount: unknown, set: Document): boolean {
   if (path.includes("$")) return false;
   const at = valueAt(doc, path);
   if (at === "blocked") return false;
   const current = at.value;
+  if (op === "$addToSet" || op === "$pullAll") return rewriteMembership(op, path, current, amount, set);
   if (!isWideNumber(current) && !isWideNumber(amount) && !bothInt32(op, current, amount)) return false;
   if (op === "$min" || op === "$max") {
     const c = current === undefined ? 0 : compareValues(amount, current);
@@ -76,14 +107,15 @@ function rewriteField(doc: Document, op: string, path: string, amount: unknown, 
 }
 
 /**
- * The modifier with every `$inc`/`$mul`/`$min`/`$max` on a Long or Decimal128 (field or amount)
- * turned into a `$set` of the computed result; `doc` is the document before the update.
+ * The modifier with every `$inc`/`$mul`/`$min`/`$max` on a Long or Decimal128 (field or amount),
+ * and every `$addToSet`/`$pullAll` meeting one, turned into a `$set` of the computed result;
+ * `doc` is the document before the update.
  * Fields reached through arrays or positional paths are left to mingo.
  */
 export function settleWideNumbers(doc: Document, modifier: Document): Document {
   const out: Document = { ...modifier };
   const set: Document = {};
-  for (const op of ["$inc", "$mul", "$min", "$max"]) {
+  for (const op of ["$inc", "$mul", "$min", "$max", "$addToSet", "$pullAll"]) {
     const fields = modifier[op];
     if (!isPlainObject(fields)) continue;
     const left: Document = {};

@@ -1,0 +1,127 @@
+import type { Document } from "bson";
+import { evalExpr } from "mingo/core";
+import type { Iterator as LazyIterator } from "mingo/lazy";
+import * as mingoExpressions from "mingo/operators/expression";
+import * as mingoPipeline from "mingo/operators/pipeline";
+import type { Options, PipelineOperator } from "mingo/types";
+import { resolve } from "mingo/util";
+import { isPlainObject } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+import { keyOf, type ValueKey } from "../store/values.ts";
+import { isWideNumber } from "./number-arithmetic.ts";
+
+/**
+ * Stages and expressions that match values by equality, made to treat numbers of every width
+ * as MongoDB does: `5`, `Long(5)` and `Decimal128("5.0")` are one `$group` key, a `$lookup`
+ * from a `Long` field finds an int32 one, and `{$in: [5, [Long(5)]]}` is true. mingo hashes and
+ * compares a Long or a Decimal128 as an object, so it kept them apart. Equality here is the
+ * engine's `keyOf` (the key unique indexes use).
+ */
+
+type Operator = (collection: LazyIterator, expr: Document, options: Options) => LazyIterator;
+type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
+
+const mingoGroup = (mingoPipeline as unknown as Record<string, Operator>).$group;
+const mingoLookup = (mingoPipeline as unknown as Record<string, Operator>).$lookup;
+
+/** The expression operator {@link $group} computes its keys with: a group's `_id` as its key. */
+const GROUP_KEY = "$__engineGroupKey";
+
+interface GroupKeyArgument {
+  id: unknown;
+  /** Each key's `_id` as first computed, which the group reports (as MongoDB reports it). */
+  firstIds: Map<ValueKey, unknown>;
+}
+
+function groupKey(obj: unknown, arg: unknown, options: Options): ValueKey {
+  // Only $group below writes this operator (a client's pipeline cannot carry a Map).
+  if (!isPlainObject(arg) || !((arg as Partial<GroupKeyArgument>).firstIds instanceof Map)) {
+    throw new CommandError("InvalidPipelineOperator", `Unrecognized expression '${GROUP_KEY}'`);
+  }
+  const { id, firstIds } = arg as unknown as GroupKeyArgument;
+  const value = evalExpr(obj, id, options) ?? null;
+  const key = keyOf(value);
+  if (!firstIds.has(key)) firstIds.set(key, value);
+  return key;
+}
+
+/**
+ * `$group`, with mingo grouping by each `_id`'s key instead of the value, then each group
+ * given its `_id` back. A missing `_id` groups with null and is reported as null, as in
+ * MongoDB. (mingo's `$firstN`-style `n` expressions see the key as the group's id.)
+ */
+function $group(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  if (!isPlainObject(expr) || !("_id" in expr)) {
+    throw new CommandError("Location15955", "a group specification must include an _id");
+  }
+  const firstIds = new Map<ValueKey, unknown>();
+  const keyed = { ...expr, _id: { [GROUP_KEY]: { id: expr._id, firstIds } } };
+  return mingoGroup(collection, keyed, options).map((group) => {
+    const { _id: key, ...fields } = group as Document;
+    return { _id: firstIds.get(key as ValueKey) ?? null, ...fields };
+  });
+}
+
+/** The values a path reaches, for equality: each element of an array, null when missing. */
+function valuesAt(doc: unknown, path: string): unknown[] {
+  const value = resolve(doc as Document, path) ?? null;
+  return Array.isArray(value) ? (value.length === 0 ? [] : value) : [value];
+}
+
+/**
+ * `$lookup` by `localField`/`foreignField` (without a pipeline), matching by key. Matches
+ * keep the joined collection's order. Every other form is mingo's.
+ */
+function $lookup(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  const { from, localField, foreignField, as } = expr;
+  if (expr.pipeline !== undefined || typeof localField !== "string" || typeof foreignField !== "string") {
+    return mingoLookup(collection, expr, options);
+  }
+  const resolver = (options as { collectionResolver?: (name: string) => Document[] }).collectionResolver;
+  const joined = typeof from === "string" && resolver ? resolver(from) : undefined;
+  if (!Array.isArray(joined)) return mingoLookup(collection, expr, options);
+  const byKey = new Map<ValueKey, number[]>();
+  joined.forEach((doc, position) => {
+    for (const key of new Set(valuesAt(doc, foreignField).map(keyOf))) {
+      const positions = byKey.get(key);
+      if (positions) positions.push(position);
+      else byKey.set(key, [position]);
+    }
+  });
+  return collection.map((doc) => {
+    const positions = new Set<number>();
+    for (const value of valuesAt(doc, localField)) {
+      for (const position of byKey.get(keyOf(value)) ?? []) positions.add(position);
+    }
+    const matches = [...positions].sort((a, b) => a - b).map((position) => joined[position]);
+    return { ...(doc as Document), [as]: matches };
+  });
+}
+
+const mingoIn = (mingoExpressions as unknown as Record<string, Expression>).$in;
+
+/** `{$in: [value, array]}`, by key when a Long or Decimal128 is involved. */
+function $in(obj: unknown, expr: unknown, options: Options): unknown {
+  const args = evalExpr(obj, expr, options);
+  if (!Array.isArray(args) || args.length !== 2 || !Array.isArray(args[1])) {
+    return mingoIn(obj, expr, options);
+  }
+  const [item, list] = args as [unknown, unknown[]];
+  if (!isWideNumber(item) && !list.some(isWideNumber)) {
+    return mingoIn(obj, [{ $literal: item }, { $literal: list }], options);
+  }
+  const key = keyOf(item);
+  return list.some((v) => keyOf(v) === key);
+}
+
+/** The stages, to register in mingo's context over its own. */
+export const valueMatchingStages: Record<string, PipelineOperator> = {
+  $group: $group as unknown as PipelineOperator,
+  $lookup: $lookup as unknown as PipelineOperator,
+};
+
+/** The expressions, to register in mingo's context over its own. */
+export const valueMatchingExpressions: Record<string, Expression> = {
+  $in,
+  [GROUP_KEY]: groupKey,
+};

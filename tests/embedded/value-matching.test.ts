@@ -1,0 +1,109 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type Collection, Decimal128, type Document, Long, MongoServerError } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
+
+type Doc = { _id: number; [field: string]: unknown };
+
+const long = (n: number) => Long.fromNumber(n);
+const RAW = { promoteValues: false, promoteLongs: false } as const;
+
+/**
+ * `5`, `Long(5)` and `Decimal128("5.0")` are one value wherever MongoDB matches values by
+ * equality: `$group` keys, `$lookup` joins, the `$in` expression, `$addToSet` and `$pullAll`.
+ */
+describe("embedded engine: numbers of every width matched by value", () => {
+  let conn: Connected;
+  let orders: Collection<Doc>;
+
+  before(async () => {
+    conn = await connectTarget("value_matching");
+    orders = conn.db.collection<Doc>("orders");
+    await orders.insertMany([
+      { _id: 1, customer: long(5), total: 10 },
+      { _id: 2, customer: 5, total: 20 },
+      { _id: 3, customer: Decimal128.fromString("5.0"), total: 30 },
+      { _id: 4, customer: 6, total: 40 },
+      { _id: 5, total: 50 },
+      { _id: 6, customer: null, total: 60 },
+    ]);
+    await conn.db.collection<Doc>("customers").insertMany([
+      { _id: 5, name: "five", ids: [long(5)] },
+      { _id: 6, name: "six", ids: [6, 60] },
+      { _id: 7, name: "nobody" },
+    ]);
+  });
+  after(async () => {
+    await conn.close();
+  });
+
+  test("$group puts equal numbers of any width in one group, reported by the first one's _id", async () => {
+    const groups = await orders.aggregate([
+      { $sort: { _id: 1 } },
+      { $group: { _id: "$customer", total: { $sum: "$total" }, orders: { $push: "$_id" } } },
+      { $sort: { total: 1 } },
+    ], RAW).toArray();
+    assert.equal(groups.length, 3, JSON.stringify(groups));
+    assert.equal(Number(groups[0]._id), 6);
+    assert.ok(groups[1]._id instanceof Long && groups[1]._id.toNumber() === 5, "the first order's Long(5)");
+    assert.deepEqual(groups.map((g) => [Number(g.total), g.orders.map(Number)]), [
+      [40, [4]],
+      [60, [1, 2, 3]],
+      [110, [5, 6]], // a missing customer groups with null, as null
+    ]);
+    assert.equal(groups[2]._id, null);
+  });
+
+  test("$lookup joins a Long field to int32 ones, and an array of keys element by element", async () => {
+    const joined = await orders.aggregate([
+      { $sort: { _id: 1 } },
+      { $lookup: { from: "customers", localField: "customer", foreignField: "_id", as: "by_id" } },
+      { $lookup: { from: "customers", localField: "customer", foreignField: "ids", as: "by_ids" } },
+      { $project: { by_id: "$by_id.name", by_ids: "$by_ids.name" } },
+    ]).toArray();
+    assert.deepEqual(joined, [
+      { _id: 1, by_id: ["five"], by_ids: ["five"] },
+      { _id: 2, by_id: ["five"], by_ids: ["five"] },
+      { _id: 3, by_id: ["five"], by_ids: ["five"] },
+      { _id: 4, by_id: ["six"], by_ids: ["six"] },
+      { _id: 5, by_id: [], by_ids: ["nobody"] }, // missing matches missing or null, as in MongoDB
+      { _id: 6, by_id: [], by_ids: ["nobody"] },
+    ]);
+  });
+
+  test("the $in expression finds a number among numbers of another width", async () => {
+    const rows = await orders.aggregate([
+      { $match: { _id: { $lte: 4 } } },
+      { $sort: { _id: 1 } },
+      { $project: { known: { $in: ["$customer", [long(6), Decimal128.fromString("5")]] } } },
+    ]).toArray();
+    assert.deepEqual(rows.map((r) => r.known), [true, true, true, true]);
+  });
+
+  test("$addToSet skips a value already there in another width; $pullAll removes across widths", async () => {
+    const sets = conn.db.collection<Doc>("sets");
+    await sets.insertOne({ _id: 1, tags: [long(1), 2], other: [long(3), 4, long(5)] });
+    // Updates as plain documents: the driver's typed filters refuse these on `unknown` fields.
+    const update = (spec: Document): Document => spec;
+    await sets.updateOne(
+      { _id: 1 },
+      update({ $addToSet: { tags: { $each: [1, Decimal128.fromString("2.0"), 7, 7] } } }),
+    );
+    await sets.updateOne({ _id: 1 }, update({ $pullAll: { other: [3, Decimal128.fromString("5")] } }));
+    const raw = await sets.findOne({ _id: 1 }, RAW) as Document;
+    assert.deepEqual(raw.tags.map(String), ["1", "2", "7"]);
+    assert.ok(raw.tags[0] instanceof Long, "the element already there is kept as it was");
+    assert.deepEqual(raw.other.map(String), ["4"]);
+    await assert.rejects(
+      sets.updateOne({ _id: 1 }, { $addToSet: { tags: { $each: 5 } } } as Document),
+      (e: MongoServerError) => e.code === 2,
+    );
+  });
+
+  test("a pipeline cannot call the engine's internal group-key operator", async () => {
+    await assert.rejects(
+      orders.aggregate([{ $project: { k: { $__engineGroupKey: { id: "$customer" } } } }]).toArray(),
+      (e: MongoServerError) => e.code === 168 && /Unrecognized expression/.test(e.message),
+    );
+  });
+});
