@@ -10,6 +10,7 @@ export const CODES = {
   IllegalOperation: 20,
   ConflictingUpdateOperators: 40,
   NamespaceNotFound: 26,
+  PathNotViable: 28,
   IndexNotFound: 27,
   CursorNotFound: 43,
   NamespaceExists: 48,

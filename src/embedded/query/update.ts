@@ -10,6 +10,7 @@ import type { Collation } from "../store/collation.ts";
 import { compareValues, identicalValues } from "../store/values.ts";
 import { equalityValue } from "./filter.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
+import { refuseImpossibleUpdate } from "./update-checks.ts";
 import type { Variables } from "./variables.ts";
 import { settleWideNumbers } from "./wide-numbers.ts";
 
@@ -53,51 +54,8 @@ function replace(doc: Document, replacement: Document): Document {
   return withIdFirst(doc._id, replacement);
 }
 
-/** The field paths an operator update writes: every operator's fields, and `$rename`'s targets. */
-function writtenPaths(spec: Document): string[] {
-  const paths: string[] = [];
-  for (const op in spec) {
-    const fields = spec[op];
-    if (!isPlainObject(fields)) continue;
-    for (const path in fields) {
-      paths.push(path);
-      if (op === "$rename" && typeof fields[path] === "string") paths.push(fields[path]);
-    }
-  }
-  return paths;
-}
-
-/**
- * Refuses an update that writes one path twice, or a path and a field inside it (`{$inc: {a: 1},
- * $set: {a: 5}}`, `{$set: {o: {}}, $unset: {"o.b": ""}}`), as MongoDB does when it parses the
- * update, `$setOnInsert` included. Checked before anything rewrites the operators: the engine
- * turns some `$inc`s into `$set`s, which would otherwise hide the conflict.
- */
-function refuseConflictingPaths(spec: Document): void {
-  const paths = writtenPaths(spec);
-  if (paths.length < 2) return;
-  const written = new Set<string>();
-  for (const path of paths) {
-    if (written.has(path)) throw conflictAt(path, path);
-    written.add(path);
-  }
-  for (const path of paths) {
-    for (let dot = path.indexOf("."); dot !== -1; dot = path.indexOf(".", dot + 1)) {
-      const prefix = path.slice(0, dot);
-      if (written.has(prefix)) throw conflictAt(path, prefix);
-    }
-  }
-}
-
-function conflictAt(path: string, prefix: string): CommandError {
-  return new CommandError(
-    "ConflictingUpdateOperators",
-    `Updating the path '${path}' would create a conflict at '${prefix}'`,
-  );
-}
-
 function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
-  refuseConflictingPaths(spec);
+  refuseImpossibleUpdate(doc, spec, inserting);
   const modifier: Document = settleWideNumbers(doc, spec);
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;

@@ -1,0 +1,156 @@
+import type { Document } from "bson";
+import { bsonTag, isPlainObject } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+import { bsonTypeOf } from "./bson-types.ts";
+import { numberKind } from "./number-arithmetic.ts";
+
+/**
+ * What MongoDB refuses in an operator update, checked before anything is applied. mingo's
+ * updater skipped these silently: `$inc` of a string, `$push` onto a string, `$set` of
+ * `"s.x"` inside a string all answered "acknowledged, 0 modified", and `$rename` onto such a
+ * path dropped the source field. The client now gets MongoDB's error and the document is not
+ * touched. Paths with positional parts (`a.$`, `a.$[]`, `a.$[i]`) are left to mingo.
+ */
+
+/** The operators that create the field at their path if it is missing. */
+const CREATING = new Set(["$set", "$inc", "$mul", "$min", "$max", "$currentDate", "$push", "$addToSet"]);
+
+/** Refuses an update MongoDB would refuse on this document; `inserting` for an upsert's new document. */
+export function refuseImpossibleUpdate(doc: Document, spec: Document, inserting: boolean): void {
+  refuseConflictingPaths(spec);
+  for (const op in spec) {
+    const fields = spec[op];
+    if (!isPlainObject(fields)) continue;
+    for (const path in fields) {
+      if (op === "$rename") {
+        if (typeof fields[path] === "string") refuseTarget(doc, fields[path]);
+        continue;
+      }
+      if (path.includes("$")) continue;
+      const creates = CREATING.has(op) || (op === "$setOnInsert" && inserting);
+      const at = creates ? refuseTarget(doc, path) : reach(doc, path);
+      if ("value" in at) refuseOperand(doc, op, path, at.value, fields[path]);
+    }
+  }
+}
+
+/** What a dotted path reaches: a value (undefined when missing), or the element that blocks it. */
+type Reached = { value: unknown } | { blockedBy: string; element: unknown; part: string };
+
+function reach(doc: Document, path: string): Reached {
+  const parts = path.split(".");
+  let current: unknown = doc;
+  let name = "";
+  for (const part of parts) {
+    let next: unknown;
+    if (isPlainObject(current)) next = current[part];
+    else if (Array.isArray(current) && /^\d+$/.test(part)) next = current[Number(part)];
+    else return { blockedBy: name, element: current, part };
+    if (next === undefined) return { value: undefined };
+    current = next;
+    name = part;
+  }
+  return { value: current };
+}
+
+/** The value at a path the update will create or write; refused when a non-document is in the way. */
+function refuseTarget(doc: Document, path: string): Reached {
+  const at = reach(doc, path);
+  if ("blockedBy" in at) {
+    throw new CommandError(
+      "PathNotViable",
+      `Cannot create field '${at.part}' in element {${at.blockedBy}: ${shortText(at.element)}}`,
+    );
+  }
+  return at;
+}
+
+/** Refuses an operator whose field (or argument) has a type it cannot work on. */
+function refuseOperand(doc: Document, op: string, path: string, current: unknown, arg: unknown): void {
+  if (op === "$inc" || op === "$mul") {
+    if (numberKind(arg) === undefined) {
+      const verb = op === "$inc" ? "increment" : "multiply";
+      throw new CommandError("TypeMismatch", `Cannot ${verb} with non-numeric argument: {${path}: ${shortText(arg)}}`);
+    }
+    if (current !== undefined && numberKind(current) === undefined) {
+      throw new CommandError(
+        "TypeMismatch",
+        `Cannot apply ${op} to a value of non-numeric type. {_id: ${
+          shortText(doc._id)
+        }} has the field '${path}' of non-numeric type ${bsonTypeOf(current)}`,
+      );
+    }
+  }
+  if (current === undefined || Array.isArray(current)) return;
+  if (op === "$push" || op === "$addToSet") {
+    throw new CommandError(
+      "BadValue",
+      `The field '${path}' must be an array but is of type ${bsonTypeOf(current)} in document {_id: ${
+        shortText(doc._id)
+      }}`,
+    );
+  }
+  if (op === "$pop") {
+    throw new CommandError(
+      "TypeMismatch",
+      `Path '${path}' contains an element of non-array type '${bsonTypeOf(current)}'`,
+    );
+  }
+  if (op === "$pull" || op === "$pullAll") {
+    throw new CommandError("BadValue", "Cannot apply $pull to a non-array value");
+  }
+}
+
+/** A value as MongoDB's messages print it, shortened. */
+function shortText(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (bsonTag(v) === "ObjectId") return `ObjectId('${String(v)}')`;
+  if (Array.isArray(v)) return `[ ${v.slice(0, 5).map(shortText).join(", ")}${v.length > 5 ? ", ..." : ""} ]`;
+  if (isPlainObject(v)) {
+    return `{ ${Object.entries(v).slice(0, 5).map(([k, x]) => `${k}: ${shortText(x)}`).join(", ")} }`;
+  }
+  return String(v);
+}
+
+/** The field paths an operator update writes: every operator's fields, and `$rename`'s targets. */
+function writtenPaths(spec: Document): string[] {
+  const paths: string[] = [];
+  for (const op in spec) {
+    const fields = spec[op];
+    if (!isPlainObject(fields)) continue;
+    for (const path in fields) {
+      paths.push(path);
+      if (op === "$rename" && typeof fields[path] === "string") paths.push(fields[path]);
+    }
+  }
+  return paths;
+}
+
+/**
+ * Refuses an update that writes one path twice, or a path and a field inside it (`{$inc: {a: 1},
+ * $set: {a: 5}}`, `{$set: {o: {}}, $unset: {"o.b": ""}}`), as MongoDB does when it parses the
+ * update, `$setOnInsert` included. Checked before anything rewrites the operators: the engine
+ * turns some `$inc`s into `$set`s, which would otherwise hide the conflict.
+ */
+function refuseConflictingPaths(spec: Document): void {
+  const paths = writtenPaths(spec);
+  if (paths.length < 2) return;
+  const written = new Set<string>();
+  for (const path of paths) {
+    if (written.has(path)) throw conflictAt(path, path);
+    written.add(path);
+  }
+  for (const path of paths) {
+    for (let dot = path.indexOf("."); dot !== -1; dot = path.indexOf(".", dot + 1)) {
+      const prefix = path.slice(0, dot);
+      if (written.has(prefix)) throw conflictAt(path, prefix);
+    }
+  }
+}
+
+function conflictAt(path: string, prefix: string): CommandError {
+  return new CommandError(
+    "ConflictingUpdateOperators",
+    `Updating the path '${path}' would create a conflict at '${prefix}'`,
+  );
+}
