@@ -15,6 +15,7 @@ export const CODES = {
   CursorNotFound: 43,
   NamespaceExists: 48,
   DollarPrefixedFieldName: 52,
+  EmptyFieldName: 56,
   CommandNotFound: 59,
   ImmutableField: 66,
   CannotCreateIndex: 67,

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Collection, type Document, MongoServerError } from "mongodb";
+import { type Collection, type Document, MongoServerError, Timestamp } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 type Doc = { _id: number; [field: string]: unknown };
@@ -69,6 +69,53 @@ describe("embedded engine: updates that cannot apply to the document", () => {
     await refused({ $inc: { "nothing.count": 1 } }, 28, "Cannot create field 'count' in element {nothing: null}");
     await refused({ $set: { "list.name": 1 } }, 28, "Cannot create field 'name' in element {list: [ 1, 2 ]}");
     await refused({ $rename: { n: "text.n" } }, 28, `Cannot create field 'n' in element {text: "x"}`);
+  });
+
+  test("malformed updates: unknown operators, empty or $-prefixed field names, $pop and $rename arguments", async () => {
+    const malformed: [Document, number, string][] = [
+      [
+        { $inc: { n: 1 }, $foo: { n: 1 } },
+        9,
+        "Unknown modifier: $foo. Expected a valid update modifier or pipeline-style update specified as an array",
+      ],
+      [
+        { $set: 5 },
+        9,
+        "Modifiers operate on fields but we found type int instead. For example: {$mod: {<field>: ...}} not {$set: 5}",
+      ],
+      [{ $pop: { list: 2 } }, 9, "$pop expects 1 or -1, found: 2"],
+      [{ $set: { "doc..a": 1 } }, 56, "The update path 'doc..a' contains an empty field name, which is not allowed."],
+      [{ $set: { "doc.": 1 } }, 56, "The update path 'doc.' contains an empty field name, which is not allowed."],
+      [{ $unset: { "": 1 } }, 56, "An empty update path is not valid."],
+      [{ $set: { "doc.$a": 1 } }, 52, "The dollar ($) prefixed field '$a' in 'doc.$a' is not valid for storage."],
+      [{ $rename: { n: "n" } }, 2, 'The source and target field for $rename must differ: n: "n"'],
+      [
+        { $rename: { doc: "doc.a" } },
+        2,
+        'The source and target field for $rename must not be on the same path: doc: "doc.a"',
+      ],
+      [{ $rename: { "list.$": "x" } }, 2, 'The source field for $rename may not be dynamic: list.$: "x"'],
+      [
+        { $rename: { "list.0": "x" } },
+        2,
+        "The source field cannot be an array element, 'list.0' in doc with { _id: 1, text: \"x\", n: 1, list: [ 1, 2 ], doc: { a: 1 }, ... }",
+      ],
+    ];
+    for (const [update, code, message] of malformed) await refused(update, code, message);
+  });
+
+  test("$currentDate writes a Timestamp when asked for one, later on each update", async () => {
+    const stamps = conn.db.collection<Doc>("stamps");
+    await stamps.insertOne({ _id: 1 });
+    const stamp = async () => {
+      await stamps.updateOne({ _id: 1 }, { $currentDate: { at: { $type: "timestamp" }, on: true } } as Document);
+      return await stamps.findOne({ _id: 1 }) as Document;
+    };
+    const first = await stamp();
+    const second = await stamp();
+    assert.ok(first.at instanceof Timestamp && second.at instanceof Timestamp, `at: ${first.at}`);
+    assert.ok(second.at.greaterThan(first.at), `${second.at} after ${first.at}`);
+    assert.ok(first.on instanceof Date);
   });
 
   test("what MongoDB accepts still applies: missing fields, array positions, removals of nothing", async () => {

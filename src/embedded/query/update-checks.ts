@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { bsonTag, isPlainObject } from "../bson.ts";
+import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { numberKind } from "./number-arithmetic.ts";
@@ -17,13 +17,15 @@ const CREATING = new Set(["$set", "$inc", "$mul", "$min", "$max", "$currentDate"
 
 /** Refuses an update MongoDB would refuse on this document; `inserting` for an upsert's new document. */
 export function refuseImpossibleUpdate(doc: Document, spec: Document, inserting: boolean): void {
+  refuseUnknownOperators(spec);
+  refuseBadPaths(spec);
   refuseConflictingPaths(spec);
   for (const op in spec) {
     const fields = spec[op];
     if (!isPlainObject(fields)) continue;
     for (const path in fields) {
       if (op === "$rename") {
-        if (typeof fields[path] === "string") refuseTarget(doc, fields[path]);
+        if (typeof fields[path] === "string") refuseRename(doc, path, fields[path]);
         continue;
       }
       if (path.includes("$")) continue;
@@ -32,6 +34,125 @@ export function refuseImpossibleUpdate(doc: Document, spec: Document, inserting:
       if ("value" in at) refuseOperand(doc, op, path, at.value, fields[path]);
     }
   }
+}
+
+/** The update operators MongoDB 7.0 knows. */
+const OPERATORS = new Set([
+  "$set",
+  "$unset",
+  "$inc",
+  "$mul",
+  "$min",
+  "$max",
+  "$rename",
+  "$setOnInsert",
+  "$currentDate",
+  "$push",
+  "$addToSet",
+  "$pop",
+  "$pull",
+  "$pullAll",
+  "$bit",
+]);
+
+/** Refuses an unknown operator, an operator not given a document of fields, and a `$pop` not by 1 or -1. */
+function refuseUnknownOperators(spec: Document): void {
+  for (const op in spec) {
+    if (!OPERATORS.has(op)) {
+      throw new CommandError(
+        "FailedToParse",
+        `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
+    }
+    const fields = spec[op];
+    if (!isPlainObject(fields)) {
+      throw new CommandError(
+        "FailedToParse",
+        `Modifiers operate on fields but we found type ${
+          bsonTypeOf(fields)
+        } instead. For example: {$mod: {<field>: ...}} not {${op}: ${shortText(fields)}}`,
+      );
+    }
+    if (op !== "$pop") continue;
+    for (const path in fields) {
+      const by = numberKind(fields[path]) === undefined ? Number.NaN : toNumber(fields[path]);
+      if (by !== 1 && by !== -1) {
+        throw new CommandError("FailedToParse", `$pop expects 1 or -1, found: ${shortText(fields[path])}`);
+      }
+    }
+  }
+}
+
+/** A positional part of an update path: `$`, `$[]` or `$[identifier]`. */
+const POSITIONAL = /^\$(?:\[(?:[a-z][a-zA-Z0-9]*)?\])?$/;
+
+/** Refuses empty paths, empty field names (`a..b`, `a.`) and `$`-prefixed names that are not positional. */
+function refuseBadPaths(spec: Document): void {
+  const renames = spec.$rename;
+  if (isPlainObject(renames)) {
+    for (const source in renames) if (typeof renames[source] === "string") refuseRenamePaths(source, renames[source]);
+  }
+  for (const path of writtenPaths(spec)) {
+    if (path === "") throw new CommandError("EmptyFieldName", "An empty update path is not valid.");
+    const parts = path.split(".");
+    if (parts.includes("")) {
+      throw new CommandError(
+        "EmptyFieldName",
+        `The update path '${path}' contains an empty field name, which is not allowed.`,
+      );
+    }
+    const dollar = parts.find((part, i) => part.startsWith("$") && (i === 0 || !POSITIONAL.test(part)));
+    if (dollar !== undefined) {
+      throw new CommandError(
+        "DollarPrefixedFieldName",
+        `The dollar ($) prefixed field '${dollar}' in '${path}' is not valid for storage.`,
+      );
+    }
+  }
+}
+
+/** `$rename`'s rules on its paths: fixed ones, that differ, neither inside the other. */
+function refuseRenamePaths(source: string, target: string): void {
+  const about = `${source}: ${JSON.stringify(target)}`;
+  if (source.includes("$")) {
+    throw new CommandError("BadValue", `The source field for $rename may not be dynamic: ${about}`);
+  }
+  if (target.includes("$")) {
+    throw new CommandError("BadValue", `The destination field for $rename may not be dynamic: ${about}`);
+  }
+  if (source === target) {
+    throw new CommandError("BadValue", `The source and target field for $rename must differ: ${about}`);
+  }
+  if (target.startsWith(`${source}.`) || source.startsWith(`${target}.`)) {
+    throw new CommandError(
+      "BadValue",
+      `The source and target field for $rename must not be on the same path: ${about}`,
+    );
+  }
+}
+
+/** `$rename`'s rules on the document: neither field inside an array, and room for the target. */
+function refuseRename(doc: Document, source: string, target: string): void {
+  for (const [path, role] of [[source, "source"], [target, "destination"]]) {
+    if (passesThroughArray(doc, path)) {
+      throw new CommandError(
+        "BadValue",
+        `The ${role} field cannot be an array element, '${path}' in doc with ${shortText(doc)}`,
+      );
+    }
+  }
+  refuseTarget(doc, target);
+}
+
+/** True when a path goes through an array on its way (`list.0`, `items.name`). */
+function passesThroughArray(doc: Document, path: string): boolean {
+  let current: unknown = doc;
+  for (const part of path.split(".")) {
+    if (Array.isArray(current)) return true;
+    if (!isPlainObject(current)) return false;
+    current = current[part];
+  }
+  return false;
 }
 
 /** What a dotted path reaches: a value (undefined when missing), or the element that blocks it. */
@@ -107,7 +228,9 @@ function shortText(v: unknown): string {
   if (bsonTag(v) === "ObjectId") return `ObjectId('${String(v)}')`;
   if (Array.isArray(v)) return `[ ${v.slice(0, 5).map(shortText).join(", ")}${v.length > 5 ? ", ..." : ""} ]`;
   if (isPlainObject(v)) {
-    return `{ ${Object.entries(v).slice(0, 5).map(([k, x]) => `${k}: ${shortText(x)}`).join(", ")} }`;
+    const entries = Object.entries(v);
+    const shown = entries.slice(0, 5).map(([k, x]) => `${k}: ${shortText(x)}`);
+    return `{ ${shown.join(", ")}${entries.length > 5 ? ", ..." : ""} }`;
   }
   return String(v);
 }

@@ -1,4 +1,4 @@
-import { type Document, ObjectId } from "bson";
+import { type Document, ObjectId, Timestamp } from "bson";
 import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
@@ -54,9 +54,40 @@ function replace(doc: Document, replacement: Document): Document {
   return withIdFirst(doc._id, replacement);
 }
 
+/**
+ * `$currentDate` fields asking for a timestamp, as a `$set` of one (mingo set a number of
+ * milliseconds). Each update in a process gets a later timestamp, as the server's clock gives.
+ */
+function settleTimestamps(modifier: Document): Document {
+  const fields = modifier.$currentDate;
+  if (!isPlainObject(fields)) return modifier;
+  const stamps = Object.keys(fields).filter((path) =>
+    isPlainObject(fields[path]) && fields[path].$type === "timestamp"
+  );
+  if (stamps.length === 0) return modifier;
+  const set: Document = { ...(isPlainObject(modifier.$set) ? modifier.$set : {}) };
+  const rest: Document = { ...fields };
+  const now = nextTimestamp();
+  for (const path of stamps) {
+    set[path] = now;
+    delete rest[path];
+  }
+  const out: Document = { ...modifier, $set: set, $currentDate: rest };
+  if (Object.keys(rest).length === 0) delete out.$currentDate;
+  return out;
+}
+
+let lastTimestamp = { t: 0, i: 0 };
+
+function nextTimestamp(): Timestamp {
+  const t = Math.floor(Date.now() / 1000);
+  lastTimestamp = t > lastTimestamp.t ? { t, i: 1 } : { t: lastTimestamp.t, i: lastTimestamp.i + 1 };
+  return new Timestamp(lastTimestamp);
+}
+
 function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
   refuseImpossibleUpdate(doc, spec, inserting);
-  const modifier: Document = settleWideNumbers(doc, spec);
+  const modifier: Document = settleTimestamps(settleWideNumbers(doc, spec));
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
