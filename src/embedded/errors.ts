@@ -48,6 +48,8 @@ export const CODES = {
   Location40415: 40415,
   Location40601: 40601,
   Location51047: 51047,
+  Location51091: 51091,
+  Location51108: 51108,
   Location51132: 51132,
   Location51183: 51183,
   Location51199: 51199,

@@ -13,6 +13,7 @@ import type { Collation } from "../store/collation.ts";
 import { $typeQuery, typeExpressions } from "./bson-types.ts";
 import { valueMatchingExpressions, valueMatchingStages } from "./value-matching.ts";
 import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
+import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
@@ -88,7 +89,7 @@ export function mingoOptions(processingMode: ProcessingMode, collation?: Collati
 
 /** Compiles a filter with the shared options; documents are only read. */
 export function mingoQuery(filter: Document, collation?: Collation): BaseQuery<Document> {
-  return new BaseQuery<Document>(filter, mingoOptions(ProcessingMode.CLONE_OFF, collation));
+  return new BaseQuery<Document>(prepareFilter(filter), mingoOptions(ProcessingMode.CLONE_OFF, collation));
 }
 
 /** A query whose `find(docs, projection)` projects clones of `docs` (the stored documents). */

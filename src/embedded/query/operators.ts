@@ -64,11 +64,16 @@ const isIn: Test = (a, list, strings, depth) => {
   return anyOf(a, depth, hit);
 };
 
+const ARRAY_RANK = typeRank([]);
+
 function range(accept: (c: number) => boolean): Test {
-  return (a, b, strings) => {
+  return (a, b, strings, depth) => {
     const rank = typeRank(b);
     // A scalar (the common case, tested for every document read) is compared without a closure.
     if (!Array.isArray(a)) return typeRank(a) === rank && accept(compareValues(a, b, strings));
+    // Against an array, an array field is also compared whole, as MongoDB compares it (a dotted
+    // path's values are gathered into an array by resolve, which is not a field to compare whole).
+    if (rank === ARRAY_RANK && depth === 0 && accept(compareValues(a, b, strings))) return true;
     return a.some((v) => typeRank(v) === rank && accept(compareValues(v, b, strings)));
   };
 }

@@ -8,6 +8,7 @@ import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { Collation } from "../store/collation.ts";
 import { compareValues, identicalValues } from "../store/values.ts";
+import { prepareFilter } from "./filter-checks.ts";
 import { equalityValue } from "./filter.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { refuseImpossibleUpdate } from "./update-checks.ts";
@@ -95,7 +96,9 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   if (Object.keys(modifier).length > 0) {
     try {
       const queryOptions = { context: ENGINE_CONTEXT, collation: options.collation as unknown as Options["collation"] };
-      mingoUpdate(next, modifier, options.arrayFilters, (options.filter ?? undefined) as Document | undefined, {
+      // mingo reads the filter for the positional `$`; it gets the filter as prepared for matching.
+      const filter = isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
+      mingoUpdate(next, modifier, options.arrayFilters, filter, {
         queryOptions,
       });
     } catch (error) {
