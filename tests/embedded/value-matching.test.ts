@@ -100,10 +100,42 @@ describe("embedded engine: numbers of every width matched by value", () => {
     );
   });
 
-  test("a pipeline cannot call the engine's internal group-key operator", async () => {
+  test("$bucket places numbers of every width by value and outputs only the buckets that hold documents", async () => {
+    const buckets = await orders.aggregate([
+      {
+        $bucket: {
+          groupBy: "$customer",
+          boundaries: [0, 5.5, 10, 20],
+          default: "none",
+          output: { ids: { $push: "$_id" } },
+        },
+      },
+    ]).toArray();
+    assert.deepEqual(buckets, [
+      { _id: 0, ids: [1, 2, 3] }, // Long(5), 5, Decimal128("5.0") fall below 5.5
+      { _id: 5.5, ids: [4] },
+      { _id: "none", ids: [5, 6] }, // missing and null
+    ]);
+    const refused = async (spec: Document, code: number) => {
+      await assert.rejects(orders.aggregate([{ $bucket: spec }]).toArray(), (e: MongoServerError) => {
+        assert.equal(e.code, code, e.message);
+        return true;
+      });
+    };
+    await refused({ groupBy: "$customer", boundaries: [0, 10] }, 40066); // null has no bucket and there is no default
+    await refused({ groupBy: "$customer", boundaries: [10, 0], default: "x" }, 40194);
+    await refused({ groupBy: "$customer", boundaries: [0, 10], default: 5 }, 40199);
+    await refused({ groupBy: "$customer", boundaries: [0] }, 40192);
+  });
+
+  test("a pipeline cannot call the engine's internal group-key and bucket operators", async () => {
     await assert.rejects(
       orders.aggregate([{ $project: { k: { $__engineGroupKey: { id: "$customer" } } } }]).toArray(),
       (e: MongoServerError) => e.code === 168 && /Unrecognized expression/.test(e.message),
+    );
+    await assert.rejects(
+      orders.aggregate([{ $project: { k: { $__engineBucketOf: { groupBy: "$customer" } } } }]).toArray(),
+      (e: MongoServerError) => e.code === 168,
     );
   });
 });

@@ -11,6 +11,7 @@ import { Query as BaseQuery } from "mingo/query";
 import type { Options, PipelineOperator, QueryOperator } from "mingo/types";
 import type { Collation } from "../store/collation.ts";
 import { $typeQuery, typeExpressions } from "./bson-types.ts";
+import { bucketExpressions, bucketStages } from "./bucket.ts";
 import { valueMatchingExpressions, valueMatchingStages } from "./value-matching.ts";
 import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
 import { prepareFilter } from "./filter-checks.ts";
@@ -42,13 +43,19 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * MongoDB: comparison operators (operators.ts), `$type`/`$isNumber` (bson-types.ts), arithmetic,
  * comparison and conversion expressions and accumulators that meet Longs and Decimal128s
  * (wide-expressions.ts), `$group`, `$lookup` and `$in` matching numbers by value
- * (value-matching.ts), and `$sort`. Passed as the context of every query, pipeline and update.
+ * (value-matching.ts), `$bucket` (bucket.ts), and `$sort`. Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
     accumulator: { ...accumulatorOperators, ...wideAccumulators },
-    expression: { ...expressionOperators, ...wideExpressions, ...typeExpressions, ...valueMatchingExpressions },
-    pipeline: { ...pipelineOperators, ...valueMatchingStages, $sort },
+    expression: {
+      ...expressionOperators,
+      ...wideExpressions,
+      ...typeExpressions,
+      ...valueMatchingExpressions,
+      ...bucketExpressions,
+    },
+    pipeline: { ...pipelineOperators, ...valueMatchingStages, ...bucketStages, $sort },
     projection: projectionOperators,
     query: { ...queryOperators, ...comparisonOperators, $type: $typeQuery, $captureOptions },
     window: windowOperators,

@@ -50,7 +50,7 @@ function groupKey(obj: unknown, arg: unknown, options: Options): ValueKey {
  * given its `_id` back. A missing `_id` groups with null and is reported as null, as in
  * MongoDB. (mingo's `$firstN`-style `n` expressions see the key as the group's id.)
  */
-function $group(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+export function $group(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
   if (!isPlainObject(expr) || !("_id" in expr)) {
     throw new CommandError("Location15955", "a group specification must include an _id");
   }
