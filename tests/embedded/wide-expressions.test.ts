@@ -150,6 +150,63 @@ describe("embedded engine: aggregation on numbers of every width", () => {
     );
   });
 
+  test("$abs, $mod, $floor, $ceil, $trunc and $round keep a Long a Long and a Decimal128 a Decimal128", async () => {
+    const numbers = conn.db.collection<Doc>("rounding");
+    await numbers.insertMany([{ _id: 1, v: Long.fromNumber(-1234) }, { _id: 2, v: dec("-2.567") }, {
+      _id: 3,
+      v: dec("2.5"),
+    }]);
+    const rows = await numbers.aggregate([{ $sort: { _id: 1 } }, {
+      $project: {
+        _id: 0,
+        abs: { $abs: "$v" },
+        floor: { $floor: "$v" },
+        ceil: { $ceil: "$v" },
+        trunc: { $trunc: ["$v", 1] },
+        round: { $round: ["$v", 0] },
+        hundreds: { $round: ["$v", -2] },
+        mod: { $mod: ["$v", Long.fromNumber(7)] },
+      },
+    }], RAW).toArray();
+    assert.deepEqual(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typed(v)]))), [
+      {
+        abs: "Long(1234)",
+        floor: "Long(-1234)",
+        ceil: "Long(-1234)",
+        trunc: "Long(-1234)",
+        round: "Long(-1234)",
+        hundreds: "Long(-1200)",
+        mod: "Long(-2)",
+      },
+      {
+        abs: "Decimal128(2.567)",
+        floor: "Decimal128(-3)",
+        ceil: "Decimal128(-2)",
+        trunc: "Decimal128(-2.5)",
+        round: "Decimal128(-3)",
+        hundreds: "Decimal128(0E+2)",
+        mod: "Decimal128(-2.567)",
+      },
+      {
+        abs: "Decimal128(2.5)",
+        floor: "Decimal128(2)",
+        ceil: "Decimal128(3)",
+        trunc: "Decimal128(2.5)",
+        round: "Decimal128(2)", // half to even
+        hundreds: "Decimal128(0E+2)",
+        mod: "Decimal128(2.5)",
+      },
+    ]);
+    await assert.rejects(
+      numbers.aggregate([{ $project: { v: { $mod: ["$v", Long.fromNumber(0)] } } }]).toArray(),
+      (e: MongoServerError) => e.code === 16610,
+    );
+    const [plain] = await numbers.aggregate([{ $limit: 1 }, {
+      $project: { _id: 0, abs: { $abs: -3 }, floor: { $floor: 2.7 }, mod: { $mod: [7, 4] } },
+    }]).toArray();
+    assert.deepEqual(plain, { abs: 3, floor: 2, mod: 3 }, "plain numbers still go to mingo's operators");
+  });
+
   test("$toLong and $toDecimal give those types; $toInt and $toDouble read them", async () => {
     assert.deepEqual(
       await project(2, {

@@ -91,6 +91,46 @@ export function truncatedInteger(v: unknown): bigint | undefined {
   return x.exponent >= 0 ? x.coefficient * 10n ** BigInt(x.exponent) : x.coefficient / 10n ** BigInt(-x.exponent);
 }
 
+/** How {@link roundNumber} rounds. */
+export type Rounding = "floor" | "ceil" | "trunc" | "round";
+
+/**
+ * A Long or a Decimal128 rounded to `place` decimal places (negative: tens, hundreds...), in
+ * its own type; `$round` rounds half to even, as MongoDB's does.
+ */
+export function roundNumber(v: unknown, place: number, mode: Rounding): unknown {
+  const x = exactOf(v);
+  if (!isFinite(x) || x.exponent >= -place) return v;
+  const unit = 10n ** BigInt(-place - x.exponent);
+  let quotient = x.coefficient / unit; // towards zero
+  const remainder = x.coefficient % unit;
+  if (mode === "floor" && remainder < 0n) quotient -= 1n;
+  if (mode === "ceil" && remainder > 0n) quotient += 1n;
+  if (mode === "round") {
+    const twice = 2n * (remainder < 0n ? -remainder : remainder);
+    if (twice > unit || (twice === unit && quotient % 2n !== 0n)) quotient += remainder < 0n ? -1n : 1n;
+  }
+  if (numberKind(v) === "long") return Long.fromBigInt(quotient * 10n ** BigInt(Math.max(0, -place)));
+  return decimalOf(quotient, -place);
+}
+
+/** `a mod b` (the sign of `a`), in the wider of their types; undefined when `b` is zero. */
+export function moduloNumbers(a: unknown, b: unknown): unknown {
+  const kind = widerKind(a, b);
+  if (toNumber(b) === 0) return undefined;
+  if (kind === "double") return toNumber(a) % toNumber(b);
+  if (kind !== "decimal") {
+    const result = integerOf(a) % integerOf(b);
+    return kind === "int" ? Number(result) : Long.fromBigInt(result);
+  }
+  const x = decimalInput(a);
+  const y = decimalInput(b);
+  if (!isFinite(x) || !isFinite(y)) return decimalOfDouble(toNumber(a) % toNumber(b));
+  const exponent = Math.min(x.exponent, y.exponent);
+  const scaled = (z: Finite) => z.coefficient * 10n ** BigInt(z.exponent - exponent);
+  return decimalOf(scaled(x) % scaled(y), exponent);
+}
+
 function widerKind(a: unknown, b: unknown): NumberKind {
   const ka = numberKind(a) ?? "double";
   const kb = numberKind(b) ?? "double";

@@ -14,8 +14,11 @@ import {
   divideNumbers,
   isWideNumber,
   LONG_OVERFLOW,
+  moduloNumbers,
   numberKind,
   type Operation,
+  type Rounding,
+  roundNumber,
   truncatedInteger,
 } from "./number-arithmetic.ts";
 
@@ -37,6 +40,47 @@ const isNil = (v: unknown) => v === null || v === undefined;
 function argumentsOf(obj: unknown, expr: unknown, options: Options): unknown[] {
   const values = evalExpr(obj, expr, options);
   return Array.isArray(values) ? values : [values];
+}
+
+/** `$floor`, `$ceil`, `$trunc` and `$round` of a Long or Decimal128, which keep their type. */
+function rounded(name: string, mode: Rounding): (args: unknown[]) => unknown {
+  return (args) => {
+    const [value, place = 0] = args;
+    if (args.length > 2 || (mode !== "round" && mode !== "trunc" && args.length > 1)) {
+      throw new CommandError(
+        "Location16020",
+        `Expression ${name} takes at most 2 arguments. ${args.length} were passed in.`,
+      );
+    }
+    if (isNil(value) || isNil(place)) return null;
+    if (numberKind(place) === undefined || !Number.isInteger(toNumber(place))) {
+      throw new CommandError("BadValue", `${name} requires "place" to be an integral value`);
+    }
+    return roundNumber(value, toNumber(place), mode);
+  };
+}
+
+function absolute(args: unknown[]): unknown {
+  const [value] = exactly("$abs", args, 1);
+  if (isNil(value)) return null;
+  if (numberKind(value) === "long" && (value as Long).equals(Long.MIN_VALUE)) {
+    throw new CommandError("Location28680", "can't take $abs of long long min");
+  }
+  return toNumber(value) < 0 ? combine("multiply", value, -1) : value;
+}
+
+function modulo(args: unknown[]): unknown {
+  const [a, b] = exactly("$mod", args, 2);
+  if (isNil(a) || isNil(b)) return null;
+  if (numberKind(a) === undefined || numberKind(b) === undefined) {
+    throw new CommandError(
+      "Location16611",
+      `$mod only supports numeric types, not ${bsonTypeOf(a)} and ${bsonTypeOf(b)}`,
+    );
+  }
+  const result = moduloNumbers(a, b);
+  if (result === undefined) throw new CommandError("Location16610", "can't $mod by zero");
+  return result;
 }
 
 /** MongoDB's error for an operand of the wrong type, with its code. */
@@ -61,7 +105,8 @@ function widened(name: string, wide: (args: unknown[]) => unknown, integers = fa
   return (obj, expr, options) => {
     const args = argumentsOf(obj, expr, options);
     if (args.some(isWideNumber) || (integers && args.length > 0 && allInt32(args))) return wide(args);
-    return original(obj, args.map(literal), options);
+    // mingo evaluates the arguments again: its single-argument operators take the expression itself.
+    return original(obj, expr, options);
   };
 }
 
@@ -221,6 +266,12 @@ export const wideExpressions: Record<string, Expression> = {
   $subtract: widened("$subtract", subtract, true),
   $multiply: widened("$multiply", multiply, true),
   $divide: widened("$divide", divide),
+  $mod: widened("$mod", modulo),
+  $abs: widened("$abs", absolute),
+  $floor: widened("$floor", rounded("$floor", "floor")),
+  $ceil: widened("$ceil", rounded("$ceil", "ceil")),
+  $trunc: widened("$trunc", rounded("$trunc", "trunc")),
+  $round: widened("$round", rounded("$round", "round")),
   $cmp: comparison("$cmp", (c) => Math.sign(c)),
   $eq: comparison("$eq", (c) => c === 0),
   $ne: comparison("$ne", (c) => c !== 0),
