@@ -62,6 +62,27 @@ describe("embedded engine: filters MongoDB refuses, and what it accepts", () => 
     assert.deepEqual(await notes.find().sort({ _id: 1 }).toArray(), [{ _id: 1, list: [1, 20] }, { _id: 2, n: 1 }]);
   });
 
+  test("a dotted path does not descend into an array directly inside an array, with or without an index", async () => {
+    const nested = conn.db.collection<Doc>("nested");
+    await nested.insertMany([
+      { _id: 1, a: [[1, 2]] },
+      { _id: 2, a: [{ k: 2 }] },
+      { _id: 3, a: [{ k: [2, 3] }] },
+      { _id: 4, a: { k: [[2]] } },
+      { _id: 5, a: [{ k: 1 }, [{ k: 2 }]] },
+    ]);
+    const found = async (filter: Document) => (await nested.find(filter).sort({ _id: 1 }).toArray()).map((d) => d._id);
+    for (const indexed of [false, true]) {
+      if (indexed) await nested.createIndex({ "a.k": 1 });
+      const label = indexed ? "with an index" : "without an index";
+      assert.deepEqual(await found({ "a.k": 2 }), [2, 3], label);
+      assert.deepEqual(await found({ "a.k": { $gte: 2 } }), [2, 3], label);
+      assert.deepEqual(await found({ "a.k": { $in: [2, 9] } }), [2, 3], label);
+      assert.deepEqual(await found({ "a.k": { $ne: 2 } }), [1, 4, 5], label);
+      assert.deepEqual(await found({ "a.k": [2] }), [4], `${label}: a leaf array's element that is an array`);
+    }
+  });
+
   test("against an array, an array field compares whole and by its array elements", async () => {
     // [1, 2, 3] > [1] whole; [[1, 2]] holds [1, 2] > [1]; [{k: 1}] > [1] (an object ranks above a number)
     assert.deepEqual(await ids({ a: { $gt: [1] } }), [1, 3, 4]);

@@ -3,6 +3,7 @@ import { flatten, resolve } from "mingo/util";
 import { CommandError } from "../errors.ts";
 import type { Collation, StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, typeRank, type ValueKey } from "../store/values.ts";
+import { someAtPath } from "./bson-types.ts";
 
 /**
  * The comparison query operators ($eq, $ne, $in, $nin, $gt, $gte, $lt, $lte), replacing
@@ -20,14 +21,29 @@ function stringsOf(options: Options): StringCompare | undefined {
   return typeof collation?.compare === "function" ? collation.compare : undefined;
 }
 
+/**
+ * A test of one value a dotted path reaches, for a condition that does not involve null
+ * (null also matches a missing field, which mingo's resolution handles); undefined otherwise.
+ */
+type LeafTest = (rhs: unknown, strings: StringCompare | undefined) => ((v: unknown) => boolean) | undefined;
+
 function fieldOperator(
   test: Test,
   prepare: (rhs: unknown, strings: StringCompare | undefined) => unknown = (v) => v,
+  leaf?: { test: LeafTest; negated: boolean },
 ): QueryOperator {
   return ((selector: string, value: unknown, options: Options) => {
     const strings = stringsOf(options);
-    const depth = selector.split(".").length - 1;
+    const parts = selector.split(".");
+    const depth = parts.length - 1;
     const rhs = prepare(value, strings);
+    // A dotted path is walked as MongoDB walks it: mingo's resolution also descended into an
+    // array directly inside an array, so {"a.k": 2} matched {a: [[1, 2]]}.
+    const atLeaf = depth > 0 ? leaf?.test(rhs, strings) : undefined;
+    if (atLeaf) {
+      const negated = leaf!.negated;
+      return (obj: Record<string, unknown>) => someAtPath(obj, parts, atLeaf) !== negated;
+    }
     return (obj: Record<string, unknown>) => test(resolve(obj, selector, { unwrapArray: true }), rhs, strings, depth);
   }) as unknown as QueryOperator;
 }
@@ -55,14 +71,28 @@ function prepareIn(list: unknown, strings: StringCompare | undefined): InList {
   return { regexes, values, keys: strings ? undefined : new Set(values.map(keyOf)) };
 }
 
-const isIn: Test = (a, list, strings, depth) => {
-  const { regexes, keys, values } = list as InList;
+function inListTest(list: InList, strings: StringCompare | undefined): (v: unknown) => boolean {
+  const { regexes, keys, values } = list;
   const matchesRegex = (v: unknown) => typeof v === "string" && regexes.some((re) => re.test(v));
-  const hit = keys
+  return keys
     ? (v: unknown) => keys.has(keyOf(v)) || matchesRegex(v)
     : (v: unknown) => values.some((b) => compareValues(v, b, strings) === 0) || matchesRegex(v);
-  return anyOf(a, depth, hit);
-};
+}
+
+const isIn: Test = (a, list, strings, depth) => anyOf(a, depth, inListTest(list as InList, strings));
+
+const equalsAtLeaf: LeafTest = (b, strings) => b === null ? undefined : (v) => compareValues(v, b, strings) === 0;
+
+const inListAtLeaf: LeafTest = (list, strings) =>
+  (list as InList).values.includes(null) ? undefined : inListTest(list as InList, strings);
+
+function rangeAtLeaf(accept: (c: number) => boolean): LeafTest {
+  return (b, strings) => {
+    if (b === null) return undefined;
+    const rank = typeRank(b);
+    return (v) => typeRank(v) === rank && accept(compareValues(v, b, strings));
+  };
+}
 
 const ARRAY_RANK = typeRank([]);
 
@@ -80,12 +110,12 @@ function range(accept: (c: number) => boolean): Test {
 
 /** The operators, to register in mingo's context over its own. */
 export const comparisonOperators: Record<string, QueryOperator> = {
-  $eq: fieldOperator(equals),
-  $ne: fieldOperator((a, b, s, d) => !equals(a, b, s, d)),
-  $in: fieldOperator(isIn, prepareIn),
-  $nin: fieldOperator((a, b, s, d) => !isIn(a, b, s, d), prepareIn),
-  $gt: fieldOperator(range((c) => c > 0)),
-  $gte: fieldOperator(range((c) => c >= 0)),
-  $lt: fieldOperator(range((c) => c < 0)),
-  $lte: fieldOperator(range((c) => c <= 0)),
+  $eq: fieldOperator(equals, undefined, { test: equalsAtLeaf, negated: false }),
+  $ne: fieldOperator((a, b, s, d) => !equals(a, b, s, d), undefined, { test: equalsAtLeaf, negated: true }),
+  $in: fieldOperator(isIn, prepareIn, { test: inListAtLeaf, negated: false }),
+  $nin: fieldOperator((a, b, s, d) => !isIn(a, b, s, d), prepareIn, { test: inListAtLeaf, negated: true }),
+  $gt: fieldOperator(range((c) => c > 0), undefined, { test: rangeAtLeaf((c) => c > 0), negated: false }),
+  $gte: fieldOperator(range((c) => c >= 0), undefined, { test: rangeAtLeaf((c) => c >= 0), negated: false }),
+  $lt: fieldOperator(range((c) => c < 0), undefined, { test: rangeAtLeaf((c) => c < 0), negated: false }),
+  $lte: fieldOperator(range((c) => c <= 0), undefined, { test: rangeAtLeaf((c) => c <= 0), negated: false }),
 };
