@@ -71,6 +71,20 @@ describe("embedded engine: numbers of every width matched by value", () => {
     ]);
   });
 
+  test("a $lookup whose fields are not strings, or that has no 'as', is refused", async () => {
+    for (
+      const spec of [
+        { from: "customers", localField: 5, foreignField: "_id", as: "j" },
+        { from: "customers", localField: "customer", foreignField: "_id" },
+      ]
+    ) {
+      await assert.rejects(
+        orders.aggregate([{ $lookup: spec }]).toArray(),
+        (e: MongoServerError) => e.code === 9 && /must be a string|must specify 'as'/.test(e.message),
+      );
+    }
+  });
+
   test("the $in expression finds a number among numbers of another width", async () => {
     const rows = await orders.aggregate([
       { $match: { _id: { $lte: 4 } } },

@@ -8,6 +8,7 @@ import { resolve } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { keyOf, type ValueKey } from "../store/values.ts";
+import { bsonTypeOf } from "./bson-types.ts";
 import { isWideNumber } from "./number-arithmetic.ts";
 
 /**
@@ -68,11 +69,27 @@ function valuesAt(doc: unknown, path: string): unknown[] {
   return Array.isArray(value) ? (value.length === 0 ? [] : value) : [value];
 }
 
+/** `$lookup`'s field arguments must be strings, and `as` is required (mingo failed with an internal error). */
+function refuseLookupArguments(expr: Document): void {
+  if (!isPlainObject(expr)) throw new CommandError("FailedToParse", "the $lookup specification must be an Object");
+  for (const name of ["localField", "foreignField", "as"]) {
+    const value = expr[name];
+    if (value !== undefined && typeof value !== "string") {
+      throw new CommandError(
+        "FailedToParse",
+        `$lookup argument '${name}: ${JSON.stringify(value)}' must be a string, is type ${bsonTypeOf(value)}`,
+      );
+    }
+  }
+  if (expr.as === undefined) throw new CommandError("FailedToParse", "must specify 'as' field for a $lookup");
+}
+
 /**
  * `$lookup` by `localField`/`foreignField` (without a pipeline), matching by key. Matches
  * keep the joined collection's order. Every other form is mingo's.
  */
 function $lookup(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  refuseLookupArguments(expr);
   const { from, localField, foreignField, as } = expr;
   if (expr.pipeline !== undefined || typeof localField !== "string" || typeof foreignField !== "string") {
     return mingoLookup(collection, expr, options);
