@@ -16,14 +16,9 @@ import { valueMatchingExpressions, valueMatchingStages } from "./value-matching.
 import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
+import { collationOf } from "./options-collation.ts";
 import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
-
-/** The collation a mingo options object carries (set by {@link mingoOptions}). */
-export function collationOf(options: Options): Collation | undefined {
-  const collation = (options as { collation?: Partial<Collation> }).collation;
-  return typeof collation?.compare === "function" ? (collation as Collation) : undefined;
-}
 
 /** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
 const $sort =

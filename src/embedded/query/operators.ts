@@ -1,9 +1,10 @@
 import type { Options, QueryOperator } from "mingo/types";
 import { flatten, resolve } from "mingo/util";
 import { CommandError } from "../errors.ts";
-import type { Collation, StringCompare } from "../store/collation.ts";
+import type { StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, typeRank, type ValueKey } from "../store/values.ts";
 import { someAtPath } from "./bson-types.ts";
+import { collationOf } from "./options-collation.ts";
 
 /**
  * The comparison query operators ($eq, $ne, $in, $nin, $gt, $gte, $lt, $lte), replacing
@@ -14,12 +15,6 @@ import { someAtPath } from "./bson-types.ts";
  */
 
 type Test = (lhs: unknown, rhs: unknown, strings: StringCompare | undefined, depth: number) => boolean;
-
-/** The string order of the collation mingo carries in its options (none: binary). */
-function stringsOf(options: Options): StringCompare | undefined {
-  const collation = (options as { collation?: Partial<Collation> }).collation;
-  return typeof collation?.compare === "function" ? collation.compare : undefined;
-}
 
 /**
  * A test of one value a dotted path reaches, for a condition that does not involve null
@@ -33,7 +28,7 @@ function fieldOperator(
   leaf?: { test: LeafTest; negated: boolean },
 ): QueryOperator {
   return ((selector: string, value: unknown, options: Options) => {
-    const strings = stringsOf(options);
+    const strings = collationOf(options)?.compare;
     const parts = selector.split(".");
     const depth = parts.length - 1;
     const rhs = prepare(value, strings);

@@ -5,9 +5,9 @@ import * as mingoExpressions from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import { toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
-import type { Collation } from "../store/collation.ts";
 import { compareValues } from "../store/values.ts";
 import { bsonTypeOf, isInt32Number } from "./bson-types.ts";
+import { collationOf } from "./options-collation.ts";
 import {
   combineNumbers,
   decimalOfNumber,
@@ -165,11 +165,6 @@ function exactly(name: string, args: unknown[], count: number): unknown[] {
     );
   }
   return args;
-}
-
-function collationOf(options: Options): Collation | undefined {
-  const collation = (options as { collation?: Partial<Collation> }).collation;
-  return typeof collation?.compare === "function" ? collation as Collation : undefined;
 }
 
 /** A comparison expression that uses the engine's BSON order when a wide number is compared. */
