@@ -201,6 +201,10 @@ describe("embedded engine: aggregation on numbers of every width", () => {
       numbers.aggregate([{ $project: { v: { $mod: ["$v", Long.fromNumber(0)] } } }]).toArray(),
       (e: MongoServerError) => e.code === 16610,
     );
+    await assert.rejects(
+      numbers.aggregate([{ $project: { v: { $round: ["$v", 1e9] } } }]).toArray(),
+      (e: MongoServerError) => e.code === 2 && /between -20 and 100/.test(e.message),
+    );
     const [plain] = await numbers.aggregate([{ $limit: 1 }, {
       $project: { _id: 0, abs: { $abs: -3 }, floor: { $floor: 2.7 }, mod: { $mod: [7, 4] } },
     }]).toArray();

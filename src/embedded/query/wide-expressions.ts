@@ -26,8 +26,7 @@ import {
  * Aggregation expressions and accumulators that meet a Long or a Decimal128. mingo treats
  * those as objects: `$sum` of Longs gave 0, `$add` refused them, `$gt` compared them as
  * objects. Where an operand is one, these compute with MongoDB's rules (number-arithmetic.ts)
- * and compare with the engine's BSON order; everything else still goes to mingo's operator,
- * handed the values already computed.
+ * and compare with the engine's BSON order; everything else still goes to mingo's operator.
  */
 
 type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
@@ -53,10 +52,12 @@ function rounded(name: string, mode: Rounding): (args: unknown[]) => unknown {
       );
     }
     if (isNil(value) || isNil(place)) return null;
-    if (numberKind(place) === undefined || !Number.isInteger(toNumber(place))) {
-      throw new CommandError("BadValue", `${name} requires "place" to be an integral value`);
+    const places = numberKind(place) === undefined ? Number.NaN : toNumber(place);
+    // MongoDB's bounds, which also keep the exact arithmetic's powers of ten small.
+    if (!Number.isInteger(places) || places < -20 || places > 100) {
+      throw new CommandError("BadValue", `${name} requires "place" to be an integer between -20 and 100`);
     }
-    return roundNumber(value, toNumber(place), mode);
+    return roundNumber(value, places, mode);
   };
 }
 
