@@ -13,7 +13,10 @@ import type { Collation } from "../store/collation.ts";
 import { $typeQuery, typeExpressions } from "./bson-types.ts";
 import { bucketExpressions, bucketStages } from "./bucket.ts";
 import { valueMatchingExpressions, valueMatchingStages } from "./value-matching.ts";
+import { valueSetExpressions } from "./value-sets.ts";
 import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
+import { wideMathExpressions } from "./wide-math.ts";
+import { $exprQuery, truthExpressions } from "./truthiness.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -37,8 +40,9 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * Every mingo operator, with the engine's own in place of mingo's where mingo's differ from
  * MongoDB: comparison operators (operators.ts), `$type`/`$isNumber` (bson-types.ts), arithmetic,
  * comparison and conversion expressions and accumulators that meet Longs and Decimal128s
- * (wide-expressions.ts), `$group`, `$lookup` and `$in` matching numbers by value
- * (value-matching.ts), `$bucket` (bucket.ts), and `$sort`. Passed as the context of every query, pipeline and update.
+ * (wide-expressions.ts), math, bitwise and integer-argument expressions on them (wide-math.ts),
+ * MongoDB's truth for `$cond`, `$filter`, `$and`... and `$expr` (truthiness.ts), `$group`, `$lookup` and `$in` matching numbers by value
+ * (value-matching.ts), set expressions, `$indexOfArray` and `$sortArray` on them (value-sets.ts), `$bucket` (bucket.ts), and `$sort`. Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
@@ -46,13 +50,16 @@ export const ENGINE_CONTEXT = Context.init(
     expression: {
       ...expressionOperators,
       ...wideExpressions,
+      ...wideMathExpressions,
+      ...truthExpressions,
       ...typeExpressions,
       ...valueMatchingExpressions,
+      ...valueSetExpressions,
       ...bucketExpressions,
     },
     pipeline: { ...pipelineOperators, ...valueMatchingStages, ...bucketStages, $sort },
     projection: projectionOperators,
-    query: { ...queryOperators, ...comparisonOperators, $type: $typeQuery, $captureOptions },
+    query: { ...queryOperators, ...comparisonOperators, $type: $typeQuery, $expr: $exprQuery, $captureOptions },
     window: windowOperators,
   } as Parameters<typeof Context.init>[0],
 );

@@ -1,5 +1,5 @@
 import { Decimal128, Long } from "bson";
-import { bsonTag, toNumber } from "../bson.ts";
+import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { type ExactNumber, exactOf, exactOfText } from "../store/exact-numbers.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 
@@ -26,6 +26,14 @@ export function numberKind(v: unknown): NumberKind | undefined {
 export function isWideNumber(v: unknown): boolean {
   const tag = bsonTag(v);
   return tag === "Long" || tag === "Decimal128";
+}
+
+/** Whether a value is, or holds at any depth, a Long or a Decimal128. */
+export function holdsWideNumber(v: unknown): boolean {
+  if (isWideNumber(v)) return true;
+  if (Array.isArray(v)) return v.some(holdsWideNumber);
+  if (isPlainObject(v)) return Object.values(v).some(holdsWideNumber);
+  return false;
 }
 
 /** The operations {@link combineNumbers} carries out. */
@@ -129,6 +137,92 @@ export function moduloNumbers(a: unknown, b: unknown): unknown {
   const exponent = Math.min(x.exponent, y.exponent);
   const scaled = (z: Finite) => z.coefficient * 10n ** BigInt(z.exponent - exponent);
   return decimalOf(scaled(x) % scaled(y), exponent);
+}
+
+/**
+ * The square root of a non-negative Decimal128, rounded to its 34 digits: from an integer
+ * square root of at least 40 digits, with a sticky last digit when it is not exact so that
+ * the rounding never sees a false tie. An exact root takes the ideal exponent (half the
+ * operand's, rounded down), as IEEE 754 decimal arithmetic gives it: sqrt(16) is 4, sqrt(16.00) 4.0.
+ */
+export function decimalSquareRoot(v: unknown): Decimal128 {
+  const x = decimalInput(v);
+  if (!isFinite(x)) return decimalOfDouble(Math.sqrt(toNumber(v)));
+  const ideal = Math.floor(x.exponent / 2);
+  if (x.coefficient === 0n) return decimalOf(0n, ideal);
+  let coefficient = x.coefficient;
+  let exponent = x.exponent;
+  const pad = Math.max(0, 80 - String(coefficient).length);
+  const shift = pad + ((exponent - pad) % 2 === 0 ? 0 : 1);
+  coefficient *= 10n ** BigInt(shift);
+  exponent -= shift;
+  let root = integerSquareRoot(coefficient);
+  let rootExponent = exponent / 2;
+  if (root * root !== coefficient) return decimalOf(root * 10n + 1n, rootExponent - 1);
+  while (rootExponent < ideal && root % 10n === 0n) {
+    root /= 10n;
+    rootExponent++;
+  }
+  return decimalOf(root, rootExponent);
+}
+
+function integerSquareRoot(n: bigint): bigint {
+  // Newton's iteration from a power of two above the root decreases to the root's floor.
+  let x = 1n << BigInt(Math.ceil(n.toString(2).length / 2));
+  for (;;) {
+    const next = (x + n / x) / 2n;
+    if (next >= x) return x;
+    x = next;
+  }
+}
+
+/** Past this many digits an exact power is not worth computing: its double is used instead. */
+const EXACT_POWER_DIGITS = 400;
+
+/**
+ * `base ^ exponent` with MongoDB's result types: two integers (int32 or Long) give an integer
+ * when the exponent is not negative (an int32 if both are and it fits, else a Long, else a
+ * double); a Decimal128 among them gives a Decimal128, exact for a whole exponent; otherwise
+ * a double. Undefined for a zero base with a negative exponent, which MongoDB refuses.
+ */
+export function powerNumbers(base: unknown, exponent: unknown): unknown {
+  const kind = widerKind(base, exponent);
+  if (toNumber(base) === 0 && toNumber(exponent) < 0) return undefined;
+  if (kind === "int" || kind === "long") {
+    const integer = integerPower(integerOf(base), integerOf(exponent));
+    if (integer === undefined) return Math.pow(toNumber(base), toNumber(exponent));
+    if (kind === "int" && integer >= INT32_MIN && integer <= INT32_MAX) return Number(integer);
+    return Long.fromBigInt(integer);
+  }
+  if (kind === "double") return Math.pow(toNumber(base), toNumber(exponent));
+  return decimalPower(base, exponent);
+}
+
+/** An integer power within the Long range, or undefined (a negative exponent, or too large). */
+function integerPower(base: bigint, exponent: bigint): bigint | undefined {
+  if (base === 1n) return 1n;
+  if (base === -1n) return exponent % 2n === 0n ? 1n : -1n;
+  if (exponent < 0n) return undefined;
+  if (base === 0n) return exponent === 0n ? 1n : 0n;
+  if (exponent > 64n) return undefined;
+  const result = base ** exponent;
+  return result >= LONG_MIN && result <= LONG_MAX ? result : undefined;
+}
+
+function decimalPower(base: unknown, exponent: unknown): Decimal128 {
+  const x = decimalInput(base);
+  const power = toNumber(exponent);
+  const digits = isFinite(x) ? String(x.coefficient).length : 0;
+  if (!isFinite(x) || !Number.isInteger(power) || Math.abs(power) * digits > EXACT_POWER_DIGITS) {
+    return decimalOfNumber(Math.pow(toNumber(base), power));
+  }
+  const coefficient = x.coefficient ** BigInt(Math.abs(power));
+  const scale = x.exponent * Math.abs(power);
+  const adjusted = scale + String(coefficient).length - 1;
+  // Beyond Decimal128's exponents (which the library would clamp): the double's 0 or infinity.
+  if (adjusted > 6144 || adjusted < -6176) return decimalOfNumber(Math.pow(toNumber(base), power));
+  const magnitude = decimalOf(coefficient, scale);
+  return power >= 0 ? magnitude : divideNumbers(Decimal128.fromString("1"), magnitude) as Decimal128;
 }
 
 function widerKind(a: unknown, b: unknown): NumberKind {

@@ -12,6 +12,7 @@ import {
   combineNumbers,
   decimalOfNumber,
   divideNumbers,
+  holdsWideNumber,
   isWideNumber,
   LONG_OVERFLOW,
   moduloNumbers,
@@ -168,12 +169,12 @@ function exactly(name: string, args: unknown[], count: number): unknown[] {
   return args;
 }
 
-/** A comparison expression that uses the engine's BSON order when a wide number is compared. */
+/** A comparison expression that uses the engine's BSON order when a wide number is compared, or an array or document holding one. */
 function comparison(name: string, accept: (c: number) => unknown): Expression {
   const original = (mingoExpressions as unknown as Record<string, Expression>)[name];
   return (obj, expr, options) => {
     const [a, b] = exactly(name, argumentsOf(obj, expr, options), 2);
-    if (!isWideNumber(a) && !isWideNumber(b)) return original(obj, [literal(a), literal(b)], options);
+    if (!holdsWideNumber(a) && !holdsWideNumber(b)) return original(obj, [literal(a), literal(b)], options);
     return accept(compareValues(a, b, collationOf(options)?.compare));
   };
 }
