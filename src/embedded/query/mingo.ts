@@ -17,6 +17,7 @@ import { valueSetExpressions } from "./value-sets.ts";
 import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
 import { wideMathExpressions } from "./wide-math.ts";
 import { $exprQuery, truthExpressions } from "./truthiness.ts";
+import { statisticsAccumulators, statisticsExpressions } from "./statistics.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -41,17 +42,19 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * MongoDB: comparison operators (operators.ts), `$type`/`$isNumber` (bson-types.ts), arithmetic,
  * comparison and conversion expressions and accumulators that meet Longs and Decimal128s
  * (wide-expressions.ts), math, bitwise and integer-argument expressions on them (wide-math.ts),
- * MongoDB's truth for `$cond`, `$filter`, `$and`... and `$expr` (truthiness.ts), `$group`, `$lookup` and `$in` matching numbers by value
+ * MongoDB's truth for `$cond`, `$filter`, `$and`... and `$expr` (truthiness.ts), percentiles and
+ * standard deviations (statistics.ts), `$group`, `$lookup` and `$in` matching numbers by value
  * (value-matching.ts), set expressions, `$indexOfArray` and `$sortArray` on them (value-sets.ts), `$bucket` (bucket.ts), and `$sort`. Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
-    accumulator: { ...accumulatorOperators, ...wideAccumulators },
+    accumulator: { ...accumulatorOperators, ...wideAccumulators, ...statisticsAccumulators },
     expression: {
       ...expressionOperators,
       ...wideExpressions,
       ...wideMathExpressions,
       ...truthExpressions,
+      ...statisticsExpressions,
       ...typeExpressions,
       ...valueMatchingExpressions,
       ...valueSetExpressions,
