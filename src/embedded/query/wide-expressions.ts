@@ -3,8 +3,9 @@ import { evalExpr } from "mingo/core";
 import * as mingoAccumulators from "mingo/operators/accumulator";
 import * as mingoExpressions from "mingo/operators/expression";
 import type { Options } from "mingo/types";
-import { toNumber } from "../bson.ts";
+import { bsonTag, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { StringCompare } from "../store/collation.ts";
 import { compareValues } from "../store/values.ts";
 import { bsonTypeOf, isInt32Number } from "./bson-types.ts";
 import { collationOf } from "./options-collation.ts";
@@ -12,7 +13,6 @@ import {
   combineNumbers,
   decimalOfNumber,
   divideNumbers,
-  holdsWideNumber,
   isWideNumber,
   LONG_OVERFLOW,
   moduloNumbers,
@@ -169,14 +169,27 @@ function exactly(name: string, args: unknown[], count: number): unknown[] {
   return args;
 }
 
-/** A comparison expression that uses the engine's BSON order when a wide number is compared, or an array or document holding one. */
+/**
+ * A comparison expression in MongoDB's order for expressions: the engine's BSON order (numbers
+ * of every width by value, NaN below every number, arrays element by element, documents field
+ * by field in their order, strings by the collation), with a missing value below everything but
+ * MinKey, and so unequal to null. mingo's order sorted arrays and documents' keys before
+ * comparing them, put NaN level with every number and ignored the collation.
+ */
 function comparison(name: string, accept: (c: number) => unknown): Expression {
-  const original = (mingoExpressions as unknown as Record<string, Expression>)[name];
   return (obj, expr, options) => {
     const [a, b] = exactly(name, argumentsOf(obj, expr, options), 2);
-    if (!holdsWideNumber(a) && !holdsWideNumber(b)) return original(obj, [literal(a), literal(b)], options);
-    return accept(compareValues(a, b, collationOf(options)?.compare));
+    return accept(compareExpressionValues(a, b, collationOf(options)?.compare));
   };
+}
+
+function compareExpressionValues(a: unknown, b: unknown, strings: StringCompare | undefined): number {
+  if (a === undefined || b === undefined) {
+    if (a === b) return 0;
+    const missingFirst = bsonTag(a ?? b) === "MinKey" ? 1 : -1;
+    return a === undefined ? missingFirst : -missingFirst;
+  }
+  return Math.sign(compareValues(a, b, strings));
 }
 
 /**
@@ -269,7 +282,7 @@ export const wideExpressions: Record<string, Expression> = {
   $ceil: widened("$ceil", rounded("$ceil", "ceil")),
   $trunc: widened("$trunc", rounded("$trunc", "trunc")),
   $round: widened("$round", rounded("$round", "round")),
-  $cmp: comparison("$cmp", (c) => Math.sign(c)),
+  $cmp: comparison("$cmp", (c) => c),
   $eq: comparison("$eq", (c) => c === 0),
   $ne: comparison("$ne", (c) => c !== 0),
   $gt: comparison("$gt", (c) => c > 0),
