@@ -18,6 +18,7 @@ import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
 import { wideMathExpressions } from "./wide-math.ts";
 import { $exprQuery, truthExpressions } from "./truthiness.ts";
 import { statisticsAccumulators, statisticsExpressions } from "./statistics.ts";
+import { stringExpressions } from "./string-expressions.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -43,7 +44,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * comparison and conversion expressions and accumulators that meet Longs and Decimal128s
  * (wide-expressions.ts), math, bitwise and integer-argument expressions on them (wide-math.ts),
  * MongoDB's truth for `$cond`, `$filter`, `$and`... and `$expr` (truthiness.ts), percentiles and
- * standard deviations (statistics.ts), `$group`, `$lookup` and `$in` matching numbers by value
+ * standard deviations (statistics.ts), `$indexOfCP`/`$indexOfBytes` and ASCII-only case changes
+ * (string-expressions.ts), `$group`, `$lookup` and `$in` matching numbers by value
  * (value-matching.ts), set expressions, `$indexOfArray` and `$sortArray` on them (value-sets.ts), `$bucket` (bucket.ts), and `$sort`. Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
@@ -55,6 +57,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...wideMathExpressions,
       ...truthExpressions,
       ...statisticsExpressions,
+      ...stringExpressions,
       ...typeExpressions,
       ...valueMatchingExpressions,
       ...valueSetExpressions,

@@ -266,7 +266,7 @@ export const wideMathExpressions: Record<string, Expression> = {
   $toObjectId,
   $convert,
   ...Object.fromEntries(
-    ["$arrayElemAt", "$slice", "$range", "$substr", "$substrCP", "$substrBytes", "$indexOfCP", "$indexOfBytes"]
+    ["$arrayElemAt", "$slice", "$range", "$substr", "$substrCP", "$substrBytes"]
       .map((name) => [name, integerArguments(name)]),
   ),
 };
