@@ -19,6 +19,7 @@ import { wideMathExpressions } from "./wide-math.ts";
 import { $exprQuery, truthExpressions } from "./truthiness.ts";
 import { statisticsAccumulators, statisticsExpressions } from "./statistics.ts";
 import { stringExpressions } from "./string-expressions.ts";
+import { dateExpressions } from "./date-expressions.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -45,7 +46,7 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * (wide-expressions.ts), math, bitwise and integer-argument expressions on them (wide-math.ts),
  * MongoDB's truth for `$cond`, `$filter`, `$and`... and `$expr` (truthiness.ts), percentiles and
  * standard deviations (statistics.ts), `$indexOfCP`/`$indexOfBytes` and ASCII-only case changes
- * (string-expressions.ts), `$group`, `$lookup` and `$in` matching numbers by value
+ * (string-expressions.ts), date expressions on MongoDB's calendar (date-expressions.ts), `$group`, `$lookup` and `$in` matching numbers by value
  * (value-matching.ts), set expressions, `$indexOfArray` and `$sortArray` on them (value-sets.ts), `$bucket` (bucket.ts), and `$sort`. Passed as the context of every query, pipeline and update.
  */
 export const ENGINE_CONTEXT = Context.init(
@@ -58,6 +59,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...truthExpressions,
       ...statisticsExpressions,
       ...stringExpressions,
+      ...dateExpressions,
       ...typeExpressions,
       ...valueMatchingExpressions,
       ...valueSetExpressions,
