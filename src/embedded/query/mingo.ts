@@ -20,6 +20,7 @@ import { $exprQuery, truthExpressions } from "./truthiness.ts";
 import { statisticsAccumulators, statisticsExpressions } from "./statistics.ts";
 import { stringExpressions } from "./string-expressions.ts";
 import { dateExpressions } from "./date-expressions.ts";
+import { bitQueryOperators } from "./bit-operators.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -41,13 +42,18 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
 
 /**
  * Every mingo operator, with the engine's own in place of mingo's where mingo's differ from
- * MongoDB: comparison operators (operators.ts), `$type`/`$isNumber` (bson-types.ts), arithmetic,
- * comparison and conversion expressions and accumulators that meet Longs and Decimal128s
- * (wide-expressions.ts), math, bitwise and integer-argument expressions on them (wide-math.ts),
- * MongoDB's truth for `$cond`, `$filter`, `$and`... and `$expr` (truthiness.ts), percentiles and
- * standard deviations (statistics.ts), `$indexOfCP`/`$indexOfBytes` and ASCII-only case changes
- * (string-expressions.ts), date expressions on MongoDB's calendar (date-expressions.ts), `$group`, `$lookup` and `$in` matching numbers by value
- * (value-matching.ts), set expressions, `$indexOfArray` and `$sortArray` on them (value-sets.ts), `$bucket` (bucket.ts), and `$sort`. Passed as the context of every query, pipeline and update.
+ * MongoDB. Passed as the context of every query, pipeline and update.
+ * - Query: comparisons (operators.ts), `$type` (bson-types.ts), `$expr` (truthiness.ts) and
+ *   the `$bits…` operators (bit-operators.ts).
+ * - Arithmetic, comparison and conversion expressions and accumulators meeting Longs and
+ *   Decimal128s (wide-expressions.ts); math, bitwise, `$convert` and integer arguments
+ *   (wide-math.ts); truth in `$cond`, `$filter`, `$and`... (truthiness.ts); percentiles and
+ *   standard deviations (statistics.ts); `$indexOfCP`/`$indexOfBytes` and ASCII-only case
+ *   changes (string-expressions.ts); dates on MongoDB's calendar (date-expressions.ts);
+ *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
+ *   (value-sets.ts).
+ * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
+ *   `$bucket` (bucket.ts), and `$sort`.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
@@ -67,7 +73,14 @@ export const ENGINE_CONTEXT = Context.init(
     },
     pipeline: { ...pipelineOperators, ...valueMatchingStages, ...bucketStages, $sort },
     projection: projectionOperators,
-    query: { ...queryOperators, ...comparisonOperators, $type: $typeQuery, $expr: $exprQuery, $captureOptions },
+    query: {
+      ...queryOperators,
+      ...comparisonOperators,
+      ...bitQueryOperators,
+      $type: $typeQuery,
+      $expr: $exprQuery,
+      $captureOptions,
+    },
     window: windowOperators,
   } as Parameters<typeof Context.init>[0],
 );
