@@ -21,6 +21,7 @@ import { statisticsAccumulators, statisticsExpressions } from "./statistics.ts";
 import { stringExpressions } from "./string-expressions.ts";
 import { dateExpressions } from "./date-expressions.ts";
 import { bitQueryOperators } from "./bit-operators.ts";
+import { selectionAccumulators, selectionStages } from "./selection.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -53,11 +54,16 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
- *   `$bucket` (bucket.ts), and `$sort`.
+ *   `$bucket` (bucket.ts), `$redact` and `$top`/`$bottom` (selection.ts), and `$sort`.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
-    accumulator: { ...accumulatorOperators, ...wideAccumulators, ...statisticsAccumulators },
+    accumulator: {
+      ...accumulatorOperators,
+      ...wideAccumulators,
+      ...statisticsAccumulators,
+      ...selectionAccumulators,
+    },
     expression: {
       ...expressionOperators,
       ...wideExpressions,
@@ -71,7 +77,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...valueSetExpressions,
       ...bucketExpressions,
     },
-    pipeline: { ...pipelineOperators, ...valueMatchingStages, ...bucketStages, $sort },
+    pipeline: { ...pipelineOperators, ...valueMatchingStages, ...bucketStages, ...selectionStages, $sort },
     projection: projectionOperators,
     query: {
       ...queryOperators,
