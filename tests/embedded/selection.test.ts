@@ -24,9 +24,9 @@ describe("embedded engine: $redact, $top and $bottom", () => {
   test("$redact leaves pruned documents out, and prunes nested ones when descending", async () => {
     const kept = await rows.aggregate([
       { $redact: { $cond: [{ $gt: ["$v", 4] }, "$$KEEP", "$$PRUNE"] } },
-      { $sort: { _id: 1 } },
+      { $project: { v: 1 } },
     ]).toArray();
-    assert.deepEqual(kept.map((r) => r._id), [2, 3]);
+    assert.deepEqual(kept.map((r) => r._id).sort(), [2, 3]);
     const descended = await rows.aggregate([
       { $match: { _id: 1 } },
       { $redact: { $cond: [{ $gt: [{ $ifNull: ["$level", 0] }, 5] }, "$$PRUNE", "$$DESCEND"] } },
