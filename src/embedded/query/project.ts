@@ -86,5 +86,60 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
   const positional = Object.keys(projection).some((k) => k.endsWith(".$"));
   const condition = positional && isPlainObject(filter) ? filter : {};
   const query = projectingQuery(condition);
-  return (docs) => query.find<Document>(docs, projection).all();
+  const slices = sliceOnlyFields(projection);
+  if (slices !== undefined) {
+    // mingo is given the slices alone (it reads them as inclusions, so refuses them beside exclusions).
+    const slicing = Object.fromEntries(slices.sliced.map((field) => [field, projection[field]]));
+    return (docs) => query.find<Document>(docs, slicing).all().map((sliced, i) => withSlices(docs[i], sliced, slices));
+  }
+  return (docs) => query.find<Document>(docs, projection).all().map(idFirst);
+}
+
+/** A projected document with `_id` first, where MongoDB puts it (mingo put it last). */
+function idFirst(doc: Document): Document {
+  if (!("_id" in doc) || Object.keys(doc)[0] === "_id") return doc;
+  const { _id, ...rest } = doc;
+  return { _id, ...rest };
+}
+
+const isSlice = (v: unknown) => isPlainObject(v) && Object.keys(v).length === 1 && "$slice" in v;
+
+/**
+ * The `$slice` fields of a projection that has no inclusion, and so, as in MongoDB, keeps every
+ * other field (less the excluded ones); undefined for any other projection. mingo read a
+ * `$slice` as an inclusion and dropped the rest of the document.
+ */
+function sliceOnlyFields(projection: Document): { sliced: string[]; excluded: string[] } | undefined {
+  const sliced: string[] = [];
+  const excluded: string[] = [];
+  for (const [field, value] of Object.entries(projection)) {
+    if (isSlice(value)) sliced.push(field);
+    else if (value === 0 || value === false) excluded.push(field);
+    else if (field !== "_id") return undefined;
+  }
+  return sliced.length > 0 ? { sliced, excluded } : undefined;
+}
+
+/** The stored document with its sliced arrays taken from mingo's projection, and exclusions applied. */
+function withSlices(doc: Document, sliced: Document, fields: { sliced: string[]; excluded: string[] }): Document {
+  let out: Document = { ...doc };
+  for (const path of fields.sliced) out = withPath(out, path.split("."), valueAt(sliced, path.split(".")));
+  for (const path of fields.excluded) out = withPath(out, path.split("."), undefined);
+  return out;
+}
+
+function valueAt(doc: unknown, parts: string[]): unknown {
+  return parts.reduce<unknown>((v, part) => isPlainObject(v) ? v[part] : undefined, doc);
+}
+
+/** A copy of `doc` with the value at a path through documents replaced (undefined: removed). */
+function withPath(doc: Document, parts: string[], value: unknown): Document {
+  const [head, ...rest] = parts;
+  if (!(head in doc)) return doc;
+  const out = { ...doc };
+  if (rest.length === 0) {
+    if (value === undefined) delete out[head];
+    else out[head] = value;
+  } else if (isPlainObject(doc[head])) out[head] = withPath(doc[head], rest, value);
+  return out;
 }

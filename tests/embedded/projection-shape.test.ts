@@ -1,0 +1,48 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Collection, Document } from "mongodb";
+import { type Connected, connectTarget } from "./helpers.ts";
+
+/**
+ * Projections that mingo computes keep MongoDB's shape: `_id` first, and a `$slice` without
+ * inclusions keeps the rest of the document (mingo read it as an inclusion).
+ */
+describe("embedded engine: the shape of projected documents", () => {
+  let conn: Connected;
+  let rows: Collection<{ _id: number } & Document>;
+
+  before(async () => {
+    conn = await connectTarget("projection_shape");
+    rows = conn.db.collection("rows");
+    await rows.insertOne({ _id: 1, a: [1, 2, 3, 4], n: { list: [5, 6, 7], k: 1 }, s: "b" });
+  });
+  after(async () => {
+    await conn.close();
+  });
+
+  const project = async (projection: Document) => {
+    const [doc] = await rows.find({}, { projection }).toArray();
+    return { keys: Object.keys(doc), doc };
+  };
+
+  test("computed projections put _id first", async () => {
+    const { keys, doc } = await project({ x: { $literal: 5 }, s: 1 });
+    assert.equal(keys[0], "_id");
+    assert.deepEqual(doc, { _id: 1, s: "b", x: 5 });
+  });
+
+  test("$slice alone keeps every other field; with an inclusion, only the included ones", async () => {
+    assert.deepEqual((await project({ a: { $slice: 2 } })).doc, {
+      _id: 1,
+      a: [1, 2],
+      n: { list: [5, 6, 7], k: 1 },
+      s: "b",
+    });
+    assert.deepEqual((await project({ "n.list": { $slice: -1 }, s: 0 })).doc, {
+      _id: 1,
+      a: [1, 2, 3, 4],
+      n: { list: [7], k: 1 },
+    });
+    assert.deepEqual((await project({ a: { $slice: [1, 2] }, s: 1 })).doc, { _id: 1, a: [2, 3], s: "b" });
+  });
+});
