@@ -31,6 +31,11 @@ describe("embedded engine: the shape of projected documents", () => {
     assert.deepEqual(doc, { _id: 1, s: "b", x: 5 });
   });
 
+  test("the $project stage puts _id first too", async () => {
+    const [doc] = await rows.aggregate([{ $project: { x: { $literal: 5 }, s: 1 } }]).toArray();
+    assert.deepEqual(Object.keys(doc), ["_id", "s", "x"]);
+  });
+
   test("$slice alone keeps every other field; with an inclusion, only the included ones", async () => {
     assert.deepEqual((await project({ a: { $slice: 2 } })).doc, {
       _id: 1,

@@ -22,6 +22,7 @@ import { stringExpressions } from "./string-expressions.ts";
 import { dateExpressions } from "./date-expressions.ts";
 import { bitQueryOperators } from "./bit-operators.ts";
 import { selectionAccumulators, selectionStages } from "./selection.ts";
+import { shapeStages } from "./shape.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -54,7 +55,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
- *   `$bucket` (bucket.ts), `$redact` and `$top`/`$bottom` (selection.ts), and `$sort`.
+ *   `$bucket` (bucket.ts), `$redact` and `$top`/`$bottom` (selection.ts), `$project` with
+ *   `_id` first (shape.ts), and `$sort`.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
@@ -77,7 +79,14 @@ export const ENGINE_CONTEXT = Context.init(
       ...valueSetExpressions,
       ...bucketExpressions,
     },
-    pipeline: { ...pipelineOperators, ...valueMatchingStages, ...bucketStages, ...selectionStages, $sort },
+    pipeline: {
+      ...pipelineOperators,
+      ...valueMatchingStages,
+      ...bucketStages,
+      ...selectionStages,
+      ...shapeStages,
+      $sort,
+    },
     projection: projectionOperators,
     query: {
       ...queryOperators,

@@ -3,6 +3,7 @@ import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "./filter.ts";
 import { projectingQuery } from "./mingo.ts";
+import { idFirst } from "./shape.ts";
 
 /** Applies a projection to a batch of documents; `null` when there is nothing to project. */
 export type Projector = ((docs: Document[]) => Document[]) | null;
@@ -93,13 +94,6 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
     return (docs) => query.find<Document>(docs, slicing).all().map((sliced, i) => withSlices(docs[i], sliced, slices));
   }
   return (docs) => query.find<Document>(docs, projection).all().map(idFirst);
-}
-
-/** A projected document with `_id` first, where MongoDB puts it (mingo put it last). */
-function idFirst(doc: Document): Document {
-  if (!("_id" in doc) || Object.keys(doc)[0] === "_id") return doc;
-  const { _id, ...rest } = doc;
-  return { _id, ...rest };
 }
 
 const isSlice = (v: unknown) => isPlainObject(v) && Object.keys(v).length === 1 && "$slice" in v;
