@@ -78,7 +78,7 @@ function indexOf<T>(name: string, split: (s: string) => ArrayLike<T>): Expressio
 }
 
 /** `$toUpper`/`$toLower`: ASCII letters changed, everything else kept; null and missing give "". */
-function asciiCase(name: string, upper: boolean): Expression {
+function asciiCase(upper: boolean): Expression {
   return (obj, expr, options) => {
     const value = evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
     if (isNil(value)) return "";
@@ -94,6 +94,6 @@ function asciiCase(name: string, upper: boolean): Expression {
 export const stringExpressions: Record<string, Expression> = {
   $indexOfCP: indexOf("$indexOfCP", (s) => Array.from(s)),
   $indexOfBytes: indexOf("$indexOfBytes", (s) => Buffer.from(s, "utf8")),
-  $toUpper: asciiCase("$toUpper", true),
-  $toLower: asciiCase("$toLower", false),
+  $toUpper: asciiCase(true),
+  $toLower: asciiCase(false),
 };
