@@ -102,7 +102,7 @@ export function localFields(instant: number, timezone: string | undefined): Loca
   const offset = offsetMinutes(instant, timezone);
   const local = new Date(instant + offset * MINUTE);
   const year = local.getUTCFullYear();
-  const dayStart = Date.UTC(year, local.getUTCMonth(), local.getUTCDate());
+  const dayStart = Math.floor(local.getTime() / DAY) * DAY; // Date.UTC would misread years 0-99
   const dayOfYear = Math.round((dayStart - yearStart(year)) / DAY) + 1;
   const weekday = local.getUTCDay(); // 0 = Sunday
   const isoDayOfWeek = weekday === 0 ? 7 : weekday;

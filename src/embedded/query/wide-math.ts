@@ -45,9 +45,10 @@ type Arity = "one" | "list";
 function whenWide(name: string, arity: Arity, wide: (args: unknown[], options: Options) => unknown): Expression {
   const original = mingo[name];
   return (obj, expr, options) => {
-    const args = arity === "one" && Array.isArray(expr) && expr.length !== 1
-      ? [evalExpr(obj, expr, options)] // a literal list: not a number, mingo reports it
-      : argumentsOf(obj, arity === "one" && Array.isArray(expr) ? expr[0] : expr, options);
+    // One argument is the value itself (an array it evaluates to is not spread into arguments).
+    const args = arity === "one"
+      ? [evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options)]
+      : argumentsOf(obj, expr, options);
     if (!args.some(isWideNumber)) return original(obj, expr, options);
     return wide(args, options);
   };
