@@ -1,25 +1,10 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Collection, Decimal128, type Document, Double, Int32, Long, MongoServerError, ObjectId } from "mongodb";
+import { type Collection, type Document, Long, MongoServerError } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
+import { dec, RAW, typed } from "./typed.ts";
 
 type Doc = { _id: number; [field: string]: unknown };
-
-const dec = (text: string) => Decimal128.fromString(text);
-/** Reads every number as the BSON type it was written as. */
-const RAW = { promoteValues: false, promoteLongs: false } as const;
-
-/** A value's BSON class and text, so that `Long(12)` and `12` read differently. */
-function typed(v: unknown): string {
-  if (v instanceof Long) return `Long(${v})`;
-  if (v instanceof Decimal128) return `Decimal128(${v})`;
-  if (v instanceof Int32) return `Int32(${v.value})`;
-  if (v instanceof Double) return `Double(${v.value})`;
-  if (v instanceof Date) return `Date(${v.getTime()})`;
-  if (v instanceof ObjectId) return `ObjectId(${v.toHexString()})`;
-  if (Array.isArray(v)) return `[${v.map(typed).join(", ")}]`;
-  return JSON.stringify(v);
-}
 
 /**
  * Math, bitwise and conversion expressions, and array and string expressions' integer

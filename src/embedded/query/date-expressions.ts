@@ -5,6 +5,7 @@ import type { Options } from "mingo/types";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
+import { type Expression, isNil } from "./expression-arguments.ts";
 import {
   checkTimezone,
   instantOfWallClock,
@@ -25,10 +26,7 @@ import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
  * for "2017-02-08T12:10:40+05:30".
  */
 
-type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
-
 const mingo = mingoExpressions as unknown as Record<string, Expression>;
-const isNil = (v: unknown) => v === null || v === undefined;
 const MONTHS = [
   "January",
   "February",

@@ -1,9 +1,9 @@
 import { Buffer } from "node:buffer";
 import { evalExpr } from "mingo/core";
-import type { Options } from "mingo/types";
 import { toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
+import { type Expression, isNil } from "./expression-arguments.ts";
 import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
 
 /**
@@ -12,10 +12,6 @@ import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
  * "l" in "héllo" is at byte 3, not 2), and `$toUpper`/`$toLower`, which in MongoDB change ASCII
  * letters only ("é" stays "é").
  */
-
-type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
-
-const isNil = (v: unknown) => v === null || v === undefined;
 
 /** A start or end index: a whole number of any width, not negative. */
 function indexArgument(name: string, which: "starting" | "ending", v: unknown): number {

@@ -6,6 +6,7 @@ import { bsonTag, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { exactOf } from "../store/exact-numbers.ts";
 import { bsonTypeOf } from "./bson-types.ts";
+import { exactly, type Expression } from "./expression-arguments.ts";
 
 /**
  * Truth as MongoDB's expressions read it: false, null, missing and zero of every numeric type
@@ -15,8 +16,6 @@ import { bsonTypeOf } from "./bson-types.ts";
  * expressions took the wrong branch. These take MongoDB's reading; `$switch` with no
  * matching branch and no default is refused (40066), as in MongoDB.
  */
-
-type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
 
 const mingo = mingoExpressions as unknown as Record<string, Expression>;
 
@@ -40,16 +39,6 @@ function truthOf(obj: unknown, expr: unknown, options: Options): boolean {
 
 /** The expressions of `$and`/`$or` (a list, or one bare expression). */
 const listOf = (expr: unknown) => Array.isArray(expr) ? expr : [expr];
-
-function exactly(name: string, args: unknown[], count: number): unknown[] {
-  if (args.length !== count) {
-    throw new CommandError(
-      "Location16020",
-      `Expression ${name} takes exactly ${count} arguments. ${args.length} were passed in.`,
-    );
-  }
-  return args;
-}
 
 /** `$and`: true unless one is false, evaluated in order and no further than the first false one. */
 const $and: Expression = (obj, expr, options) => listOf(expr).every((e) => truthOf(obj, e, options));

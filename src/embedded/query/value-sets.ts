@@ -6,6 +6,7 @@ import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
 import { bsonTypeOf } from "./bson-types.ts";
+import { exactly, type Expression, isNil } from "./expression-arguments.ts";
 import { holdsWideNumber } from "./number-arithmetic.ts";
 import { collationOf } from "./options-collation.ts";
 import { sortDocuments } from "./sort.ts";
@@ -19,10 +20,7 @@ import { sortDocuments } from "./sort.ts";
  * by the collation); arrays of other values still go to mingo's operators.
  */
 
-type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
-
 const mingo = mingoExpressions as unknown as Record<string, Expression>;
-const isNil = (v: unknown) => v === null || v === undefined;
 
 /** Distinct values, equal by BSON order: hashed by `keyOf`, or compared under a collation. */
 class ValueSet {
@@ -116,15 +114,6 @@ function isSubset(args: unknown[], strings: StringCompare | undefined): unknown 
   const [first, second] = requireArrays("$setIsSubset", "Location17046", args);
   const superset = new ValueSet(strings, second);
   return first.every((v) => superset.has(v));
-}
-
-function exactly(name: string, args: unknown[], count: number): void {
-  if (args.length !== count) {
-    throw new CommandError(
-      "Location16020",
-      `Expression ${name} takes exactly ${count} arguments. ${args.length} were passed in.`,
-    );
-  }
 }
 
 /** `$indexOfArray: [array, value, start?, end?]` by BSON equality (a Long found among int32 values). */

@@ -8,6 +8,7 @@ import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues } from "../store/values.ts";
 import { bsonTypeOf, isInt32Number } from "./bson-types.ts";
+import { argumentsOf, exactly, type Expression, isNil, literal } from "./expression-arguments.ts";
 import { collationOf } from "./options-collation.ts";
 import {
   combineNumbers,
@@ -30,17 +31,7 @@ import {
  * and compare with the engine's BSON order; everything else still goes to mingo's operator.
  */
 
-type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
 type Accumulator = (collection: unknown[], expr: unknown, options: Options) => unknown;
-
-const literal = (v: unknown) => ({ $literal: v });
-const isNil = (v: unknown) => v === null || v === undefined;
-
-/** The evaluated arguments of an expression that takes a list. */
-function argumentsOf(obj: unknown, expr: unknown, options: Options): unknown[] {
-  const values = evalExpr(obj, expr, options);
-  return Array.isArray(values) ? values : [values];
-}
 
 /** `$floor`, `$ceil`, `$trunc` and `$round` of a Long or Decimal128, which keep their type. */
 function rounded(name: string, mode: Rounding): (args: unknown[]) => unknown {
@@ -157,16 +148,6 @@ function divide(args: unknown[]): unknown {
   }
   if (toNumber(b) === 0) throw new CommandError("Location16608", "can't $divide by zero");
   return divideNumbers(a, b);
-}
-
-function exactly(name: string, args: unknown[], count: number): unknown[] {
-  if (args.length !== count) {
-    throw new CommandError(
-      "Location16020",
-      `Expression ${name} takes exactly ${count} arguments. ${args.length} were passed in.`,
-    );
-  }
-  return args;
 }
 
 /**

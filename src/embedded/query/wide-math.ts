@@ -5,6 +5,7 @@ import type { Options } from "mingo/types";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
+import { argumentsOf, type Expression, isNil, literal } from "./expression-arguments.ts";
 import {
   decimalOfNumber,
   decimalSquareRoot,
@@ -23,17 +24,7 @@ import {
  * engine's other `$to…` expressions, and `$toObjectId`, which mingo lacks.
  */
 
-type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
-
-const literal = (v: unknown) => ({ $literal: v });
-const isNil = (v: unknown) => v === null || v === undefined;
 const mingo = mingoExpressions as unknown as Record<string, Expression>;
-
-/** The evaluated arguments of an expression, a single one as a list of one. */
-function argumentsOf(obj: unknown, expr: unknown, options: Options): unknown[] {
-  const values = evalExpr(obj, expr, options);
-  return Array.isArray(values) ? values : [values];
-}
 
 /** How many arguments an expression takes: one (given bare or in a list of one), or a list. */
 type Arity = "one" | "list";
