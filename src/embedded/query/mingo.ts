@@ -23,6 +23,7 @@ import { dateExpressions } from "./date-expressions.ts";
 import { bitQueryOperators } from "./bit-operators.ts";
 import { selectionAccumulators, selectionStages } from "./selection.ts";
 import { shapeStages } from "./shape.ts";
+import { graphLookupStages } from "./graph-lookup.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
@@ -55,8 +56,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
- *   `$bucket` (bucket.ts), `$redact` and `$top`/`$bottom` (selection.ts), `$project` with
- *   `_id` first (shape.ts), and `$sort`.
+ *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
+ *   and `$top`/`$bottom` (selection.ts), `$project` with `_id` first (shape.ts), and `$sort`.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
@@ -85,6 +86,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...bucketStages,
       ...selectionStages,
       ...shapeStages,
+      ...graphLookupStages,
       $sort,
     },
     projection: projectionOperators,

@@ -64,7 +64,7 @@ export function $group(collection: LazyIterator, expr: Document, options: Option
 }
 
 /** The values a path reaches, for equality: each element of an array, null when missing. */
-function valuesAt(doc: unknown, path: string): unknown[] {
+export function valuesAt(doc: unknown, path: string): unknown[] {
   const value = resolve(doc as Document, path) ?? null;
   return Array.isArray(value) ? (value.length === 0 ? [] : value) : [value];
 }
@@ -84,6 +84,19 @@ function refuseLookupArguments(expr: Document): void {
   if (expr.as === undefined) throw new CommandError("FailedToParse", "must specify 'as' field for a $lookup");
 }
 
+/** Each key the documents hold at a path (every element of an array), with their positions. */
+export function positionsByKey(docs: Document[], path: string): Map<ValueKey, number[]> {
+  const byKey = new Map<ValueKey, number[]>();
+  docs.forEach((doc, position) => {
+    for (const key of new Set(valuesAt(doc, path).map(keyOf))) {
+      const positions = byKey.get(key);
+      if (positions) positions.push(position);
+      else byKey.set(key, [position]);
+    }
+  });
+  return byKey;
+}
+
 /**
  * `$lookup` by `localField`/`foreignField` (without a pipeline), matching by key. Matches
  * keep the joined collection's order. Every other form is mingo's.
@@ -97,14 +110,7 @@ function $lookup(collection: LazyIterator, expr: Document, options: Options): La
   const resolver = (options as { collectionResolver?: (name: string) => Document[] }).collectionResolver;
   const joined = typeof from === "string" && resolver ? resolver(from) : undefined;
   if (!Array.isArray(joined)) return mingoLookup(collection, expr, options);
-  const byKey = new Map<ValueKey, number[]>();
-  joined.forEach((doc, position) => {
-    for (const key of new Set(valuesAt(doc, foreignField).map(keyOf))) {
-      const positions = byKey.get(key);
-      if (positions) positions.push(position);
-      else byKey.set(key, [position]);
-    }
-  });
+  const byKey = positionsByKey(joined, foreignField);
   return collection.map((doc) => {
     const positions = new Set<number>();
     for (const value of valuesAt(doc, localField)) {

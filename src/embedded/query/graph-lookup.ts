@@ -1,0 +1,90 @@
+import { type Document, Long } from "bson";
+import { evalExpr } from "mingo/core";
+import type { Iterator as LazyIterator } from "mingo/lazy";
+import * as mingoPipeline from "mingo/operators/pipeline";
+import { Query } from "mingo/query";
+import type { Options, PipelineOperator } from "mingo/types";
+import { resolve } from "mingo/util";
+import { isPlainObject, toNumber } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+import { keyOf } from "../store/values.ts";
+import { positionsByKey } from "./value-matching.ts";
+
+/**
+ * `$graphLookup`, following `connectFromField` to `connectToField` by the engine's equality
+ * (numbers of every width by value, as `$lookup` matches). mingo's joined through its own
+ * `$lookup`, so a `Long` link never reached an int32 `_id`. Each document is found once, at
+ * its smallest depth; `depthField` is a `Long`, as in MongoDB.
+ */
+
+type Stage = (collection: LazyIterator, expr: Document, options: Options) => LazyIterator;
+
+const mingoGraphLookup = (mingoPipeline as unknown as Record<string, Stage>).$graphLookup;
+
+function refuse(message: string): never {
+  throw new CommandError("FailedToParse", message);
+}
+
+/** The checked specification; undefined for a form left to mingo (no resolvable `from`). */
+function specOf(expr: Document) {
+  if (!isPlainObject(expr)) refuse("the $graphLookup specification must be an Object");
+  for (const field of ["from", "connectFromField", "connectToField", "as"]) {
+    if (typeof expr[field] !== "string") refuse(`$graphLookup requires '${field}' to be a string`);
+  }
+  if (!("startWith" in expr)) refuse("$graphLookup requires 'startWith' to be present");
+  const maxDepth = expr.maxDepth === undefined ? Infinity : toNumber(expr.maxDepth);
+  if (!(maxDepth >= 0) || (maxDepth !== Infinity && !Number.isInteger(maxDepth))) {
+    refuse("$graphLookup's 'maxDepth' must be a non-negative integer");
+  }
+  if (expr.depthField !== undefined && typeof expr.depthField !== "string") {
+    refuse("$graphLookup's 'depthField' must be a string");
+  }
+  return {
+    from: expr.from as string,
+    fromField: expr.connectFromField as string,
+    toField: expr.connectToField as string,
+    as: expr.as as string,
+    maxDepth,
+    depthField: expr.depthField as string | undefined,
+    restrict: isPlainObject(expr.restrictSearchWithMatch) ? expr.restrictSearchWithMatch : undefined,
+  };
+}
+
+/** The values to look for next: a value, or each element of an array; nothing for missing. */
+function linksOf(value: unknown): unknown[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function $graphLookup(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  const spec = specOf(expr);
+  const resolver = (options as { collectionResolver?: (name: string) => Document[] }).collectionResolver;
+  const joined = resolver ? resolver(spec.from) : undefined;
+  if (!Array.isArray(joined)) return mingoGraphLookup(collection, expr, options);
+  const byKey = positionsByKey(joined, spec.toField);
+  const restrict = spec.restrict ? new Query(spec.restrict, options) : undefined;
+  return collection.map((doc) => {
+    const depths = new Map<number, number>();
+    let frontier = linksOf(evalExpr(doc, expr.startWith, options));
+    for (let depth = 0; frontier.length > 0 && depth <= spec.maxDepth; depth++) {
+      const next: unknown[] = [];
+      for (const value of frontier) {
+        for (const position of byKey.get(keyOf(value)) ?? []) {
+          if (depths.has(position) || (restrict && !restrict.test(joined[position]))) continue;
+          depths.set(position, depth);
+          next.push(...linksOf(resolve(joined[position], spec.fromField)));
+        }
+      }
+      frontier = next;
+    }
+    const found = [...depths].map(([position, depth]) =>
+      spec.depthField ? { ...joined[position], [spec.depthField]: Long.fromNumber(depth) } : joined[position]
+    );
+    return { ...(doc as Document), [spec.as]: found };
+  });
+}
+
+/** The stage, to register in mingo's context over its own. */
+export const graphLookupStages: Record<string, PipelineOperator> = {
+  $graphLookup: $graphLookup as unknown as PipelineOperator,
+};
