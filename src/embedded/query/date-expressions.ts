@@ -22,8 +22,9 @@ import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
  * date in the previous ISO year gave the calendar year, `$dateToString` had no `%%` and gave
  * `%U`, `%w` and `%G` wrong, `$dateAdd` of a month to 31 January overflowed into March
  * (MongoDB stops at the month's last day) and ignored daylight saving for days, and
- * `$dateFromParts` with ISO fields gave the year 9999, and `$dateFromString` returned nothing
- * for "2017-02-08T12:10:40+05:30".
+ * `$dateFromParts` with ISO fields gave the year 9999, `$dateFromString` returned nothing
+ * for "2017-02-08T12:10:40+05:30", and `$dateTrunc` at a half-hour offset went to the wrong
+ * day or hour.
  */
 
 const mingo = mingoExpressions as unknown as Record<string, Expression>;
@@ -245,6 +246,125 @@ const $dateFromParts: Expression = (obj, expr, options) => {
   return new Date(instantOfWallClock(isoYearStart(parts.isoWeekYear) + days * 86_400_000 + time, timezone));
 };
 
+const TRUNC_FIXED: Readonly<Record<string, number>> = {
+  millisecond: 1,
+  second: 1000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 7 * 86_400_000,
+};
+const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+/** MongoDB's reference point for bins: 2000-01-01T00:00 on the local clock. */
+const REFERENCE = Date.UTC(2000, 0, 1);
+
+/** The day of the week `startOfWeek` names (0 = Sunday), full or in three letters, any case. */
+function weekdayOf(startOfWeek: unknown): number {
+  if (typeof startOfWeek !== "string") {
+    throw new CommandError(
+      "Location5439015",
+      `$dateTrunc requires 'startOfWeek' to be a string, but got ${bsonTypeOf(startOfWeek)}`,
+    );
+  }
+  const name = startOfWeek.toLowerCase();
+  const day = WEEKDAYS.findIndex((d) => d === name || d.slice(0, 3) === name);
+  if (day < 0) {
+    throw new CommandError(
+      "Location5439016",
+      `$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: ${startOfWeek}`,
+    );
+  }
+  return day;
+}
+
+/**
+ * The start of the bin of `binSize` units that holds `instant`, on the timezone's clock. Bins
+ * count from 2000-01-01 (weeks from the first `startOfWeek` day on or after it), as MongoDB's do.
+ */
+function truncateDate(
+  instant: number,
+  unit: string,
+  binSize: number,
+  timezone: string | undefined,
+  weekStart: number,
+): number {
+  const wall = wallClock(instant, timezone);
+  if (unit in TRUNC_FIXED) {
+    const reference = unit === "week"
+      ? REFERENCE + ((weekStart - new Date(REFERENCE).getUTCDay() + 7) % 7) * 86_400_000
+      : REFERENCE;
+    const bin = binSize * TRUNC_FIXED[unit];
+    return instantOfWallClock(reference + Math.floor((wall - reference) / bin) * bin, timezone);
+  }
+  const local = new Date(wall);
+  const months = (local.getUTCFullYear() - 2000) * 12 + local.getUTCMonth();
+  const bin = binSize * MONTH_UNITS[unit];
+  const start = Math.floor(months / bin) * bin;
+  const first = new Date(REFERENCE);
+  first.setUTCFullYear(2000 + Math.floor(start / 12), start - Math.floor(start / 12) * 12, 1);
+  return instantOfWallClock(first.getTime(), timezone);
+}
+
+const TRUNC_FIELDS = ["date", "unit", "binSize", "timezone", "startOfWeek"];
+
+/**
+ * `$dateTrunc`, on the timezone's clock. mingo's truncated in whole hours of offset, so at
+ * "Asia/Kolkata" (+05:30) a day went back to the previous one and an hour to the wrong half.
+ */
+const $dateTrunc: Expression = (obj, expr, options) => {
+  if (!isPlainObject(expr)) {
+    throw new CommandError("Location5439007", "$dateTrunc only supports an object as its argument");
+  }
+  const unknown = Object.keys(expr).find((k) => !TRUNC_FIELDS.includes(k));
+  if (unknown !== undefined) {
+    throw new CommandError("Location5439008", `Unrecognized argument to $dateTrunc: ${unknown}`);
+  }
+  if (!("date" in expr)) throw new CommandError("Location5439009", "Missing 'date' parameter to $dateTrunc");
+  if (!("unit" in expr)) throw new CommandError("Location5439010", "Missing 'unit' parameter to $dateTrunc");
+  const [date, unit, binSize = 1, timezone, startOfWeek = "sunday"] = TRUNC_FIELDS.map((k) =>
+    k in expr ? evalExpr(obj, expr[k], options) : undefined
+  );
+  const weekly = unit === "week";
+  if (
+    [date, unit, binSize].some(isNil) || ("timezone" in expr && isNil(timezone)) ||
+    (weekly && "startOfWeek" in expr && isNil(startOfWeek))
+  ) {
+    return null;
+  }
+  const instant = date instanceof Date || bsonTag(date) === "ObjectId" || bsonTag(date) === "Timestamp"
+    ? instantOf(date)
+    : undefined;
+  if (instant === undefined) {
+    throw new CommandError("Location5439012", `$dateTrunc requires 'date' to be a date, but got ${bsonTypeOf(date)}`);
+  }
+  if (typeof unit !== "string") {
+    throw new CommandError("Location5439013", `$dateTrunc requires 'unit' to be a string, but got ${bsonTypeOf(unit)}`);
+  }
+  if (!(unit in TRUNC_FIXED || unit in MONTH_UNITS)) {
+    throw new CommandError(
+      "Location5439014",
+      `$dateTrunc parameter 'unit' value cannot be recognized as a time unit: ${unit}`,
+    );
+  }
+  const whole = numberKind(binSize) === undefined ? undefined : truncatedInteger(binSize);
+  if (whole === undefined || Number(whole) !== toNumber(binSize)) {
+    throw new CommandError(
+      "Location5439017",
+      `$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '${String(binSize)}' of type ${
+        bsonTypeOf(binSize)
+      }`,
+    );
+  }
+  if (whole <= 0n) {
+    throw new CommandError(
+      "Location5439018",
+      `$dateTrunc requires 'binSize' to be greater than 0, but got value ${whole}`,
+    );
+  }
+  const zone = checkTimezone(timezone);
+  return new Date(truncateDate(instant, unit, Number(whole), zone, weekly ? weekdayOf(startOfWeek) : 0));
+};
+
 /** An ISO 8601 date, with an optional time (after "T" or a space) and an optional offset. */
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/;
@@ -327,4 +447,5 @@ export const dateExpressions: Record<string, Expression> = {
   $dateSubtract: dateArithmetic("$dateSubtract", -1),
   $dateFromParts,
   $dateFromString,
+  $dateTrunc,
 };
