@@ -20,6 +20,8 @@ import { $exprQuery, truthExpressions } from "./truthiness.ts";
 import { statisticsAccumulators, statisticsExpressions } from "./statistics.ts";
 import { stringExpressions } from "./string-expressions.ts";
 import { dateExpressions } from "./date-expressions.ts";
+import { dateArithmeticExpressions } from "./date-arithmetic.ts";
+import { dateParsingExpressions } from "./date-parsing.ts";
 import { bitQueryOperators } from "./bit-operators.ts";
 import { selectionAccumulators, selectionStages } from "./selection.ts";
 import { shapeStages } from "./shape.ts";
@@ -52,7 +54,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   Decimal128s (wide-expressions.ts); math, bitwise, `$convert` and integer arguments
  *   (wide-math.ts); truth in `$cond`, `$filter`, `$and`... (truthiness.ts); percentiles and
  *   standard deviations (statistics.ts); `$indexOfCP`/`$indexOfBytes` and ASCII-only case
- *   changes (string-expressions.ts); dates on MongoDB's calendar (date-expressions.ts);
+ *   changes (string-expressions.ts); dates on MongoDB's calendar (date-expressions.ts, date-arithmetic.ts,
+ *   date-parsing.ts);
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
@@ -75,6 +78,8 @@ export const ENGINE_CONTEXT = Context.init(
       ...statisticsExpressions,
       ...stringExpressions,
       ...dateExpressions,
+      ...dateArithmeticExpressions,
+      ...dateParsingExpressions,
       ...typeExpressions,
       ...valueMatchingExpressions,
       ...valueSetExpressions,
