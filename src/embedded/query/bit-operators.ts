@@ -3,7 +3,7 @@ import type { Options, QueryOperator } from "mingo/types";
 import { bsonTag, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { someAtPath } from "./bson-types.ts";
-import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
+import { numberKind, wholeNumber } from "./number-arithmetic.ts";
 
 /**
  * The bitwise query operators ($bitsAllSet, $bitsAllClear, $bitsAnySet, $bitsAnyClear). mingo's
@@ -55,9 +55,8 @@ function bitsOf(value: unknown): ((position: number) => boolean) | undefined {
     const bytes = (value as Binary).value();
     return (p) => ((bytes[p >> 3] ?? 0) >> (p & 7) & 1) === 1;
   }
-  if (numberKind(value) === undefined) return undefined;
-  const integer = truncatedInteger(value);
-  if (integer === undefined || Number(integer) !== toNumber(value) && numberKind(value) !== "long") return undefined;
+  const integer = wholeNumber(value);
+  if (integer === undefined) return undefined;
   if (integer < -(2n ** 63n) || integer >= 2n ** 63n) return undefined;
   return (p) => ((integer >> BigInt(Math.min(p, 63))) & 1n) === 1n;
 }

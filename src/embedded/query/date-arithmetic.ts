@@ -1,12 +1,12 @@
 import { evalExpr } from "mingo/core";
 import * as mingoExpressions from "mingo/operators/expression";
-import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
+import { bsonTag, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { checkTimezone, instantOfWallClock, wallClock } from "./calendar.ts";
 import { instantOf, onlyFields } from "./date-expressions.ts";
 import { type Expression, isNil } from "./expression-arguments.ts";
-import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
+import { wholeNumber } from "./number-arithmetic.ts";
 
 /**
  * `$dateAdd`, `$dateSubtract` and `$dateTrunc` on the timezone's calendar (calendar.ts).
@@ -57,8 +57,8 @@ function dateArithmetic(name: "$dateAdd" | "$dateSubtract", sign: 1 | -1): Expre
         `${name} parameter 'unit' value parsing failed :: caused by :: unknown time unit value: ${String(unit)}`,
       );
     }
-    const whole = numberKind(amount) === undefined ? undefined : truncatedInteger(amount);
-    if (whole === undefined || Number(whole) !== toNumber(amount)) {
+    const whole = wholeNumber(amount);
+    if (whole === undefined) {
       throw new CommandError(
         "Location5166405",
         `${name} expects integer amount of time units, found: ${String(amount)}`,
@@ -168,8 +168,8 @@ const $dateTrunc: Expression = (obj, expr, options) => {
       `$dateTrunc parameter 'unit' value cannot be recognized as a time unit: ${unit}`,
     );
   }
-  const whole = numberKind(binSize) === undefined ? undefined : truncatedInteger(binSize);
-  if (whole === undefined || Number(whole) !== toNumber(binSize)) {
+  const whole = wholeNumber(binSize);
+  if (whole === undefined) {
     throw new CommandError(
       "Location5439017",
       `$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '${String(binSize)}' of type ${

@@ -1,12 +1,12 @@
 import { evalExpr } from "mingo/core";
 import * as mingoExpressions from "mingo/operators/expression";
-import { isPlainObject, toNumber } from "../bson.ts";
+import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { checkTimezone, instantOfWallClock, isoYearStart } from "./calendar.ts";
 import { onlyFields } from "./date-expressions.ts";
 import { type Expression, isNil } from "./expression-arguments.ts";
-import { numberKind } from "./number-arithmetic.ts";
+import { wholeNumber } from "./number-arithmetic.ts";
 
 /**
  * Dates built from parts and parsed from strings. mingo's `$dateFromParts` with ISO week
@@ -28,10 +28,11 @@ const $dateFromParts: Expression = (obj, expr, options) => {
   for (const part of ISO_PARTS.slice(0, -1)) {
     const value = part in expr ? evalExpr(obj, expr[part], options) : defaults[part] ?? 0;
     if (isNil(value)) return null;
-    if (numberKind(value) === undefined || !Number.isInteger(toNumber(value))) {
+    const whole = wholeNumber(value);
+    if (whole === undefined) {
       throw new CommandError("Location40515", `'${part}' must evaluate to an integer, found ${bsonTypeOf(value)}`);
     }
-    parts[part] = toNumber(value);
+    parts[part] = Number(whole);
   }
   const days = (parts.isoWeek - 1) * 7 + (parts.isoDayOfWeek - 1);
   const time = ((parts.hour * 60 + parts.minute) * 60 + parts.second) * 1000 + parts.millisecond;

@@ -1,4 +1,5 @@
 import { evalExpr } from "mingo/core";
+import * as mingoExpressions from "mingo/operators/expression";
 import type { Options } from "mingo/types";
 import { CommandError } from "../errors.ts";
 
@@ -31,4 +32,31 @@ export function exactly(name: string, args: unknown[], count: number): unknown[]
     );
   }
   return args;
+}
+
+/** How many arguments an expression takes: one (given bare or in a list of one), or a list. */
+export type Arity = "one" | "list";
+
+const mingo = mingoExpressions as unknown as Record<string, Expression>;
+
+/**
+ * One of mingo's expression operators, taken over when `takes` says so of its evaluated
+ * arguments (a Long among them, say): then `compute` answers; otherwise mingo's operator does,
+ * given the values already evaluated, so no argument is evaluated twice. A one-argument
+ * expression's value is its argument even when it is an array (never spread into arguments).
+ */
+export function overMingo(
+  name: string,
+  arity: Arity,
+  takes: (args: unknown[]) => boolean,
+  compute: (args: unknown[], options: Options) => unknown,
+): Expression {
+  const original = mingo[name];
+  return (obj, expr, options) => {
+    const args = arity === "one"
+      ? [evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options)]
+      : argumentsOf(obj, expr, options);
+    if (takes(args)) return compute(args, options);
+    return original(obj, arity === "one" ? literal(args[0]) : args.map(literal), options);
+  };
 }

@@ -99,6 +99,23 @@ export function truncatedInteger(v: unknown): bigint | undefined {
   return x.exponent >= 0 ? x.coefficient * 10n ** BigInt(x.exponent) : x.coefficient / 10n ** BigInt(-x.exponent);
 }
 
+/**
+ * A number of any width whose value is whole, as a BigInt: what MongoDB takes as an index, a
+ * count or an amount (`Long(2)`, `2.0`, `Decimal128("2.00")`). Undefined for fractions, NaN,
+ * infinities and anything that is not a number.
+ */
+export function wholeNumber(v: unknown): bigint | undefined {
+  const kind = numberKind(v);
+  if (kind === undefined) return undefined;
+  if (kind === "long") return (v as Long).toBigInt();
+  if (kind !== "decimal") return Number.isInteger(toNumber(v)) ? BigInt(toNumber(v)) : undefined;
+  const x = exactOf(v);
+  if (!isFinite(x)) return undefined;
+  if (x.exponent >= 0) return x.coefficient * 10n ** BigInt(x.exponent);
+  const unit = 10n ** BigInt(-x.exponent);
+  return x.coefficient % unit === 0n ? x.coefficient / unit : undefined;
+}
+
 /** How {@link roundNumber} rounds. */
 export type Rounding = "floor" | "ceil" | "trunc" | "round";
 

@@ -1,10 +1,9 @@
 import { Buffer } from "node:buffer";
 import { evalExpr } from "mingo/core";
-import { toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { type Expression, isNil } from "./expression-arguments.ts";
-import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
+import { numberKind, wholeNumber } from "./number-arithmetic.ts";
 
 /**
  * String expressions mingo lacks or measures differently from MongoDB: `$indexOfCP` (missing
@@ -15,9 +14,8 @@ import { numberKind, truncatedInteger } from "./number-arithmetic.ts";
 
 /** A start or end index: a whole number of any width, not negative. */
 function indexArgument(name: string, which: "starting" | "ending", v: unknown): number {
-  const kind = numberKind(v);
-  const integer = kind === undefined ? undefined : truncatedInteger(v);
-  if (integer === undefined || (kind !== "int" && kind !== "long" && toNumber(v) !== Number(integer))) {
+  const integer = wholeNumber(v);
+  if (integer === undefined) {
     throw new CommandError(
       which === "starting" ? "Location40096" : "Location40092",
       `${name} requires an integral ${which} index, found a value of type: ${bsonTypeOf(v)}, with value: ${String(v)}`,

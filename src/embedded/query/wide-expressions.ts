@@ -8,7 +8,15 @@ import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues } from "../store/values.ts";
 import { bsonTypeOf, isInt32Number } from "./bson-types.ts";
-import { argumentsOf, exactly, type Expression, isNil, literal } from "./expression-arguments.ts";
+import {
+  argumentsOf,
+  type Arity,
+  exactly,
+  type Expression,
+  isNil,
+  literal,
+  overMingo,
+} from "./expression-arguments.ts";
 import { collationOf } from "./options-collation.ts";
 import {
   combineNumbers,
@@ -87,20 +95,15 @@ function refuse(
   throw new CommandError(code, `${name} only supports ${what}, not ${types}`);
 }
 
+const allInt32 = (args: unknown[]) => args.length > 0 && args.every((v) => typeof v === "number" && isInt32Number(v));
+
 /**
  * An expression that computes itself when a wide number is among its evaluated arguments, or
  * (`integers`) when all of them are int32 values, whose result MongoDB widens to a Long past
  * the int32 range where mingo's would become a double.
  */
-function widened(name: string, wide: (args: unknown[]) => unknown, integers = false): Expression {
-  const original = (mingoExpressions as unknown as Record<string, Expression>)[name];
-  const allInt32 = (args: unknown[]) => args.every((v) => typeof v === "number" && isInt32Number(v));
-  return (obj, expr, options) => {
-    const args = argumentsOf(obj, expr, options);
-    if (args.some(isWideNumber) || (integers && args.length > 0 && allInt32(args))) return wide(args);
-    // mingo evaluates the arguments again: its single-argument operators take the expression itself.
-    return original(obj, expr, options);
-  };
+function widened(name: string, arity: Arity, wide: (args: unknown[]) => unknown, integers = false): Expression {
+  return overMingo(name, arity, (args) => args.some(isWideNumber) || (integers && allInt32(args)), wide);
 }
 
 /** `a op b`, a Long overflow giving a double (as `$add` and the others do in MongoDB). */
@@ -253,16 +256,16 @@ function extreme(sign: 1 | -1): (values: unknown[], options: Options) => unknown
 
 /** The expressions, to register in mingo's context over its own. */
 export const wideExpressions: Record<string, Expression> = {
-  $add: widened("$add", add, true),
-  $subtract: widened("$subtract", subtract, true),
-  $multiply: widened("$multiply", multiply, true),
-  $divide: widened("$divide", divide),
-  $mod: widened("$mod", modulo),
-  $abs: widened("$abs", absolute),
-  $floor: widened("$floor", rounded("$floor", "floor")),
-  $ceil: widened("$ceil", rounded("$ceil", "ceil")),
-  $trunc: widened("$trunc", rounded("$trunc", "trunc")),
-  $round: widened("$round", rounded("$round", "round")),
+  $add: widened("$add", "list", add, true),
+  $subtract: widened("$subtract", "list", subtract, true),
+  $multiply: widened("$multiply", "list", multiply, true),
+  $divide: widened("$divide", "list", divide),
+  $mod: widened("$mod", "list", modulo),
+  $abs: widened("$abs", "one", absolute),
+  $floor: widened("$floor", "one", rounded("$floor", "floor")),
+  $ceil: widened("$ceil", "one", rounded("$ceil", "ceil")),
+  $trunc: widened("$trunc", "list", rounded("$trunc", "trunc")),
+  $round: widened("$round", "list", rounded("$round", "round")),
   $cmp: comparison("$cmp", (c) => c),
   $eq: comparison("$eq", (c) => c === 0),
   $ne: comparison("$ne", (c) => c !== 0),

@@ -5,7 +5,7 @@ import type { Options } from "mingo/types";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
-import { argumentsOf, type Expression, isNil, literal } from "./expression-arguments.ts";
+import { argumentsOf, type Arity, type Expression, isNil, literal, overMingo } from "./expression-arguments.ts";
 import {
   decimalOfNumber,
   decimalSquareRoot,
@@ -13,6 +13,7 @@ import {
   numberKind,
   powerNumbers,
   truncatedInteger,
+  wholeNumber,
 } from "./number-arithmetic.ts";
 
 /**
@@ -26,23 +27,9 @@ import {
 
 const mingo = mingoExpressions as unknown as Record<string, Expression>;
 
-/** How many arguments an expression takes: one (given bare or in a list of one), or a list. */
-type Arity = "one" | "list";
-
-/**
- * An expression that, when a wide number is among its evaluated arguments, computes with
- * `wide`; otherwise it is mingo's own. (mingo evaluates the arguments again.)
- */
+/** An expression computed by `wide` when a Long or a Decimal128 is among its arguments; mingo's otherwise. */
 function whenWide(name: string, arity: Arity, wide: (args: unknown[], options: Options) => unknown): Expression {
-  const original = mingo[name];
-  return (obj, expr, options) => {
-    // One argument is the value itself (an array it evaluates to is not spread into arguments).
-    const args = arity === "one"
-      ? [evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options)]
-      : argumentsOf(obj, expr, options);
-    if (!args.some(isWideNumber)) return original(obj, expr, options);
-    return wide(args, options);
-  };
+  return overMingo(name, arity, (args) => args.some(isWideNumber), wide);
 }
 
 /** mingo's operator on the arguments with every wide number read as a double. */
@@ -97,14 +84,12 @@ function power(args: unknown[]): unknown {
 }
 
 /** `$pow` of two int32 values also computes here: MongoDB gives a Long past the int32 range. */
-function powerExpression(): Expression {
-  const original = mingo.$pow;
-  return (obj, expr, options) => {
-    const args = argumentsOf(obj, expr, options);
-    const integers = args.length === 2 && args.every((v) => numberKind(v) === "int");
-    return args.some(isWideNumber) || integers ? power(args) : original(obj, expr, options);
-  };
-}
+const $pow = overMingo(
+  "$pow",
+  "list",
+  (args) => args.some(isWideNumber) || (args.length === 2 && args.every((v) => numberKind(v) === "int")),
+  power,
+);
 
 /** An integer operand of a bitwise expression, or MongoDB's refusal. */
 function bitwiseOperand(name: string, v: unknown): bigint {
@@ -157,15 +142,13 @@ function integerArguments(name: string): Expression {
   return (obj, expr, options) => {
     if (!Array.isArray(expr)) return original(obj, expr, options);
     const args = argumentsOf(obj, expr, options);
-    if (!args.some(isWideNumber)) return original(obj, expr, options);
     return original(obj, args.map((v) => literal(isWideNumber(v) ? wholeOrSelf(v) : v)), options);
   };
 }
 
 function wholeOrSelf(v: unknown): unknown {
-  const integer = truncatedInteger(v);
-  const n = Number(integer);
-  return integer !== undefined && toNumber(v) === n && Number.isSafeInteger(n) ? n : v;
+  const n = Number(wholeNumber(v));
+  return Number.isSafeInteger(n) ? n : v;
 }
 
 /** `$toObjectId` (which mingo lacks): an ObjectId, or its 24 hexadecimal digits. */
@@ -248,7 +231,7 @@ export const wideMathExpressions: Record<string, Expression> = {
   $log10: mathExpression("$log10", "one"),
   $log: mathExpression("$log", "list"),
   $sqrt: whenWide("$sqrt", "one", squareRoot),
-  $pow: powerExpression(),
+  $pow,
   $bitAnd: whenWide("$bitAnd", "list", bitwise("$bitAnd", (a, b) => a & b, -1n)),
   $bitOr: whenWide("$bitOr", "list", bitwise("$bitOr", (a, b) => a | b, 0n)),
   $bitXor: whenWide("$bitXor", "list", bitwise("$bitXor", (a, b) => a ^ b, 0n)),
