@@ -1,12 +1,11 @@
 import { evalExpr } from "mingo/core";
 import * as mingoExpressions from "mingo/operators/expression";
-import type { Options } from "mingo/types";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
 import { bsonTypeOf } from "./bson-types.ts";
-import { exactly, type Expression, isNil } from "./expression-arguments.ts";
+import { exactly, type Expression, isNil, overMingo } from "./expression-arguments.ts";
 import { holdsWideNumber } from "./number-arithmetic.ts";
 import { collationOf } from "./options-collation.ts";
 import { sortDocuments } from "./sort.ts";
@@ -44,13 +43,6 @@ class ValueSet {
   }
 }
 
-/** The evaluated operands, when one of them holds a wide number; otherwise undefined (mingo's case). */
-function wideOperands(obj: unknown, expr: unknown, options: Options): unknown[] | undefined {
-  if (!Array.isArray(expr)) return undefined;
-  const args = expr.map((e) => evalExpr(obj, e, options));
-  return args.some(holdsWideNumber) ? args : undefined;
-}
-
 type SetOperandCode = "Location17043" | "Location17044" | "Location17046" | "Location17047" | "Location17048";
 
 /** MongoDB's refusal of an operand that is not an array. */
@@ -71,11 +63,12 @@ function setExpression(
   name: string,
   compute: (args: unknown[], strings: StringCompare | undefined) => unknown,
 ): Expression {
-  return (obj, expr, options) => {
-    const args = wideOperands(obj, expr, options);
-    if (args === undefined) return mingo[name](obj, expr, options);
-    return compute(args, collationOf(options)?.compare);
-  };
+  return overMingo(
+    name,
+    "list",
+    (args) => args.some(holdsWideNumber),
+    (args, options) => compute(args, collationOf(options)?.compare),
+  );
 }
 
 function union(args: unknown[], strings: StringCompare | undefined): unknown {
