@@ -236,7 +236,7 @@ function shortText(v: unknown): string {
 }
 
 /** The field paths an operator update writes: every operator's fields, and `$rename`'s targets. */
-function writtenPaths(spec: Document): string[] {
+export function writtenPaths(spec: Document): string[] {
   const paths: string[] = [];
   for (const op in spec) {
     const fields = spec[op];

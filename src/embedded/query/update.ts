@@ -7,11 +7,14 @@ import { cloneDeep } from "mingo/util";
 import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { Collation } from "../store/collation.ts";
+import { compareStrings } from "../store/strings.ts";
 import { compareValues, identicalValues } from "../store/values.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { equalityValue } from "./filter.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
-import { refuseImpossibleUpdate } from "./update-checks.ts";
+import { applyPushOrderings, takePushOrderings } from "./push-modifiers.ts";
+import { refuseImpossibleUpdate, writtenPaths } from "./update-checks.ts";
+import { inUpdateOrder } from "./update-order.ts";
 import type { Variables } from "./variables.ts";
 import { settleWideNumbers } from "./wide-numbers.ts";
 
@@ -88,7 +91,7 @@ function nextTimestamp(): Timestamp {
 
 function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
   refuseImpossibleUpdate(doc, spec, inserting);
-  const modifier: Document = settleTimestamps(settleWideNumbers(doc, spec));
+  const { update: modifier, orderings } = takePushOrderings(settleTimestamps(settleWideNumbers(doc, spec)));
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
@@ -101,6 +104,7 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
       mingoUpdate(next, modifier, options.arrayFilters, filter, {
         queryOptions,
       });
+      applyPushOrderings(next, orderings, options.collation?.compare);
     } catch (error) {
       // mingo detects some _id changes itself; report them with MongoDB's code.
       if (error instanceof Error && error.message.includes("immutable field '_id'")) throw immutableId();
@@ -108,7 +112,7 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
     }
   }
   if ("_id" in doc && compareValues(next._id, doc._id) !== 0) throw immutableId();
-  return next;
+  return inUpdateOrder(doc, next, writtenPaths(spec));
 }
 
 function applyPipeline(doc: Document, pipeline: Document[], options: UpdateOptions): Document {
@@ -155,7 +159,8 @@ function setPath(doc: Document, path: string, value: unknown): void {
   target[parts[parts.length - 1]] = value;
 }
 
-function collectEqualities(filter: unknown, into: Document): void {
+/** The filter's equality fields, by path (`$and` branches included). */
+function collectEqualities(filter: unknown, into: Map<string, unknown>): void {
   if (!isPlainObject(filter)) return;
   for (const [field, cond] of Object.entries(filter)) {
     if (field === "$and" && Array.isArray(cond)) {
@@ -164,8 +169,17 @@ function collectEqualities(filter: unknown, into: Document): void {
     }
     if (field.startsWith("$")) continue;
     const eq = equalityValue(cond);
-    if (eq) setPath(into, field, cloneDeep(eq.value));
+    if (eq) into.set(field, eq.value);
   }
+}
+
+/** The document an upsert starts from: the equality fields set in path order, as MongoDB keeps them in a sorted map. */
+function seedDocument(filter: unknown): Document {
+  const equalities = new Map<string, unknown>();
+  collectEqualities(filter, equalities);
+  const seed: Document = {};
+  for (const path of [...equalities.keys()].sort(compareStrings)) setPath(seed, path, cloneDeep(equalities.get(path)));
+  return seed;
 }
 
 /**
@@ -173,8 +187,7 @@ function collectEqualities(filter: unknown, into: Document): void {
  * replacement), then the update applied; an ObjectId `_id` is generated when none is given.
  */
 export function upsertDocument(filter: unknown, spec: UpdateSpec, options: UpdateOptions): Document {
-  const seed: Document = {};
-  collectEqualities(filter, seed);
+  const seed = seedDocument(filter);
   const id = "_id" in seed ? seed._id : new ObjectId();
   if (!Array.isArray(spec) && !isOperatorUpdate(spec)) {
     if ("_id" in spec && "_id" in seed && compareValues(spec._id, seed._id) !== 0) throw immutableId();
