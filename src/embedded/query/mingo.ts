@@ -23,7 +23,8 @@ import { dateExpressions } from "./date-expressions.ts";
 import { dateArithmeticExpressions } from "./date-arithmetic.ts";
 import { dateParsingExpressions } from "./date-parsing.ts";
 import { bitQueryOperators } from "./bit-operators.ts";
-import { selectionAccumulators, selectionStages } from "./selection.ts";
+import { selectionStages } from "./selection.ts";
+import { topValueAccumulators, topValueExpressions } from "./top-values.ts";
 import { shapeStages } from "./shape.ts";
 import { graphLookupStages } from "./graph-lookup.ts";
 import { prepareFilter } from "./filter-checks.ts";
@@ -57,10 +58,10 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   changes (string-expressions.ts); dates on MongoDB's calendar (date-expressions.ts, date-arithmetic.ts,
  *   date-parsing.ts);
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
- *   (value-sets.ts).
+ *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
- *   and `$top`/`$bottom` (selection.ts), `$project` with `_id` first (shape.ts), and `$sort`.
+ *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts), `$project` with `_id` first (shape.ts), and `$sort`.
  */
 export const ENGINE_CONTEXT = Context.init(
   {
@@ -68,7 +69,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...accumulatorOperators,
       ...wideAccumulators,
       ...statisticsAccumulators,
-      ...selectionAccumulators,
+      ...topValueAccumulators,
     },
     expression: {
       ...expressionOperators,
@@ -84,6 +85,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...valueMatchingExpressions,
       ...valueSetExpressions,
       ...bucketExpressions,
+      ...topValueExpressions,
     },
     pipeline: {
       ...pipelineOperators,

@@ -88,11 +88,7 @@ export function sortDocuments(
   limit: number,
   collation?: Collation,
 ): Document[] {
-  const fields = Object.keys(spec);
-  const dirs = fields.map((f) => direction(spec[f]));
-  const strings = collation?.compare;
-  const cmp = comparator(fields, dirs, strings);
-  const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)), seq });
+  const { cmp, keyed } = sortOrder(spec, collation);
   const keep = limit === 0 ? Infinity : skip + limit;
   const items = keep <= sortLimits.maxEntries
     ? topK(docs, keep, keyed, cmp)
@@ -102,7 +98,34 @@ export function sortDocuments(
   return items.slice(skip, skip + (limit === 0 ? items.length : limit)).map((k) => k.doc);
 }
 
+/**
+ * The last `count` documents in the order of `spec`, in that order (what `$bottomN` keeps): the
+ * same bounded heap as a page's, kept from the other end.
+ */
+export function lastDocuments(
+  docs: Iterable<Document>,
+  spec: Document,
+  count: number,
+  collation?: Collation,
+): Document[] {
+  const { cmp, keyed } = sortOrder(spec, collation);
+  const items = count <= sortLimits.maxEntries
+    ? topK(docs, count, keyed, (a, b) => cmp(b, a))
+    : collectAll(docs, keyed, `the last ${count} documents`);
+  items.sort(cmp);
+  return items.slice(Math.max(0, items.length - count)).map((k) => k.doc);
+}
+
 type KeyOf = (doc: Document, seq: number) => Keyed;
+
+/** How a spec orders documents: their sort keys, and the comparison of keyed documents. */
+function sortOrder(spec: Document, collation?: Collation): { cmp: Compare; keyed: KeyOf } {
+  const fields = Object.keys(spec);
+  const dirs = fields.map((f) => direction(spec[f]));
+  const strings = collation?.compare;
+  const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)), seq });
+  return { cmp: comparator(fields, dirs, strings), keyed };
+}
 
 /**
  * Every document, keyed: fine while the matches fit in the sort limit (a deep page whose skip
