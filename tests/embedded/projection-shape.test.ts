@@ -4,8 +4,10 @@ import type { Collection, Document } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 /**
- * Projections that mingo computes keep MongoDB's shape: `_id` first, and a `$slice` without
- * inclusions keeps the rest of the document (mingo read it as an inclusion).
+ * Projections that mingo computes keep MongoDB's shape: fields taken from the document in the
+ * document's order (`_id` first), at every depth, then computed fields in the projection's order
+ * (mingo emitted them alphabetically, `_id` last); and a `$slice` without inclusions keeps the
+ * rest of the document (mingo read it as an inclusion).
  */
 describe("embedded engine: the shape of projected documents", () => {
   let conn: Connected;
@@ -34,6 +36,27 @@ describe("embedded engine: the shape of projected documents", () => {
   test("the $project stage puts _id first too", async () => {
     const [doc] = await rows.aggregate([{ $project: { x: { $literal: 5 }, s: 1 } }]).toArray();
     assert.deepEqual(Object.keys(doc), ["_id", "s", "x"]);
+  });
+
+  test("taken fields keep the document's order at every depth, computed ones follow in the projection's", async () => {
+    const found = await project({ c: "$s", n: 1 });
+    assert.deepEqual(found.keys, ["_id", "n", "c"]);
+    assert.deepEqual(Object.keys((await project({ "n.k": 1, "n.list": 1 })).doc.n), ["list", "k"]);
+    const [staged] = await rows.aggregate([{ $project: { b: { $literal: 1 }, s: 1, n: 1 } }]).toArray();
+    assert.deepEqual(Object.keys(staged), ["_id", "n", "s", "b"]);
+    const [nested] = await rows.aggregate([{ $project: { "n.k": 1, "n.z": { $literal: 0 }, "n.list": 1 } }]).toArray();
+    assert.deepEqual(Object.keys(nested.n), ["list", "k", "z"]);
+    const [computed] = await rows.aggregate([{ $project: { y: { $literal: 1 }, x: { $literal: 2 } } }]).toArray();
+    assert.deepEqual(Object.keys(computed), ["_id", "y", "x"]);
+  });
+
+  test("projections inside arrays of documents keep each element's order", async () => {
+    const [joined] = await rows.aggregate([
+      { $lookup: { from: "rows", localField: "_id", foreignField: "_id", as: "self" } },
+      { $project: { "self.s": 1, "self.n.k": 1, "self.n.list": 1, "self.a": 1 } },
+    ]).toArray();
+    assert.deepEqual(Object.keys(joined.self[0]), ["a", "n", "s"]);
+    assert.deepEqual(Object.keys(joined.self[0].n), ["list", "k"]);
   });
 
   test("$slice alone keeps every other field; with an inclusion, only the included ones", async () => {

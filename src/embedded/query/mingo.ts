@@ -61,7 +61,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
- *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts), `$project` with `_id` first (shape.ts), and `$sort`.
+ *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
+ *   `$project` in MongoDB's field order (shape.ts), and `$sort`.
  */
 export const ENGINE_CONTEXT = Context.init(
   {

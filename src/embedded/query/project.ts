@@ -3,7 +3,7 @@ import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "./filter.ts";
 import { projectingQuery } from "./mingo.ts";
-import { idFirst } from "./shape.ts";
+import { inProjectionOrder, projectionTree } from "./shape.ts";
 
 /** Applies a projection to a batch of documents; `null` when there is nothing to project. */
 export type Projector = ((docs: Document[]) => Document[]) | null;
@@ -93,7 +93,10 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
     const slicing = Object.fromEntries(slices.sliced.map((field) => [field, projection[field]]));
     return (docs) => query.find<Document>(docs, slicing).all().map((sliced, i) => withSlices(docs[i], sliced, slices));
   }
-  return (docs) => query.find<Document>(docs, projection).all().map(idFirst);
+  const tree = projectionTree(projection);
+  if (tree === undefined) return (docs) => query.find<Document>(docs, projection).all();
+  // One output per input, in order: the batch already matches the filter.
+  return (docs) => query.find<Document>(docs, projection).all().map((out, i) => inProjectionOrder(docs[i], out, tree));
 }
 
 const isSlice = (v: unknown) => isPlainObject(v) && Object.keys(v).length === 1 && "$slice" in v;

@@ -2,29 +2,123 @@ import type { Document } from "bson";
 import type { Iterator as LazyIterator } from "mingo/lazy";
 import * as mingoPipeline from "mingo/operators/pipeline";
 import type { Options, PipelineOperator } from "mingo/types";
+import { isPlainObject } from "../bson.ts";
 
 /**
- * Documents in MongoDB's field order after a projection: `_id` first. mingo's projection (the
- * `$project` stage, and find projections it computes) put `_id` last.
+ * Documents in MongoDB's field order after an inclusion projection (the `$project` stage, and
+ * find projections mingo computes), as MongoDB's classic engine orders them: the fields taken
+ * from the input document (`_id` included) in the input's order, at every depth, then the
+ * computed fields in the order the projection names them. mingo emitted fields in alphabetical
+ * order, `_id` last. (MongoDB's slot-based engine, where it runs a find, orders included fields
+ * as the projection names them instead; both put computed fields after included ones.)
  */
 
 type Stage = (collection: LazyIterator, expr: unknown, options: Options) => LazyIterator;
 
 const mingoProject = (mingoPipeline as unknown as Record<string, Stage>).$project;
 
-/** The document with `_id` moved first; the same object when it already is (or has none). */
-export function idFirst(doc: Document): Document {
-  for (const key in doc) {
-    if (key === "_id" || !("_id" in doc)) return doc;
-    break;
-  }
-  const { _id, ...rest } = doc;
-  return { _id, ...rest };
+/** What a projection does with one field: takes it from the input, computes it, or projects inside it. */
+type FieldRole = "taken" | "computed" | ProjectionTree;
+/** A projection's fields, one level at a time, in the order the projection first names them. */
+interface ProjectionTree extends Map<string, FieldRole> {}
+
+const isOperatorObject = (v: unknown): boolean => isPlainObject(v) && Object.keys(v)[0]?.startsWith("$") === true;
+
+/** The role of a value in a projection: 1/true (and find's `$slice`/`$elemMatch`) take the field. */
+function roleOf(value: unknown): FieldRole | "excluded" {
+  if (value === 0 || value === false) return "excluded";
+  if (typeof value === "number" || value === true) return "taken";
+  if (isPlainObject(value) && ("$slice" in value || "$elemMatch" in value)) return "taken";
+  return "computed";
 }
 
-/** `$project`, its output with `_id` first. */
-const $project: Stage = (collection, expr, options) =>
-  mingoProject(collection, expr, options).map((doc) => idFirst(doc as Document));
+/** Adds one path of a projection (`a.b`, or `a` given a nested spec `{b: 1}`) to the tree. */
+function addPath(tree: ProjectionTree, parts: string[], value: unknown): void {
+  const [head, ...rest] = parts;
+  if (rest.length === 0 || (rest.length === 1 && rest[0] === "$")) {
+    if (isPlainObject(value) && !isOperatorObject(value)) {
+      for (const [field, inner] of Object.entries(value)) addPath(subtree(tree, head), field.split("."), inner);
+      return;
+    }
+    const role = roleOf(value);
+    if (role !== "excluded" && !tree.has(head)) tree.set(head, role);
+    return;
+  }
+  addPath(subtree(tree, head), rest, value);
+}
+
+function subtree(tree: ProjectionTree, field: string): ProjectionTree {
+  const role = tree.get(field);
+  if (role instanceof Map) return role;
+  const child: ProjectionTree = new Map();
+  tree.set(field, child);
+  return child;
+}
+
+/**
+ * The tree of an inclusion projection (one that takes or computes a field), with `_id` taken
+ * unless the projection says otherwise; undefined for an exclusion, whose output keeps the
+ * input's order already.
+ */
+export function projectionTree(projection: Document): ProjectionTree | undefined {
+  const tree: ProjectionTree = new Map();
+  for (const [path, value] of Object.entries(projection)) addPath(tree, path.split("."), value);
+  if (![...tree].some(([field, role]) => field !== "_id" && includes(role))) return undefined;
+  if (!("_id" in projection)) tree.set("_id", "taken");
+  return tree;
+}
+
+/** Whether a role takes or computes anything (an exclusion's paths leave empty subtrees). */
+function includes(role: FieldRole): boolean {
+  return !(role instanceof Map) || [...role.values()].some(includes);
+}
+
+/** `output` (the projection of `input`) with its fields in MongoDB's order; the same object when already so. */
+export function inProjectionOrder(input: unknown, output: Document, tree: ProjectionTree): Document {
+  const out: Document = {};
+  const source = isPlainObject(input) ? input : {};
+  for (const field in source) {
+    const role = tree.get(field);
+    if (!(field in output) || role === undefined || role === "computed") continue;
+    if (role === "taken") out[field] = output[field];
+    else if (isPlainObject(source[field]) || Array.isArray(source[field])) {
+      out[field] = orderedValue(source[field], output[field], role);
+    }
+  }
+  for (const [field, role] of tree) {
+    if (!(field in output) || field in out) continue;
+    out[field] = role instanceof Map ? orderedValue(undefined, output[field], role) : output[field];
+  }
+  for (const field in output) if (!(field in out)) out[field] = output[field];
+  return sameOrder(out, output) ? output : out;
+}
+
+/** A projected value inside a nested projection: a document, or an array of them (paired with the input's). */
+function orderedValue(input: unknown, output: unknown, tree: ProjectionTree): unknown {
+  if (isPlainObject(output)) return inProjectionOrder(input, output, tree);
+  if (!Array.isArray(output)) return output;
+  // An inclusion drops the input array's scalars, so its documents and arrays pair with the output's.
+  const sources = Array.isArray(input) ? input.filter((v) => isPlainObject(v) || Array.isArray(v)) : [];
+  const paired = sources.length === output.length;
+  return output.map((element, i) => orderedValue(paired ? sources[i] : undefined, element, tree));
+}
+
+function sameOrder(a: Document, b: Document): boolean {
+  const keys = Object.keys(b);
+  let i = 0;
+  for (const key in a) if (key !== keys[i++] || a[key] !== b[key]) return false;
+  return i === keys.length;
+}
+
+/** `$project`, its output in MongoDB's field order. */
+const $project: Stage = (collection, expr, options) => {
+  const tree = isPlainObject(expr) ? projectionTree(expr) : undefined;
+  if (tree === undefined) return mingoProject(collection, expr, options);
+  // mingo's stage maps each input to its output lazily, one at a time: the last input seen is the output's.
+  let input: unknown;
+  const inputs = collection.map((doc) => (input = doc));
+  return mingoProject(inputs, expr, options).map((doc) => inProjectionOrder(input, doc as Document, tree));
+};
 
 /** The stage, to register in mingo's context over its own. */
 export const shapeStages: Record<string, PipelineOperator> = {
