@@ -35,6 +35,8 @@ export type Change =
   | { op: "delete"; db: string; coll: string; id: unknown }
   | { op: "createCollection"; db: string; coll: string; options?: CollectionOptions }
   | { op: "dropCollection"; db: string; coll: string }
+  /** The collection moves to `toDb.toColl` with its documents, indexes and options; any there was dropped first. */
+  | { op: "renameCollection"; db: string; coll: string; toDb: string; toColl: string }
   | { op: "dropDatabase"; db: string }
   | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }
   | { op: "dropIndex"; db: string; coll: string; name: string }

@@ -4,6 +4,7 @@ import type { Document } from "bson";
 export const CODES = {
   InternalError: 1,
   BadValue: 2,
+  Unauthorized: 13,
   FailedToParse: 9,
   TypeMismatch: 14,
   Overflow: 15,

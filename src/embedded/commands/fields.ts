@@ -153,6 +153,7 @@ const COMMAND_FIELDS: Record<string, string[]> = {
     "collectionUUID",
   ],
   drop: ["collectionUUID"],
+  renameCollection: ["to", "dropTarget", "stayTemp", "collectionUUID"],
   dropDatabase: [],
   createIndexes: ["indexes", "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace", "collectionUUID"],
   listIndexes: ["cursor", "includeBuildUUIDs", "includeIndexBuildInfo", "isTimeseriesNamespace", "collectionUUID"],

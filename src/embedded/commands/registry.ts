@@ -10,6 +10,7 @@ import { handshakeCommands, isTransactional, refuseTransaction } from "./handsha
 import { indexCommands } from "./indexes.ts";
 import { readCommands } from "./read.ts";
 import { refuseViewWrite } from "./views.ts";
+import { renameCommands } from "./rename.ts";
 import { updateCommands } from "./updates.ts";
 import { writeCommands } from "./write.ts";
 
@@ -22,6 +23,7 @@ const HANDLERS = new Map<string, Handler>(
     ...updateCommands,
     ...findAndModifyCommands,
     ...collectionCommands,
+    ...renameCommands,
     ...indexCommands,
     ...explainCommands,
   }),

@@ -16,6 +16,7 @@ const OPS = new Set<string>([
   "delete",
   "createCollection",
   "dropCollection",
+  "renameCollection",
   "dropDatabase",
   "createIndex",
   "dropIndex",

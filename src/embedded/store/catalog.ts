@@ -24,11 +24,21 @@ export class Catalog {
     return coll;
   }
 
-  /** Puts a collection object at `db.name` (a dropped one coming back when its drop is undone). */
+  /** Puts a collection object at `db.name` (a dropped one coming back when its drop is undone, a renamed one). */
   attach(db: string, name: string, coll: Collection): void {
     let colls = this.#dbs.get(db);
     if (!colls) this.#dbs.set(db, colls = new Map());
     colls.set(name, coll);
+    coll.moveTo(db, name);
+  }
+
+  /** Moves the collection `db.name` to `toDb.toName`, replacing any there; false when there is none to move. */
+  rename(db: string, name: string, toDb: string, toName: string): boolean {
+    const coll = this.get(db, name);
+    if (!coll) return false;
+    this.drop(db, name);
+    this.attach(toDb, toName, coll);
+    return true;
   }
 
   /** Collections of a database, in creation order. */
@@ -72,6 +82,9 @@ export class Catalog {
         return;
       case "dropCollection":
         this.drop(change.db, change.coll);
+        return;
+      case "renameCollection":
+        this.rename(change.db, change.coll, change.toDb, change.toColl);
         return;
       case "dropDatabase":
         this.dropDatabase(change.db);

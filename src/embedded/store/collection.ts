@@ -37,13 +37,30 @@ export class Collection {
   /** See {@link #indexedFields}. */
   #indexed: ReadonlySet<string> | undefined;
 
+  #db: string;
+  #name: string;
+
   /** Creates an empty collection `db.name` with its `create` options. */
-  constructor(
-    readonly db: string,
-    readonly name: string,
-    options: CollectionOptions = {},
-  ) {
+  constructor(db: string, name: string, options: CollectionOptions = {}) {
+    this.#db = db;
+    this.#name = name;
     this.options = options;
+  }
+
+  /** Its database. */
+  get db(): string {
+    return this.#db;
+  }
+
+  /** Its name in the database. */
+  get name(): string {
+    return this.#name;
+  }
+
+  /** Takes the namespace the catalog now holds it at (a rename, or a rename undone). */
+  moveTo(db: string, name: string): void {
+    this.#db = db;
+    this.#name = name;
   }
 
   /** Its default collation, a view's definition, its validation settings (see CollectionOptions). */

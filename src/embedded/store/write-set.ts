@@ -6,6 +6,12 @@ import type { Ledger, Restore, Slot } from "./ledger.ts";
 import type { DuplicateKey } from "./unique.ts";
 import { keyOf } from "./values.ts";
 
+/** A collection's database and name. */
+export interface Namespace {
+  db: string;
+  name: string;
+}
+
 /** The ledger key of a collection's options (a symbol: no document key can collide with it). */
 const OPTIONS_SLOT = Symbol("options");
 
@@ -63,6 +69,19 @@ export class WriteSet {
     this.catalog.drop(db, name);
     this.changes.push({ op: "dropCollection", db, coll: name });
     return true;
+  }
+
+  /**
+   * Moves a collection to another namespace with its documents, indexes and options, dropping
+   * the target first when `dropTarget` (callers checked both exist as they must).
+   */
+  renameCollection(from: Namespace, to: Namespace, dropTarget: boolean): void {
+    const coll = this.catalog.get(from.db, from.name)!;
+    if (dropTarget) this.dropCollection(to.db, to.name);
+    this.#collectionSlot(from.db, from.name, coll);
+    this.#collectionSlot(to.db, to.name, this.catalog.get(to.db, to.name));
+    this.catalog.rename(from.db, from.name, to.db, to.name);
+    this.changes.push({ op: "renameCollection", db: from.db, coll: from.name, toDb: to.db, toColl: to.name });
   }
 
   /** Drops a database; false when it did not exist. */
