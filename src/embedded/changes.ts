@@ -7,6 +7,8 @@ export interface IndexSpec {
   unique?: boolean;
   /** The collation the index orders strings by (absent: binary order). */
   collation?: Document;
+  /** A TTL index: documents whose indexed date is older than this many seconds are deleted. */
+  expireAfterSeconds?: number;
 }
 
 /**

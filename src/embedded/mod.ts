@@ -13,6 +13,7 @@ import { type ConnectionLimits, resolveConnectionLimits } from "./wire/limits.ts
 import { listen } from "./wire/server.ts";
 import { startEngineThread } from "./thread.ts";
 import { SharedWriteCounter, WriteCounter } from "./write-counter.ts";
+import { startTtlMonitor, type TtlOptions } from "./ttl.ts";
 
 /**
  * Options of {@link startEmbeddedEngine}. The connection limits (`maxConnections` 256,
@@ -46,6 +47,11 @@ export interface EmbeddedEngineOptions extends Partial<ConnectionLimits> {
   thread?: boolean;
   /** Internal, for the engine thread: count writes in this memory, shared with the app's thread. */
   sharedWrites?: SharedArrayBuffer;
+  /**
+   * The TTL monitor (see ttl.ts): how often it deletes expired documents (default every 60 s).
+   * Its `now` and `onPass` are for tests, in this thread only.
+   */
+  ttl?: TtlOptions;
 }
 
 export type { ConnectionLimits } from "./wire/limits.ts";
@@ -141,6 +147,9 @@ function counterFor(options: EmbeddedEngineOptions): WriteCounter | SharedWriteC
 export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): Promise<EmbeddedEngine> {
   if (options.thread) {
     if (options.sink) throw new TypeError("the embedded engine takes a sink only in this thread (thread: false)");
+    if (options.ttl?.now || options.ttl?.onPass) {
+      throw new TypeError("the embedded engine takes ttl.now and ttl.onPass only in this thread (thread: false)");
+    }
     const { thread: _thread, ...inWorker } = options;
     const threaded = await startEngineThread(inWorker);
     if (threaded) return threaded;
@@ -164,12 +173,14 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   }
   cursors.startSweeper();
   const stopChecks = checkOrdersInBackground(catalog);
+  const stopTtl = startTtlMonitor(engine, options.ttl);
   const hostPart = host.includes(":") ? `[${host}]` : host;
   return {
     uri: `mongodb://${hostPart}:${server.port}/?directConnection=true`,
     port: server.port,
     async close() {
       stopChecks();
+      await stopTtl();
       cursors.close();
       await server.close();
       await sink.close();

@@ -13,8 +13,9 @@ const DUPLICATE_KEY = 11000;
 /**
  * Counters in a MongoDB collection, so several app instances on one cluster share one limit.
  * Each hit is one atomic upsert that `$inc`s the window's document (`_id` = key and window
- * start), through the driver; ended windows are deleted now and then. The embedded engine has
- * no TTL indexes, so the deletion is done here rather than by an index.
+ * start), through the driver; ended windows are deleted now and then, here rather than by a
+ * TTL index, whose monitor runs only once a minute and would leave a busy store's ended
+ * windows behind for that long.
  */
 export class MongoRateLimitStore implements RateLimitStore {
   readonly #collection: Collection<WindowDocument>;

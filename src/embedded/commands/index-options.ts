@@ -1,22 +1,32 @@
 import type { Document } from "bson";
+import { toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { numberKind } from "../query/number-arithmetic.ts";
 
 /**
  * Index spec fields the engine acts on, plus `v`, `background` (ignored by 4.2+ servers too)
  * and `storageEngine` (a storage setting no client can observe).
  */
-const HONOURED = new Set(["key", "name", "unique", "collation", "v", "background", "storageEngine"]);
+const HONOURED = new Set([
+  "key",
+  "name",
+  "unique",
+  "collation",
+  "expireAfterSeconds",
+  "v",
+  "background",
+  "storageEngine",
+]);
 
 /**
  * The other fields of a MongoDB 7.0 index spec. The engine cannot honour them, and ignoring
  * them would change what the index means (a `sparse` or partial unique index refuses fewer
- * documents, a TTL index deletes them, a hidden one is not planned), so they are refused.
+ * documents, a hidden one is not planned), so they are refused.
  * `false` is accepted where it is the default.
  */
 const UNSUPPORTED = new Set([
   "sparse",
   "partialFilterExpression",
-  "expireAfterSeconds",
   "hidden",
   "prepareUnique",
   "clustered",
@@ -50,4 +60,39 @@ export function checkIndexOptions(raw: Document): void {
       throw new CommandError("NotImplemented", `index option '${field}' is not supported by the embedded engine`);
     }
   }
+}
+
+/** The longest TTL MongoDB 7.0 accepts, in seconds (the int32 range). */
+const MAX_EXPIRE_AFTER_SECONDS = 2_147_483_647;
+
+/**
+ * The `expireAfterSeconds` of a TTL index spec, checked as MongoDB checks it: a number from 0
+ * to 2147483647, on an index of one field other than `_id`. Undefined when the spec has none.
+ */
+export function expireAfterSecondsOf(raw: Document, key: Record<string, unknown>): number | undefined {
+  const value = raw.expireAfterSeconds;
+  if (value === undefined) return undefined;
+  const fields = Object.keys(key);
+  if (fields.length === 1 && fields[0] === "_id") {
+    throw new CommandError(
+      "InvalidIndexSpecificationOption",
+      "The field 'expireAfterSeconds' is not valid for an _id index specification.",
+    );
+  }
+  if (fields.length > 1) {
+    throw new CommandError(
+      "CannotCreateIndex",
+      `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${JSON.stringify(key)}`,
+    );
+  }
+  const seconds = numberKind(value) === undefined ? NaN : toNumber(value);
+  if (!(seconds >= 0 && seconds <= MAX_EXPIRE_AFTER_SECONDS)) {
+    throw new CommandError(
+      "CannotCreateIndex",
+      `TTL index 'expireAfterSeconds' option must be a number from 0 to ${MAX_EXPIRE_AFTER_SECONDS}, got ${
+        String(value)
+      }`,
+    );
+  }
+  return seconds;
 }

@@ -8,7 +8,7 @@ import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { type CommandContext, commit, type Handler, type Reply, startWrites } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
-import { checkIndexOptions } from "./index-options.ts";
+import { checkIndexOptions, expireAfterSecondsOf } from "./index-options.ts";
 
 function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   if (!isPlainObject(raw) || !isPlainObject(raw.key) || Object.keys(raw.key).length === 0) {
@@ -30,6 +30,8 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   // An index without a collation takes the collection's default, as in MongoDB.
   const collation = raw.collation !== undefined ? parseCollation(raw.collation) : coll?.collation;
   const spec: IndexSpec = raw.unique === true ? { name, key, unique: true } : { name, key };
+  const expireAfterSeconds = expireAfterSecondsOf(raw, key);
+  if (expireAfterSeconds !== undefined) spec.expireAfterSeconds = expireAfterSeconds;
   return collation ? { ...spec, collation: collation.spec } : spec;
 }
 
@@ -37,11 +39,22 @@ function sameKey(a: IndexSpec, b: IndexSpec): boolean {
   return keyOf(a.key) === keyOf(b.key) && sameCollation(parseCollation(a.collation), parseCollation(b.collation));
 }
 
+/** Whether two indexes on one key agree on uniqueness and TTL. */
+function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
+  return !!a.unique === !!b.unique && a.expireAfterSeconds === b.expireAfterSeconds;
+}
+
 /** True when an identical index exists; throws when a conflicting one does (as MongoDB). */
 function alreadyExists(coll: Collection, spec: IndexSpec): boolean {
   for (const existing of coll.allIndexes()) {
     if (existing.name === spec.name) {
-      if (sameKey(existing, spec) && !!existing.unique === !!spec.unique) return true;
+      if (sameKey(existing, spec) && sameOptions(existing, spec)) return true;
+      if (sameKey(existing, spec)) {
+        throw new CommandError(
+          "IndexOptionsConflict",
+          `An existing index has the same name as the requested index but different options: ${existing.name}`,
+        );
+      }
       throw new CommandError(
         "IndexKeySpecsConflict",
         `An existing index has the same name as the requested index: ${existing.name}`,

@@ -1,0 +1,93 @@
+import { clearTimeout, setTimeout } from "node:timers";
+import type { Catalog } from "./store/catalog.ts";
+import { WriteSet } from "./store/write-set.ts";
+import { collect, runRead } from "./query/plan.ts";
+import type { EngineState } from "./commands/context.ts";
+
+/**
+ * MongoDB's TTL monitor: a background pass, every 60 seconds by default, that deletes from each
+ * collection with a TTL index (one with `expireAfterSeconds`) the documents whose indexed field
+ * holds a date (the earliest, for an array of them) more than `expireAfterSeconds` in the past.
+ * Documents whose field is missing or not a date stay. The deletes are an ordinary write: read
+ * through the index (a `$lt` on a date only reaches dates), journaled, undone if the journal
+ * refuses them, and counted, so caches of the collection are invalidated.
+ */
+
+/** How the monitor runs. */
+export interface TtlOptions {
+  /** Time between passes, in ms (default 60,000, as MongoDB's `ttlMonitorSleepSecs`). */
+  intervalMs?: number;
+  /** The clock the expiry is measured against, in ms since the epoch (default `Date.now`). */
+  now?: () => number;
+  /** Called after each pass with how many documents it deleted (tests wait for a pass with it). */
+  onPass?: (deleted: number) => void;
+}
+
+const DEFAULT_INTERVAL_MS = 60_000;
+
+/** The TTL indexes of every collection, as (collection, field, seconds). */
+function* ttlIndexes(catalog: Catalog) {
+  for (const db of catalog.databases()) {
+    for (const coll of catalog.collections(db)) {
+      if (coll.options.viewOn !== undefined) continue;
+      for (const spec of coll.indexes.values()) {
+        if (spec.expireAfterSeconds === undefined) continue;
+        yield { coll, field: Object.keys(spec.key)[0], seconds: spec.expireAfterSeconds };
+      }
+    }
+  }
+}
+
+/** One pass: deletes every expired document as of `now`; resolves with how many. */
+export async function expireDocuments(engine: EngineState, now: number): Promise<number> {
+  const { catalog, ledger, sink } = engine;
+  let deleted = 0;
+  for (const { coll, field, seconds } of [...ttlIndexes(catalog)]) {
+    // Looked up again: an earlier collection's commit let other commands run, which may have dropped this one.
+    if (catalog.get(coll.db, coll.name) !== coll) continue;
+    const cutoff = new Date(now - seconds * 1000);
+    const filter = { [field]: { $lt: cutoff } };
+    const expired = collect(runRead(coll, { filter, limit: 0, collation: coll.collation }));
+    if (expired.length === 0) continue;
+    const writes = new WriteSet(catalog, sink.mayFail === false ? undefined : ledger);
+    for (const doc of expired) writes.delete(coll, doc._id);
+    try {
+      await sink.append(writes.changes);
+    } catch (error) {
+      writes.rollBack();
+      throw error;
+    }
+    writes.settle();
+    engine.writes.count(coll.db, coll.name);
+    deleted += expired.length;
+  }
+  return deleted;
+}
+
+/** Starts the monitor; returns a function that stops it (and waits for a pass under way). */
+export function startTtlMonitor(engine: EngineState, options: TtlOptions = {}): () => Promise<void> {
+  const interval = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  const now = options.now ?? Date.now;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const pass = async () => {
+    try {
+      options.onPass?.(await expireDocuments(engine, now()));
+    } catch (error) {
+      // A pass that fails (a full disk) deletes nothing and is tried again at the next one.
+      console.warn(`mongorest embedded engine: the TTL pass failed: ${String(error)}`);
+    }
+    if (!stopped) schedule();
+  };
+  const schedule = () => {
+    // Unref'd, so an idle engine does not keep the process alive.
+    timer = setTimeout(() => (running = pass()), interval).unref();
+  };
+  schedule();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}

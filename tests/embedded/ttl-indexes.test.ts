@@ -1,0 +1,100 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type Collection, MongoServerError } from "mongodb";
+import type { Change, ChangeSink } from "../../src/embedded/changes.ts";
+import { Catalog } from "../../src/embedded/store/catalog.ts";
+import { type Connected, connectTarget, externalUri } from "./helpers.ts";
+
+/** A sink that keeps what it accepted: what a restart would recover. */
+class KeepingSink implements ChangeSink {
+  readonly accepted: Change[] = [];
+  append(changes: readonly Change[]): Promise<void> {
+    this.accepted.push(...changes);
+    return Promise.resolve();
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const code = (expected: number) => (error: unknown) => {
+  assert.ok(error instanceof MongoServerError, String(error));
+  assert.equal(error.code, expected, error.message);
+  return true;
+};
+
+const HOUR = 3_600_000;
+const START = Date.UTC(2026, 0, 1);
+
+/**
+ * TTL indexes: `expireAfterSeconds` is accepted and checked as MongoDB checks it, and the
+ * monitor deletes the documents whose indexed date (the earliest, for an array) is older than
+ * that, leaving missing and non-date values. The engine refused the option before. The monitor
+ * runs against an injected clock, and the test waits for its passes rather than for time.
+ */
+describe("embedded engine: TTL indexes", {
+  skip: externalUri !== undefined && "injects a clock and a sink into the engine",
+}, () => {
+  let conn: Connected;
+  let sessions: Collection<{ _id: string; seenAt?: unknown }>;
+  const sink = new KeepingSink();
+  let clock = START;
+  const passes: Array<() => void> = [];
+
+  /** Resolves after two more passes: the second starts after this call, so it sees every write made before it. */
+  const twoPasses = () =>
+    new Promise<void>((resolve) => {
+      let left = 2;
+      passes.push(function counted() {
+        if (--left > 0) passes.push(counted);
+        else resolve();
+      });
+    });
+
+  before(async () => {
+    conn = await connectTarget("ttl_indexes", {
+      sink,
+      ttl: { intervalMs: 1, now: () => clock, onPass: () => passes.shift()?.() },
+    });
+    sessions = conn.db.collection("sessions");
+  });
+  after(async () => {
+    await conn.close();
+  });
+
+  test("expired documents are deleted; future, missing and non-date values stay", async () => {
+    await sessions.createIndex({ seenAt: 1 }, { expireAfterSeconds: 3600 });
+    const listed = (await sessions.indexes()).find((index) => index.name === "seenAt_1");
+    assert.equal(listed?.expireAfterSeconds, 3600);
+    await sessions.insertMany([
+      { _id: "old", seenAt: new Date(START - 2 * HOUR) },
+      { _id: "fresh", seenAt: new Date(START - HOUR / 2) },
+      { _id: "array", seenAt: [new Date(START + HOUR), new Date(START - 3 * HOUR)] },
+      { _id: "text", seenAt: "2020-01-01" },
+      { _id: "none" },
+    ]);
+    await twoPasses();
+    const ids = async () => (await sessions.find().toArray()).map((d) => d._id).sort();
+    assert.deepEqual(await ids(), ["fresh", "none", "text"]);
+    clock = START + HOUR; // "fresh" is now 1.5 h old
+    await twoPasses();
+    assert.deepEqual(await ids(), ["none", "text"]);
+  });
+
+  test("the option is checked as MongoDB checks it", async () => {
+    const other = conn.db.collection("other");
+    await assert.rejects(other.createIndex({ a: 1, b: 1 }, { expireAfterSeconds: 10 }), code(67));
+    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: -1 }), code(67));
+    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: "soon" as unknown as number }), code(67));
+    await assert.rejects(other.createIndex({ _id: 1 }, { expireAfterSeconds: 10 }), code(197));
+    await other.createIndex({ a: 1 }, { expireAfterSeconds: 10 });
+    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: 20 }), code(85));
+  });
+
+  test("a restart keeps the index's expiry", () => {
+    const catalog = new Catalog();
+    for (const change of sink.accepted) catalog.applyChange(change);
+    catalog.finishRecovery();
+    assert.equal(catalog.get(conn.target.dbName, "sessions")?.indexes.get("seenAt_1")?.expireAfterSeconds, 3600);
+  });
+});
