@@ -2,7 +2,9 @@ import process from "node:process";
 import { connect as netConnect, type Socket } from "node:net";
 import { Buffer } from "node:buffer";
 import { BSON, type Document } from "bson";
-import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
+import assert from "node:assert/strict";
+import { type Db, MongoClient, type MongoClientOptions, MongoServerError } from "mongodb";
+import type { Change, ChangeSink } from "../../src/embedded/changes.ts";
 import { type EmbeddedEngineOptions, startEmbeddedEngine } from "../../src/embedded/mod.ts";
 
 /** Where a test file's commands go: a fresh embedded engine, or MONGODB_URI when set. */
@@ -122,3 +124,29 @@ export function roundTrip(socket: Socket, frame: Uint8Array): Promise<Document> 
     socket.write(frame);
   });
 }
+
+/**
+ * A sink standing in for the journal: it keeps the changes it accepted (what a restart would
+ * recover, replayed into a Catalog) and refuses appends while `failing`.
+ */
+export class KeepingSink implements ChangeSink {
+  readonly accepted: Change[] = [];
+  failing = false;
+
+  append(changes: readonly Change[]): Promise<void> {
+    if (this.failing) return Promise.reject(new Error("disk full"));
+    this.accepted.push(...changes);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** For `assert.rejects`: the error is a server error with this code. */
+export const withCode = (expected: number) => (error: unknown): true => {
+  assert.ok(error instanceof MongoServerError, String(error));
+  assert.equal(error.code, expected, error.message);
+  return true;
+};

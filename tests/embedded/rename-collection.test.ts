@@ -1,32 +1,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Document, MongoServerError } from "mongodb";
-import type { Change, ChangeSink } from "../../src/embedded/changes.ts";
+import type { Document } from "mongodb";
 import { encodeChanges, replayChanges } from "../../src/embedded/durability/codec.ts";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
-import { type Connected, connectTarget, externalUri } from "./helpers.ts";
-
-/** A sink that keeps what it accepted (what a restart recovers) and refuses appends while `failing`. */
-class KeepingSink implements ChangeSink {
-  readonly accepted: Change[] = [];
-  failing = false;
-
-  append(changes: readonly Change[]): Promise<void> {
-    if (this.failing) return Promise.reject(new Error("disk full"));
-    this.accepted.push(...changes);
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-const code = (expected: number) => (error: unknown) => {
-  assert.ok(error instanceof MongoServerError, String(error));
-  assert.equal(error.code, expected, error.message);
-  return true;
-};
+import { type Connected, connectTarget, externalUri, KeepingSink, withCode } from "./helpers.ts";
 
 /**
  * `renameCollection` moves a collection with its documents, indexes and options, as MongoDB's
@@ -59,25 +36,25 @@ describe("embedded engine: renameCollection", {
       email: "b@x",
     }]);
     assert.deepEqual((await db.collection("users").indexes()).map((i) => i.name), ["_id_", "email_1"]);
-    await assert.rejects(db.collection("users").insertOne({ _id: 3, email: "a@x" } as Document), code(11000));
-    await assert.rejects(db.collection("users").insertOne({ _id: 4, age: -1 } as Document), code(121));
+    await assert.rejects(db.collection("users").insertOne({ _id: 3, email: "a@x" } as Document), withCode(11000));
+    await assert.rejects(db.collection("users").insertOne({ _id: 4, age: -1 } as Document), withCode(121));
   });
 
   test("an existing target is refused unless dropTarget drops it first", async () => {
     const db = conn.db;
     await db.collection("old").insertOne({ _id: "old" } as Document);
     await db.collection("new").insertOne({ _id: "new" } as Document);
-    await assert.rejects(db.collection("old").rename("new"), code(48));
+    await assert.rejects(db.collection("old").rename("new"), withCode(48));
     await db.collection("old").rename("new", { dropTarget: true });
     assert.deepEqual(await db.collection("new").find().toArray(), [{ _id: "old" }]);
   });
 
   test("a missing source, a bad namespace and a database other than admin are refused", async () => {
-    await assert.rejects(conn.db.collection("nowhere").rename("somewhere"), code(26));
+    await assert.rejects(conn.db.collection("nowhere").rename("somewhere"), withCode(26));
     const admin = conn.client.db("admin");
     const ns = (name: string) => `${conn.target.dbName}.${name}`;
-    await assert.rejects(admin.command({ renameCollection: "nodot", to: ns("x") }), code(73));
-    await assert.rejects(conn.db.command({ renameCollection: ns("new"), to: ns("x") }), code(13));
+    await assert.rejects(admin.command({ renameCollection: "nodot", to: ns("x") }), withCode(73));
+    await assert.rejects(conn.db.command({ renameCollection: ns("new"), to: ns("x") }), withCode(13));
   });
 
   test("a restart replays the rename, and a rename the journal refuses is undone", async () => {

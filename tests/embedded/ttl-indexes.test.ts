@@ -1,27 +1,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Collection, MongoServerError } from "mongodb";
-import type { Change, ChangeSink } from "../../src/embedded/changes.ts";
+import type { Collection } from "mongodb";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
-import { type Connected, connectTarget, externalUri } from "./helpers.ts";
-
-/** A sink that keeps what it accepted: what a restart would recover. */
-class KeepingSink implements ChangeSink {
-  readonly accepted: Change[] = [];
-  append(changes: readonly Change[]): Promise<void> {
-    this.accepted.push(...changes);
-    return Promise.resolve();
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-const code = (expected: number) => (error: unknown) => {
-  assert.ok(error instanceof MongoServerError, String(error));
-  assert.equal(error.code, expected, error.message);
-  return true;
-};
+import { type Connected, connectTarget, externalUri, KeepingSink, withCode } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const START = Date.UTC(2026, 0, 1);
@@ -83,12 +64,15 @@ describe("embedded engine: TTL indexes", {
 
   test("the option is checked as MongoDB checks it", async () => {
     const other = conn.db.collection("other");
-    await assert.rejects(other.createIndex({ a: 1, b: 1 }, { expireAfterSeconds: 10 }), code(67));
-    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: -1 }), code(67));
-    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: "soon" as unknown as number }), code(67));
-    await assert.rejects(other.createIndex({ _id: 1 }, { expireAfterSeconds: 10 }), code(197));
+    await assert.rejects(other.createIndex({ a: 1, b: 1 }, { expireAfterSeconds: 10 }), withCode(67));
+    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: -1 }), withCode(67));
+    await assert.rejects(
+      other.createIndex({ a: 1 }, { expireAfterSeconds: "soon" as unknown as number }),
+      withCode(67),
+    );
+    await assert.rejects(other.createIndex({ _id: 1 }, { expireAfterSeconds: 10 }), withCode(197));
     await other.createIndex({ a: 1 }, { expireAfterSeconds: 10 });
-    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: 20 }), code(85));
+    await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: 20 }), withCode(85));
   });
 
   test("a restart keeps the index's expiry", () => {
