@@ -42,6 +42,8 @@ export type Change =
   | { op: "dropDatabase"; db: string }
   | { op: "createIndex"; db: string; coll: string; spec: IndexSpec }
   | { op: "dropIndex"; db: string; coll: string; name: string }
+  /** A TTL index's expiry set or changed by collMod (the index and its entries stay). */
+  | { op: "setIndexExpiry"; db: string; coll: string; name: string; expireAfterSeconds: number }
   | { op: "setOptions"; db: string; coll: string; options: CollectionOptions }
   /**
    * Written by snapshots only: the order of a secondary index's entries, as each entry's

@@ -62,6 +62,24 @@ describe("embedded engine: TTL indexes", {
     assert.deepEqual(await ids(), ["none", "text"]);
   });
 
+  test("collMod changes an expiry, or makes a single-field index a TTL one", async () => {
+    const reply = await conn.db.command({ collMod: "sessions", index: { name: "seenAt_1", expireAfterSeconds: 60 } });
+    assert.equal(reply.expireAfterSeconds_old, 3600);
+    assert.equal(reply.expireAfterSeconds_new, 60);
+    await sessions.insertOne({ _id: "two minutes", seenAt: new Date(clock - 120_000) });
+    await twoPasses();
+    assert.equal(await sessions.countDocuments({ _id: "two minutes" }), 0);
+    const logs = conn.db.collection("logs");
+    await logs.createIndex({ at: 1 });
+    const made = await conn.db.command({ collMod: "logs", index: { keyPattern: { at: 1 }, expireAfterSeconds: 5 } });
+    assert.equal(made.expireAfterSeconds_old, undefined);
+    assert.equal((await logs.indexes()).find((index) => index.name === "at_1")?.expireAfterSeconds, 5);
+    await assert.rejects(
+      conn.db.command({ collMod: "logs", index: { name: "nope", expireAfterSeconds: 5 } }),
+      withCode(27),
+    );
+  });
+
   test("the option is checked as MongoDB checks it", async () => {
     const other = conn.db.collection("other");
     await assert.rejects(other.createIndex({ a: 1, b: 1 }, { expireAfterSeconds: 10 }), withCode(67));
@@ -75,10 +93,11 @@ describe("embedded engine: TTL indexes", {
     await assert.rejects(other.createIndex({ a: 1 }, { expireAfterSeconds: 20 }), withCode(85));
   });
 
-  test("a restart keeps the index's expiry", () => {
+  test("a restart keeps the index's expiry, as collMod left it", () => {
     const catalog = new Catalog();
     for (const change of sink.accepted) catalog.applyChange(change);
     catalog.finishRecovery();
-    assert.equal(catalog.get(conn.target.dbName, "sessions")?.indexes.get("seenAt_1")?.expireAfterSeconds, 3600);
+    assert.equal(catalog.get(conn.target.dbName, "sessions")?.indexes.get("seenAt_1")?.expireAfterSeconds, 60);
+    assert.equal(catalog.get(conn.target.dbName, "logs")?.indexes.get("at_1")?.expireAfterSeconds, 5);
   });
 });

@@ -1,10 +1,14 @@
 import type { Document } from "bson";
-import type { CollectionOptions } from "../changes.ts";
+import { isPlainObject } from "../bson.ts";
+import type { CollectionOptions, IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { parseCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
+import { keyOf } from "../store/values.ts";
+import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, namespace } from "./args.ts";
 import { type CommandContext, commit, type Handler, startWrites } from "./context.ts";
+import { expireAfterSecondsOf } from "./index-options.ts";
 import { parseValidation } from "./validation.ts";
 import { checkViewDefinition } from "./views.ts";
 
@@ -19,7 +23,6 @@ const UNSUPPORTED_CREATE_OPTIONS = [
 ];
 /** `collMod` options the engine cannot honour. */
 const UNSUPPORTED_COLLMOD_OPTIONS = [
-  "index",
   "timeseries",
   "cappedSize",
   "cappedMax",
@@ -83,7 +86,55 @@ function viewChange(ctx: CommandContext, view: Collection): CollectionOptions {
   return { ...checkViewDefinition(ctx, view.name, body.viewOn, body.pipeline, view.collation), ...keep };
 }
 
-/** collMod: changes a view's definition, or a collection's validator, validationLevel and validationAction. */
+/** The index a collMod `index` names, by `name` or `keyPattern`. */
+function namedIndex(coll: Collection, target: Document): IndexSpec {
+  const byName = typeof target.name === "string";
+  if (byName === isPlainObject(target.keyPattern)) {
+    throw new CommandError("InvalidOptions", "collMod 'index' must name the index by either 'name' or 'keyPattern'");
+  }
+  const found = coll.allIndexes().find((spec) =>
+    byName ? spec.name === target.name : keyOf(spec.key) === keyOf(target.keyPattern)
+  );
+  if (found === undefined) {
+    const which = byName ? String(target.name) : JSON.stringify(target.keyPattern);
+    throw new CommandError("IndexNotFound", `cannot find index ${which} for ns ${namespace(coll.db, coll.name)}`);
+  }
+  return found;
+}
+
+/**
+ * collMod's `index`: sets the `expireAfterSeconds` of a TTL index, or makes a single-field index
+ * one (as MongoDB 5.1 and later do). Hiding an index or making it unique are refused. Returns the
+ * reply's fields.
+ */
+function changeIndex(writes: WriteSet, coll: Collection, target: unknown): Document {
+  if (!isPlainObject(target)) throw new CommandError("TypeMismatch", "collMod 'index' must be a document");
+  if (coll.options.viewOn !== undefined) {
+    throw new CommandError("OptionNotSupportedOnView", "collMod 'index' does not apply to a view");
+  }
+  const unsupported = ["hidden", "unique", "prepareUnique"].find((field) => target[field] !== undefined);
+  if (unsupported) {
+    throw new CommandError(
+      "NotImplemented",
+      `'index.${unsupported}' in collMod is not supported by the embedded engine`,
+    );
+  }
+  if (target.expireAfterSeconds === undefined) {
+    throw new CommandError("InvalidOptions", "collMod 'index' needs a change: 'expireAfterSeconds'");
+  }
+  const spec = namedIndex(coll, target);
+  const seconds = expireAfterSecondsOf(target, spec.key)!;
+  const reply: Document = spec.expireAfterSeconds === undefined
+    ? {}
+    : { expireAfterSeconds_old: spec.expireAfterSeconds };
+  if (spec.expireAfterSeconds !== seconds) writes.setIndexExpiry(coll, spec.name, seconds);
+  return { ...reply, expireAfterSeconds_new: seconds };
+}
+
+/**
+ * collMod: changes a view's definition, a collection's validator, validationLevel and
+ * validationAction, or a TTL index's expiry.
+ */
 async function collMod(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "collMod");
   refuseUnsupported(ctx.body, UNSUPPORTED_COLLMOD_OPTIONS, "in collMod");
@@ -101,9 +152,10 @@ async function collMod(ctx: CommandContext): Promise<Document> {
     options = parseValidation(ctx.body, coll.options);
   }
   const writes = startWrites(ctx);
+  const indexReply = ctx.body.index === undefined ? {} : changeIndex(writes, coll, ctx.body.index);
   if (options !== coll.options) writes.setOptions(coll, options);
   await commit(ctx, writes);
-  return { ok: 1 };
+  return { ...indexReply, ok: 1 };
 }
 
 /** create and collMod. */

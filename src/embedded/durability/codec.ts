@@ -20,6 +20,7 @@ const OPS = new Set<string>([
   "dropDatabase",
   "createIndex",
   "dropIndex",
+  "setIndexExpiry",
   "setOptions",
   "indexOrder",
 ]);

@@ -97,6 +97,12 @@ export class Catalog {
       case "dropIndex":
         this.get(change.db, change.coll)?.dropIndex(change.name);
         return;
+      case "setIndexExpiry": {
+        const coll = this.get(change.db, change.coll);
+        const spec = coll?.indexes.get(change.name);
+        if (spec) coll!.replaceIndexSpec({ ...spec, expireAfterSeconds: change.expireAfterSeconds });
+        return;
+      }
       case "setOptions":
         (this.get(change.db, change.coll) ?? this.create(change.db, change.coll)).options = change.options;
         return;

@@ -196,6 +196,16 @@ export class Collection {
     return undefined;
   }
 
+  /**
+   * Replaces the spec of an existing index by one differing only in its options that do not
+   * touch the entries (a TTL index's expiry); false when there is no such index.
+   */
+  replaceIndexSpec(spec: IndexSpec): boolean {
+    if (!this.indexes.has(spec.name)) return false;
+    this.indexes.set(spec.name, spec);
+    return true;
+  }
+
   /** Drops an index by name; returns false when there is none. */
   dropIndex(name: string): boolean {
     this.#ordered.delete(name);

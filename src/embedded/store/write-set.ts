@@ -107,6 +107,19 @@ export class WriteSet {
     this.changes.push({ op: "dropIndex", db: coll.db, coll: coll.name, name });
   }
 
+  /** Sets the expiry of a TTL index (or makes a single-field index one); the index must exist. */
+  setIndexExpiry(coll: Collection, name: string, expireAfterSeconds: number): void {
+    const previous = coll.indexes.get(name)!;
+    if (this.ledger) {
+      this.#holdCollection(coll);
+      this.#record([coll.indexes, name], previous, (spec) => {
+        if (spec) coll.replaceIndexSpec(spec as IndexSpec);
+      });
+    }
+    coll.replaceIndexSpec({ ...previous, expireAfterSeconds });
+    this.changes.push({ op: "setIndexExpiry", db: coll.db, coll: coll.name, name, expireAfterSeconds });
+  }
+
   /** Replaces a collection's options (view definition, validation settings). */
   setOptions(coll: Collection, options: CollectionOptions): void {
     if (this.ledger) {
