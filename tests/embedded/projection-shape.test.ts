@@ -59,6 +59,12 @@ describe("embedded engine: the shape of projected documents", () => {
     assert.deepEqual(Object.keys(joined.self[0].n), ["list", "k"]);
   });
 
+  test("$elemMatch keeps the first matching element, under an operator condition too", async () => {
+    assert.deepEqual((await project({ a: { $elemMatch: { $gt: 2 } } })).doc, { _id: 1, a: [3] });
+    assert.deepEqual((await project({ a: { $elemMatch: { $in: [9] } }, s: 1 })).doc, { _id: 1, s: "b" });
+    await assert.rejects(project({ "n.list": { $elemMatch: { $gt: 5 } } }), /nested field/);
+  });
+
   test("$slice alone keeps every other field; with an inclusion, only the included ones", async () => {
     assert.deepEqual((await project({ a: { $slice: 2 } })).doc, {
       _id: 1,

@@ -32,6 +32,7 @@ import { jsonSchemaPredicate } from "./json-schema.ts";
 import { collationOf } from "./options-collation.ts";
 import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
+import { $elemMatch } from "./elem-match-projection.ts";
 
 /** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
 const $sort =
@@ -63,6 +64,7 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
  *   `$project` in MongoDB's field order (shape.ts), and `$sort`.
+ * - Projection: `$elemMatch` with operator conditions (elem-match-projection.ts).
  */
 export const ENGINE_CONTEXT = Context.init(
   {
@@ -97,7 +99,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...graphLookupStages,
       $sort,
     },
-    projection: projectionOperators,
+    projection: { ...projectionOperators, $elemMatch },
     query: {
       ...queryOperators,
       ...comparisonOperators,
