@@ -33,6 +33,7 @@ import { collationOf } from "./options-collation.ts";
 import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
 import { $elemMatch } from "./elem-match-projection.ts";
+import { accumulatorExpressions } from "./accumulator-expressions.ts";
 
 /** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
 const $sort =
@@ -59,7 +60,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   changes (string-expressions.ts); dates on MongoDB's calendar (date-expressions.ts, date-arithmetic.ts,
  *   date-parsing.ts);
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
- *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts).
+ *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts); the
+ *   operands of `$sum`, `$avg`, `$max`... as expressions (accumulator-expressions.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
@@ -89,6 +91,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...valueSetExpressions,
       ...bucketExpressions,
       ...topValueExpressions,
+      ...accumulatorExpressions,
     },
     pipeline: {
       ...pipelineOperators,
