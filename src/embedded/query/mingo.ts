@@ -34,6 +34,7 @@ import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
 import { $elemMatch } from "./elem-match-projection.ts";
 import { accumulatorExpressions } from "./accumulator-expressions.ts";
+import { windowStages } from "./window-order.ts";
 
 /** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
 const $sort =
@@ -65,7 +66,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
- *   `$project` in MongoDB's field order (shape.ts), and `$sort`.
+ *   `$project` in MongoDB's field order (shape.ts), `$setWindowFields` in BSON order
+ *   (window-order.ts), and `$sort`.
  * - Projection: `$elemMatch` with operator conditions (elem-match-projection.ts).
  */
 export const ENGINE_CONTEXT = Context.init(
@@ -100,6 +102,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...selectionStages,
       ...shapeStages,
       ...graphLookupStages,
+      ...windowStages,
       $sort,
     },
     projection: { ...projectionOperators, $elemMatch },

@@ -116,6 +116,30 @@ export function lastDocuments(
   return items.slice(Math.max(0, items.length - count)).map((k) => k.doc);
 }
 
+/**
+ * Every document in the order of `spec`, with its dense rank (documents with equal sort keys
+ * share one): the order a window function numbers documents in. Holds every document, within
+ * the sort limit.
+ */
+export function rankedDocuments(
+  docs: Iterable<Document>,
+  spec: Document,
+  collation?: Collation,
+): { doc: Document; rank: number }[] {
+  const { cmp, keyed } = sortOrder(spec, collation);
+  const items = collectAll(docs, keyed, "a window's sort");
+  items.sort(cmp);
+  const strings = collation?.compare;
+  let rank = 0;
+  return items.map((item, i) => {
+    const previous = items[i - 1];
+    if (previous === undefined || item.keys.some((key, k) => compareValues(key, previous.keys[k], strings) !== 0)) {
+      rank++;
+    }
+    return { doc: item.doc, rank };
+  });
+}
+
 type KeyOf = (doc: Document, seq: number) => Keyed;
 
 /** How a spec orders documents: their sort keys, and the comparison of keyed documents. */

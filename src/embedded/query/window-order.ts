@@ -1,0 +1,69 @@
+import type { Document } from "bson";
+import { evalExpr } from "mingo/core";
+import { type Iterator as LazyIterator, Lazy } from "mingo/lazy";
+import * as mingoPipeline from "mingo/operators/pipeline";
+import type { Options, PipelineOperator } from "mingo/types";
+import { isPlainObject } from "../bson.ts";
+import { keyOf } from "../store/values.ts";
+import { collationOf } from "./options-collation.ts";
+import { rankedDocuments } from "./sort.ts";
+
+/**
+ * `$setWindowFields` with MongoDB's order and partitions. mingo sorted by `sortBy` with its own
+ * comparison (a string below a number, a `Long` as an object) and split partitions by its own
+ * equality (`Long(1)` apart from `1`), so ranks, running totals and `$documentNumber` caps
+ * (what the framework's relation loader uses) could follow the wrong order. Here the engine
+ * sorts the documents in its BSON order under the collation and numbers them by dense rank,
+ * partitions get the engine's value key, and mingo computes the windows over those two hidden
+ * fields, which are dropped from the output. Windows that read the sort field's values (a
+ * `range` window, `$derivative`, `$integral`, `$linearFill`) are left wholly to mingo.
+ */
+
+type Stage = (collection: LazyIterator, expr: unknown, options: Options) => LazyIterator;
+
+const mingoSetWindowFields = (mingoPipeline as unknown as Record<string, Stage>).$setWindowFields;
+
+const RANK = "__mongorestWindowRank";
+const PARTITION = "__mongorestWindowPartition";
+const READS_SORT_VALUES = new Set(["$derivative", "$integral", "$linearFill"]);
+
+/** Whether an output reads the sort field's values rather than only the documents' order. */
+function readsSortValues(output: unknown): boolean {
+  if (!isPlainObject(output)) return false;
+  return Object.values(output).some((field) =>
+    isPlainObject(field) &&
+    (Object.keys(field).some((op) => READS_SORT_VALUES.has(op)) ||
+      (isPlainObject(field.window) && field.window.range !== undefined))
+  );
+}
+
+const $setWindowFields: Stage = (collection, expr, options) => {
+  if (!isPlainObject(expr) || readsSortValues(expr.output)) return mingoSetWindowFields(collection, expr, options);
+  const { sortBy, partitionBy } = expr;
+  const keyed = (doc: Document, rank: number): Document => ({
+    ...doc,
+    [RANK]: rank,
+    [PARTITION]: partitionBy === undefined ? null : keyOf(evalExpr(doc, partitionBy, options)),
+  });
+  const hidden = collection.transform((docs) =>
+    Lazy(
+      isPlainObject(sortBy)
+        ? rankedDocuments(docs as Document[], sortBy, collationOf(options)).map(({ doc, rank }) => keyed(doc, rank))
+        : (docs as Document[]).map((doc) => keyed(doc, 0)),
+    )
+  );
+  const windows = {
+    ...expr,
+    ...(isPlainObject(sortBy) ? { sortBy: { [RANK]: 1 } } : {}),
+    partitionBy: `$${PARTITION}`,
+  };
+  return mingoSetWindowFields(hidden, windows, options).map((doc) => {
+    const { [RANK]: _rank, [PARTITION]: _partition, ...rest } = doc as Document;
+    return rest;
+  });
+};
+
+/** The stage, to register in mingo's context over its own. */
+export const windowStages: Record<string, PipelineOperator> = {
+  $setWindowFields: $setWindowFields as unknown as PipelineOperator,
+};
