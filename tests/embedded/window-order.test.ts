@@ -55,6 +55,21 @@ describe("embedded engine: $setWindowFields order and partitions", () => {
     assert.deepEqual(Object.keys(out[0]), ["_id", "group", "k", "n", "r", "run"], "no helper field shows");
   });
 
+  test("plain values (what mingo orders as MongoDB does, left to it) rank the same way", async () => {
+    const plain = conn.db.collection<{ _id: number; team: string; score: number }>("plain");
+    await plain.insertMany([
+      { _id: 1, team: "b", score: 3 },
+      { _id: 2, team: "a", score: 10 },
+      { _id: 3, team: "b", score: 10 },
+      { _id: 4, team: "b", score: 3 },
+    ]);
+    const out = await plain.aggregate([
+      { $setWindowFields: { partitionBy: "$team", sortBy: { score: -1 }, output: { r: { $rank: {} } } } },
+      { $sort: { _id: 1 } },
+    ]).toArray();
+    assert.deepEqual(out.map((d) => d.r), [2, 1, 1, 2]);
+  });
+
   test("a cap on $documentNumber keeps the first documents in BSON order", async () => {
     const kept = await rows.aggregate([
       { $setWindowFields: { sortBy: { k: 1 }, output: { n: { $documentNumber: {} } } } },

@@ -3,7 +3,7 @@ import { evalExpr } from "mingo/core";
 import { type Iterator as LazyIterator, Lazy } from "mingo/lazy";
 import * as mingoPipeline from "mingo/operators/pipeline";
 import type { Options, PipelineOperator } from "mingo/types";
-import { isPlainObject } from "../bson.ts";
+import { bsonTag, isPlainObject } from "../bson.ts";
 import { keyOf } from "../store/values.ts";
 import { collationOf } from "./options-collation.ts";
 import { rankedDocuments } from "./sort.ts";
@@ -37,20 +37,52 @@ function readsSortValues(output: unknown): boolean {
   );
 }
 
+/** A value mingo orders and groups as MongoDB does when the others compared with it are of its kind. */
+function plainKind(value: unknown): string | undefined {
+  if (typeof value === "number") return value === value ? "number" : undefined;
+  if (typeof value === "string") return SURROGATES_OR_ABOVE.test(value) ? undefined : "string";
+  if (value instanceof Date) return "date";
+  return bsonTag(value) === "ObjectId" ? "objectId" : undefined;
+}
+// JavaScript's code-unit order parts from code point order from U+D800 up (see store/strings.ts).
+const SURROGATES_OR_ABOVE = /[\uD800-\uFFFF]/;
+
+/**
+ * Whether mingo's own sort and partitions agree with MongoDB's for these documents: no
+ * collation, every sort field a top-level one holding values of one plain kind (numbers, or
+ * strings below U+D800, dates, ObjectIds), and a top-level partition field holding plain values.
+ * The relation loader's windows (by `_id` within a foreign key) are of this shape, and skip the
+ * copies the general path makes.
+ */
+function mingoAgrees(docs: Document[], sortBy: unknown, partitionBy: unknown, options: Options): boolean {
+  if (collationOf(options) !== undefined) return false;
+  const fields = isPlainObject(sortBy) ? Object.keys(sortBy) : [];
+  if (fields.some((field) => field.includes("."))) return false;
+  const partition = typeof partitionBy === "string" && /^\$[^.$]+$/.test(partitionBy)
+    ? partitionBy.slice(1)
+    : undefined;
+  if (partitionBy !== undefined && partition === undefined) return false;
+  const kinds = fields.map((field) => docs.length > 0 ? plainKind(docs[0][field]) : undefined);
+  return docs.every((doc) =>
+    fields.every((field, i) => kinds[i] !== undefined && plainKind(doc[field]) === kinds[i]) &&
+    (partition === undefined || plainKind(doc[partition]) !== undefined)
+  );
+}
+
 const $setWindowFields: Stage = (collection, expr, options) => {
   if (!isPlainObject(expr) || readsSortValues(expr.output)) return mingoSetWindowFields(collection, expr, options);
   const { sortBy, partitionBy } = expr;
+  const all = collection.collect<Document>();
+  if (mingoAgrees(all, sortBy, partitionBy, options)) return mingoSetWindowFields(Lazy(all), expr, options);
   const keyed = (doc: Document, rank: number): Document => ({
     ...doc,
     [RANK]: rank,
     [PARTITION]: partitionBy === undefined ? null : keyOf(evalExpr(doc, partitionBy, options)),
   });
-  const hidden = collection.transform((docs) =>
-    Lazy(
-      isPlainObject(sortBy)
-        ? rankedDocuments(docs as Document[], sortBy, collationOf(options)).map(({ doc, rank }) => keyed(doc, rank))
-        : (docs as Document[]).map((doc) => keyed(doc, 0)),
-    )
+  const hidden = Lazy(
+    isPlainObject(sortBy)
+      ? rankedDocuments(all, sortBy, collationOf(options)).map(({ doc, rank }) => keyed(doc, rank))
+      : all.map((doc) => keyed(doc, 0)),
   );
   const windows = {
     ...expr,
