@@ -50,6 +50,14 @@ describe("embedded engine: the shape of projected documents", () => {
     assert.deepEqual(Object.keys(computed), ["_id", "y", "x"]);
   });
 
+  test("a field named like an Object.prototype member is missing when the document lacks it", async () => {
+    const [grouped] = await rows.aggregate([{ $project: { valueOf: 1 } }, {
+      $group: { _id: "$valueOf", n: { $sum: 1 } },
+    }])
+      .toArray();
+    assert.deepEqual(grouped, { _id: null, n: 1 });
+  });
+
   test("projections inside arrays of documents keep each element's order", async () => {
     const [joined] = await rows.aggregate([
       { $lookup: { from: "rows", localField: "_id", foreignField: "_id", as: "self" } },

@@ -1,8 +1,10 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Document } from "mongodb";
+import type { Change } from "../../src/embedded/changes.ts";
 import { encodeChanges, replayChanges } from "../../src/embedded/durability/codec.ts";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
+import { WriteSet } from "../../src/embedded/store/write-set.ts";
 import { type Connected, connectTarget, externalUri, KeepingSink, withCode } from "./helpers.ts";
 
 /**
@@ -77,5 +79,28 @@ describe("embedded engine: renameCollection", {
     assert.equal(catalog.get(dbName, "kept"), undefined);
     assert.deepEqual([...catalog.get(dbName, "moved")!.docs.iterate()], [{ _id: 1 }]);
     assert.deepEqual([...catalog.get(dbName, "users")!.indexes.keys()], ["email_1"]);
+  });
+});
+
+describe("embedded engine: a rename while a snapshot is being written", () => {
+  test("a collection renamed into a database the dump has passed is still in snapshot and journal", () => {
+    const live = new Catalog();
+    live.create("db2", "first");
+    const source = live.create("db1", "a");
+    for (const _id of [1, 2, 3]) source.put({ _id });
+    const snapshot: Change[] = [];
+    const dump = live.dump();
+    // Dump db2 (its one empty collection is one change), then rename db1.a into it, as a command would meanwhile.
+    const first = dump.next();
+    assert.ok(!first.done && first.value.op === "createCollection" && first.value.db === "db2");
+    snapshot.push(first.value);
+    const writes = new WriteSet(live, undefined);
+    writes.renameCollection({ db: "db1", name: "a" }, { db: "db2", name: "b" }, false);
+    for (let step = dump.next(); !step.done; step = dump.next()) snapshot.push(step.value);
+    const recovered = new Catalog();
+    for (const change of [...snapshot, ...writes.changes]) recovered.applyChange(change);
+    recovered.finishRecovery();
+    assert.deepEqual([...recovered.get("db2", "b")!.docs.iterate()], [{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
+    assert.equal(recovered.get("db1", "a"), undefined);
   });
 });

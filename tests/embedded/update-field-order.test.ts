@@ -49,6 +49,11 @@ describe("embedded engine: the field order of operator updates", () => {
     assert.deepEqual(keys(two.o), ["z", "a"]);
   });
 
+  test("fields named like Object.prototype members are created like any other", async () => {
+    const one = await updated(7, { a: 1 }, { $set: { constructor: 5, "n.valueOf": 1 } });
+    assert.deepEqual(one, { _id: 7, a: 1, constructor: 5, n: { valueOf: 1 } });
+  });
+
   test("a renamed field is created at its new name's place in the order", async () => {
     const one = await updated(5, { a: 1, z: 1 }, { $rename: { a: "m" }, $set: { b: 1, q: 1 } });
     assert.deepEqual(keys(one), ["_id", "z", "b", "m", "q"]);

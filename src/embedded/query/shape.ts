@@ -81,17 +81,17 @@ export function inProjectionOrder(input: unknown, output: Document, tree: Projec
   const out: Document = {};
   for (const field in source) {
     const role = tree.get(field);
-    if (!(field in output) || role === undefined || role === "computed") continue;
+    if (!Object.hasOwn(output, field) || role === undefined || role === "computed") continue;
     if (role === "taken") out[field] = output[field];
     else if (isPlainObject(source[field]) || Array.isArray(source[field])) {
       out[field] = orderedValue(source[field], output[field], role);
     }
   }
   for (const [field, role] of tree) {
-    if (!(field in output) || field in out) continue;
+    if (!Object.hasOwn(output, field) || Object.hasOwn(out, field)) continue;
     out[field] = role instanceof Map ? orderedValue(undefined, output[field], role) : output[field];
   }
-  for (const field in output) if (!(field in out)) out[field] = output[field];
+  for (const field in output) if (!Object.hasOwn(out, field)) out[field] = output[field];
   return sameOrder(out, output) ? output : out;
 }
 
@@ -137,14 +137,14 @@ function inFlatOrder(output: Document, order: readonly string[]): Document {
   const out: Document = {};
   let placed = 0;
   for (const field of order) {
-    if (field in output) {
+    if (Object.hasOwn(output, field)) {
       out[field] = output[field];
       placed++;
     }
   }
   if (placed < Object.keys(output).length) {
     for (const field in output) {
-      if (!(field in out)) out[field] = output[field];
+      if (!Object.hasOwn(out, field)) out[field] = output[field];
     }
   }
   return out;

@@ -53,17 +53,17 @@ function reordered(previous: unknown, next: unknown, tree: PathTree): unknown {
   if (Array.isArray(next)) return reorderedElements(previous, next, tree);
   if (!isPlainObject(next)) return next;
   const before = isPlainObject(previous) ? previous : {};
-  const created = Object.keys(next).filter((key) => !(key in before));
+  const created = Object.keys(next).filter((key) => !Object.hasOwn(before, key));
   let out: Document | undefined;
   if (created.length > 0 || !keptInOrder(before, next)) {
     out = {};
-    for (const key in before) if (key in next) out[key] = next[key];
+    for (const key in before) if (Object.hasOwn(next, key)) out[key] = next[key];
     // Fields no path names (none expected) stay last, as they came.
     const named = created.filter((key) => tree.has(key)).sort(compareFieldNames);
     for (const key of [...named, ...created.filter((key) => !tree.has(key))]) out[key] = next[key];
   }
   for (const [key, subtree] of tree) {
-    if (!(key in next)) continue;
+    if (!Object.hasOwn(next, key)) continue;
     const value = reordered(before[key], next[key], subtree);
     if (value === next[key]) continue;
     out ??= { ...next };
@@ -74,9 +74,9 @@ function reordered(previous: unknown, next: unknown, tree: PathTree): unknown {
 
 /** Whether the fields of `next` that were in `before` come in `before`'s order. */
 function keptInOrder(before: Document, next: Document): boolean {
-  const kept = Object.keys(before).filter((key) => key in next);
+  const kept = Object.keys(before).filter((key) => Object.hasOwn(next, key));
   let i = 0;
-  for (const key in next) if (key in before && key !== kept[i++]) return false;
+  for (const key in next) if (Object.hasOwn(before, key) && key !== kept[i++]) return false;
   return true;
 }
 

@@ -172,31 +172,32 @@ export class Catalog {
   }
 
   *#dump(orderPart: number, encodedPuts: boolean): Generator<RecoveredChange> {
-    for (const [db, colls] of [...this.#dbs]) {
-      for (const [name, coll] of [...colls]) {
-        // One change carries all the options (collation, view, validator): setOptions is for collMod.
-        const { options } = coll;
-        yield Object.keys(options).length
-          ? { op: "createCollection", db, coll: name, options }
-          : { op: "createCollection", db, coll: name };
-        for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
-        const writes = coll.writes;
-        if (encodedPuts) yield* encodedPutsOf(db, name, coll.docs);
-        else for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
-        for (const [index, positions] of LITTLE_ENDIAN ? coll.savedOrders() : []) {
-          if (coll.writes !== writes) break;
-          for (let from = 0; from < positions.length; from += orderPart) {
-            const part = positions.subarray(from, from + orderPart);
-            yield {
-              op: "indexOrder",
-              db,
-              coll: name,
-              name: index,
-              count: positions.length,
-              from,
-              positions: bytesOf(part),
-            };
-          }
+    // Every collection is taken with its name when the dump starts: one renamed meanwhile into a
+    // database already dumped is still dumped, under the name the journal's rename moves it from.
+    const entries = [...this.#dbs].flatMap(([db, colls]) => [...colls].map(([name, coll]) => ({ db, name, coll })));
+    for (const { db, name, coll } of entries) {
+      // One change carries all the options (collation, view, validator): setOptions is for collMod.
+      const { options } = coll;
+      yield Object.keys(options).length
+        ? { op: "createCollection", db, coll: name, options }
+        : { op: "createCollection", db, coll: name };
+      for (const spec of [...coll.indexes.values()]) yield { op: "createIndex", db, coll: name, spec };
+      const writes = coll.writes;
+      if (encodedPuts) yield* encodedPutsOf(db, name, coll.docs);
+      else for (const doc of coll.docs.iterate()) yield { op: "put", db, coll: name, doc };
+      for (const [index, positions] of LITTLE_ENDIAN ? coll.savedOrders() : []) {
+        if (coll.writes !== writes) break;
+        for (let from = 0; from < positions.length; from += orderPart) {
+          const part = positions.subarray(from, from + orderPart);
+          yield {
+            op: "indexOrder",
+            db,
+            coll: name,
+            name: index,
+            count: positions.length,
+            from,
+            positions: bytesOf(part),
+          };
         }
       }
     }
