@@ -1,5 +1,7 @@
 import { clearTimeout, setTimeout } from "node:timers";
+import type { Document } from "bson";
 import type { Catalog } from "./store/catalog.ts";
+import type { Collection } from "./store/collection.ts";
 import { WriteSet } from "./store/write-set.ts";
 import { collect, runRead } from "./query/plan.ts";
 import type { EngineState } from "./commands/context.ts";
@@ -24,6 +26,12 @@ export interface TtlOptions {
 }
 
 const DEFAULT_INTERVAL_MS = 60_000;
+/**
+ * Documents deleted per write: a pass after a long stop (or a lowered expiry) may find millions
+ * expired, which are deleted a batch at a time, each journaled on its own, with the event loop
+ * free between batches, rather than held in memory and written as one record.
+ */
+export const TTL_BATCH = 1000;
 
 /** The TTL indexes of every collection, as (collection, field, seconds). */
 function* ttlIndexes(catalog: Catalog) {
@@ -38,30 +46,37 @@ function* ttlIndexes(catalog: Catalog) {
   }
 }
 
-/** One pass: deletes every expired document as of `now`; resolves with how many. */
+/** One pass: deletes every expired document as of `now`, {@link TTL_BATCH} at a time; resolves with how many. */
 export async function expireDocuments(engine: EngineState, now: number): Promise<number> {
-  const { catalog, ledger, sink } = engine;
+  const { catalog } = engine;
   let deleted = 0;
   for (const { coll, field, seconds } of [...ttlIndexes(catalog)]) {
-    // Looked up again: an earlier collection's commit let other commands run, which may have dropped this one.
-    if (catalog.get(coll.db, coll.name) !== coll) continue;
-    const cutoff = new Date(now - seconds * 1000);
-    const filter = { [field]: { $lt: cutoff } };
-    const expired = collect(runRead(coll, { filter, limit: 0, collation: coll.collation }));
-    if (expired.length === 0) continue;
-    const writes = new WriteSet(catalog, sink.mayFail === false ? undefined : ledger);
-    for (const doc of expired) writes.delete(coll, doc._id);
-    try {
-      await sink.append(writes.changes);
-    } catch (error) {
-      writes.rollBack();
-      throw error;
+    const filter = { [field]: { $lt: new Date(now - seconds * 1000) } };
+    for (;;) {
+      // Looked up again each batch: the last one's commit let other commands run, which may have dropped it.
+      if (catalog.get(coll.db, coll.name) !== coll) break;
+      const expired = collect(runRead(coll, { filter, limit: TTL_BATCH, collation: coll.collation }));
+      if (expired.length > 0) await deleteBatch(engine, coll, expired);
+      deleted += expired.length;
+      if (expired.length < TTL_BATCH) break;
     }
-    writes.settle();
-    engine.writes.count(coll.db, coll.name);
-    deleted += expired.length;
   }
   return deleted;
+}
+
+/** Deletes documents as one journaled write, undone if the journal refuses it, and counts it. */
+async function deleteBatch(engine: EngineState, coll: Collection, docs: readonly Document[]): Promise<void> {
+  const { catalog, ledger, sink } = engine;
+  const writes = new WriteSet(catalog, sink.mayFail === false ? undefined : ledger);
+  for (const doc of docs) writes.delete(coll, doc._id);
+  try {
+    await sink.append(writes.changes);
+  } catch (error) {
+    writes.rollBack();
+    throw error;
+  }
+  writes.settle();
+  engine.writes.count(coll.db, coll.name);
 }
 
 /** Starts the monitor; returns a function that stops it (and waits for a pass under way). */

@@ -67,6 +67,13 @@ describe("embedded engine: the shape of projected documents", () => {
     assert.deepEqual(Object.keys(joined.self[0].n), ["list", "k"]);
   });
 
+  test("a find's $elemMatch comes after the fields taken, and the $slice expression after them in $project", async () => {
+    assert.deepEqual((await project({ a: { $elemMatch: { $gt: 1 } }, s: 1 })).keys, ["_id", "s", "a"]);
+    const [staged] = await rows.aggregate([{ $project: { s: 1, a: { $slice: ["$a", 1] } } }]).toArray();
+    assert.deepEqual(Object.keys(staged), ["_id", "s", "a"]);
+    assert.deepEqual((await project({ a: { $slice: 1 }, s: 1 })).keys, ["_id", "a", "s"]);
+  });
+
   test("$elemMatch keeps the first matching element, under an operator condition too", async () => {
     assert.deepEqual((await project({ a: { $elemMatch: { $gt: 2 } } })).doc, { _id: 1, a: [3] });
     assert.deepEqual((await project({ a: { $elemMatch: { $in: [9] } }, s: 1 })).doc, { _id: 1, s: "b" });

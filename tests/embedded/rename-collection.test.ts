@@ -56,6 +56,7 @@ describe("embedded engine: renameCollection", {
     const admin = conn.client.db("admin");
     const ns = (name: string) => `${conn.target.dbName}.${name}`;
     await assert.rejects(admin.command({ renameCollection: "nodot", to: ns("x") }), withCode(73));
+    await assert.rejects(admin.command({ renameCollection: ns("new"), to: ns("a$b") }), withCode(73));
     await assert.rejects(conn.db.command({ renameCollection: ns("new"), to: ns("x") }), withCode(13));
   });
 

@@ -2,6 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Collection } from "mongodb";
 import { Catalog } from "../../src/embedded/store/catalog.ts";
+import { TTL_BATCH } from "../../src/embedded/ttl.ts";
 import { type Connected, connectTarget, externalUri, KeepingSink, withCode } from "./helpers.ts";
 
 const HOUR = 3_600_000;
@@ -60,6 +61,15 @@ describe("embedded engine: TTL indexes", {
     clock = START + HOUR; // "fresh" is now 1.5 h old
     await twoPasses();
     assert.deepEqual(await ids(), ["none", "text"]);
+  });
+
+  test("a pass deletes more expired documents than one batch holds", async () => {
+    const logs = conn.db.collection<{ _id: number; at: Date }>("bulk");
+    await logs.createIndex({ at: 1 }, { expireAfterSeconds: 1 });
+    const old = new Date(clock - HOUR);
+    await logs.insertMany(Array.from({ length: TTL_BATCH * 2 + 500 }, (_, i) => ({ _id: i, at: old })));
+    await twoPasses();
+    assert.equal(await logs.countDocuments(), 0);
   });
 
   test("collMod changes an expiry, or makes a single-field index a TTL one", async () => {

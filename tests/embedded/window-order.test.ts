@@ -1,6 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Collection, type Document, Long } from "mongodb";
+import { sortLimits } from "../../src/embedded/query/sort.ts";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 /**
@@ -68,6 +69,36 @@ describe("embedded engine: $setWindowFields order and partitions", () => {
       { $sort: { _id: 1 } },
     ]).toArray();
     assert.deepEqual(out.map((d) => d.r), [2, 1, 1, 2]);
+  });
+
+  test("outputs that copy the documents show no helper field, and windows are not held to the sort limit", async () => {
+    const limit = sortLimits.maxEntries;
+    sortLimits.maxEntries = 3;
+    try {
+      const out = await rows.aggregate([
+        {
+          $setWindowFields: {
+            partitionBy: "$group",
+            sortBy: { k: 1 },
+            output: {
+              all: { $push: "$$ROOT" },
+              next: { $shift: { output: { doc: "$$CURRENT" }, by: 1, default: null } },
+            },
+          },
+        },
+      ]).toArray();
+      // No $sort stage here: it is held to the sort limit, as MongoDB's is to its memory limit.
+      const first = out.find((d) => d._id === 1)!;
+      assert.deepEqual(first.all.map((d: Document) => Object.keys(d)), [["_id", "group", "k"], ["_id", "group", "k"], [
+        "_id",
+        "group",
+        "k",
+      ]]);
+      assert.equal(first.next, null, "the string sorts last in its partition");
+      assert.deepEqual(Object.keys(out.find((d) => d._id === 3)!.next.doc), ["_id", "group", "k"]);
+    } finally {
+      sortLimits.maxEntries = limit;
+    }
   });
 
   test("a cap on $documentNumber keeps the first documents in BSON order", async () => {

@@ -47,6 +47,9 @@ function namespaceOf(value: unknown, role: "source" | "target"): Namespace {
     throw new CommandError("InvalidNamespace", `Invalid ${role} namespace: ${String(value)}`);
   }
   const ns = { db: value.slice(0, dot), name: value.slice(dot + 1) };
+  if (/[/\\. "$*<>:|?\0]/.test(ns.db) || /[$\0]/.test(ns.name)) {
+    throw new CommandError("InvalidNamespace", `Invalid ${role} namespace: ${value}`);
+  }
   if (ns.name.startsWith("system.")) {
     throw new CommandError("IllegalOperation", `error with ${role} namespace: cannot rename a system collection`);
   }

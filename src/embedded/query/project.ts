@@ -93,7 +93,7 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
     const slicing = Object.fromEntries(slices.sliced.map((field) => [field, projection[field]]));
     return (docs) => query.find<Document>(docs, slicing).all().map((sliced, i) => withSlices(docs[i], sliced, slices));
   }
-  const tree = projectionTree(projection);
+  const tree = projectionTree(projection, true);
   if (tree === undefined) return (docs) => query.find<Document>(docs, projection).all();
   // One output per input, in order: the batch already matches the filter.
   return (docs) => query.find<Document>(docs, projection).all().map((out, i) => inProjectionOrder(docs[i], out, tree));

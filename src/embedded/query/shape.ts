@@ -24,27 +24,31 @@ interface ProjectionTree extends Map<string, FieldRole> {}
 
 const isOperatorObject = (v: unknown): boolean => isPlainObject(v) && Object.keys(v)[0]?.startsWith("$") === true;
 
-/** The role of a value in a projection: 1/true (and find's `$slice`/`$elemMatch`) take the field. */
-function roleOf(value: unknown): FieldRole | "excluded" {
+/**
+ * The role of a value in a projection: 1/true (and in a find, `$slice`) take the field. A find's
+ * `$elemMatch` comes after the fields taken, as MongoDB documents it (4.4 and later), and in the
+ * `$project` stage `$slice` is the expression, a computed field.
+ */
+function roleOf(value: unknown, find: boolean): FieldRole | "excluded" {
   if (value === 0 || value === false) return "excluded";
   if (typeof value === "number" || value === true) return "taken";
-  if (isPlainObject(value) && ("$slice" in value || "$elemMatch" in value)) return "taken";
+  if (find && isPlainObject(value) && "$slice" in value) return "taken";
   return "computed";
 }
 
 /** Adds one path of a projection (`a.b`, or `a` given a nested spec `{b: 1}`) to the tree. */
-function addPath(tree: ProjectionTree, parts: string[], value: unknown): void {
+function addPath(tree: ProjectionTree, parts: string[], value: unknown, find: boolean): void {
   const [head, ...rest] = parts;
   if (rest.length === 0 || (rest.length === 1 && rest[0] === "$")) {
     if (isPlainObject(value) && !isOperatorObject(value)) {
-      for (const [field, inner] of Object.entries(value)) addPath(subtree(tree, head), field.split("."), inner);
+      for (const [field, inner] of Object.entries(value)) addPath(subtree(tree, head), field.split("."), inner, find);
       return;
     }
-    const role = roleOf(value);
+    const role = roleOf(value, find);
     if (role !== "excluded" && !tree.has(head)) tree.set(head, role);
     return;
   }
-  addPath(subtree(tree, head), rest, value);
+  addPath(subtree(tree, head), rest, value, find);
 }
 
 function subtree(tree: ProjectionTree, field: string): ProjectionTree {
@@ -58,11 +62,11 @@ function subtree(tree: ProjectionTree, field: string): ProjectionTree {
 /**
  * The tree of an inclusion projection (one that takes or computes a field), with `_id` taken
  * unless the projection says otherwise; undefined for an exclusion, whose output keeps the
- * input's order already.
+ * input's order already. `find`: a find's projection, with find's operators.
  */
-export function projectionTree(projection: Document): ProjectionTree | undefined {
+export function projectionTree(projection: Document, find = false): ProjectionTree | undefined {
   const tree: ProjectionTree = new Map();
-  for (const [path, value] of Object.entries(projection)) addPath(tree, path.split("."), value);
+  for (const [path, value] of Object.entries(projection)) addPath(tree, path.split("."), value, find);
   if (![...tree].some(([field, role]) => field !== "_id" && includes(role))) return undefined;
   if (!("_id" in projection)) tree.set("_id", "taken");
   return tree;

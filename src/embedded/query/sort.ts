@@ -118,8 +118,8 @@ export function lastDocuments(
 
 /**
  * Every document in the order of `spec`, with its dense rank (documents with equal sort keys
- * share one): the order a window function numbers documents in. Holds every document, within
- * the sort limit.
+ * share one): the order a window function numbers documents in. Holds every document, as
+ * mingo's window stage did: it is not held to the sort limit.
  */
 export function rankedDocuments(
   docs: Iterable<Document>,
@@ -127,7 +127,7 @@ export function rankedDocuments(
   collation?: Collation,
 ): { doc: Document; rank: number }[] {
   const { cmp, keyed } = sortOrder(spec, collation);
-  const items = collectAll(docs, keyed, "a window's sort");
+  const items = Array.from(docs, (doc, seq) => keyed(doc, seq));
   items.sort(cmp);
   const strings = collation?.compare;
   let rank = 0;

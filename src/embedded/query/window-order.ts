@@ -89,11 +89,30 @@ const $setWindowFields: Stage = (collection, expr, options) => {
     ...(isPlainObject(sortBy) ? { sortBy: { [RANK]: 1 } } : {}),
     partitionBy: `$${PARTITION}`,
   };
+  const outputs = isPlainObject(expr.output) ? Object.keys(expr.output) : [];
   return mingoSetWindowFields(hidden, windows, options).map((doc) => {
     const { [RANK]: _rank, [PARTITION]: _partition, ...rest } = doc as Document;
+    for (const field of outputs) withoutHelpers(rest[field]);
     return rest;
   });
 };
+
+/**
+ * Removes the helper fields from the copies of input documents a window output holds (`$push:
+ * "$$ROOT"`, `$shift` of `$$CURRENT`, `$mergeObjects` of them), at any depth. Those copies are
+ * the engine's own (or mingo's), never stored documents.
+ */
+function withoutHelpers(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const element of value) withoutHelpers(element);
+  } else if (isPlainObject(value)) {
+    if (Object.hasOwn(value, RANK)) {
+      delete value[RANK];
+      delete value[PARTITION];
+    }
+    for (const field in value) withoutHelpers(value[field]);
+  }
+}
 
 /** The stage, to register in mingo's context over its own. */
 export const windowStages: Record<string, PipelineOperator> = {

@@ -113,7 +113,8 @@ export class WriteSet {
     if (this.ledger) {
       this.#holdCollection(coll);
       this.#record([coll.indexes, name], previous, (spec) => {
-        if (spec) coll.replaceIndexSpec(spec as IndexSpec);
+        if (!spec) coll.dropIndex(name);
+        else if (!coll.replaceIndexSpec(spec as IndexSpec)) coll.addIndex(spec as IndexSpec, true);
       });
     }
     coll.replaceIndexSpec({ ...previous, expireAfterSeconds });
