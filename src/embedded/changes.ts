@@ -9,6 +9,10 @@ export interface IndexSpec {
   collation?: Document;
   /** A TTL index: documents whose indexed date is older than this many seconds are deleted. */
   expireAfterSeconds?: number;
+  /** A sparse index: uniqueness applies only to documents that have one of its fields. */
+  sparse?: boolean;
+  /** A partial index: uniqueness applies only to the documents this filter matches. */
+  partialFilterExpression?: Document;
 }
 
 /**

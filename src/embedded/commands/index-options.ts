@@ -1,6 +1,8 @@
 import type { Document } from "bson";
 import { toNumber } from "../bson.ts";
+import type { IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
+import { partialFilterCoverage } from "../store/partial-filter.ts";
 import { numberKind } from "../query/number-arithmetic.ts";
 
 /**
@@ -13,6 +15,8 @@ const HONOURED = new Set([
   "unique",
   "collation",
   "expireAfterSeconds",
+  "sparse",
+  "partialFilterExpression",
   "v",
   "background",
   "storageEngine",
@@ -20,13 +24,11 @@ const HONOURED = new Set([
 
 /**
  * The other fields of a MongoDB 7.0 index spec. The engine cannot honour them, and ignoring
- * them would change what the index means (a `sparse` or partial unique index refuses fewer
- * documents, a hidden one is not planned), so they are refused.
+ * them would change what the index means (a hidden one is not planned, a text index matches
+ * words), so they are refused.
  * `false` is accepted where it is the default.
  */
 const UNSUPPORTED = new Set([
-  "sparse",
-  "partialFilterExpression",
   "hidden",
   "prepareUnique",
   "clustered",
@@ -95,4 +97,26 @@ export function expireAfterSecondsOf(raw: Document, key: Record<string, unknown>
     );
   }
   return seconds;
+}
+
+/**
+ * The `sparse` and `partialFilterExpression` of an index spec, checked as MongoDB checks them:
+ * not both, not on `_id`, and a filter of the operators a partial index allows.
+ */
+export function coverageOptionsOf(
+  raw: Document,
+  key: Record<string, unknown>,
+): Pick<IndexSpec, "sparse" | "partialFilterExpression"> {
+  const sparse = raw.sparse === true || (typeof raw.sparse === "number" && raw.sparse !== 0);
+  const partial = raw.partialFilterExpression;
+  if (!sparse && partial === undefined) return {};
+  if (Object.keys(key).length === 1 && "_id" in key) {
+    throw new CommandError("InvalidIndexSpecificationOption", "The _id index cannot be sparse or partial");
+  }
+  if (sparse && partial !== undefined) {
+    throw new CommandError("CannotCreateIndex", 'cannot mix "partialFilterExpression" and "sparse" options');
+  }
+  if (sparse) return { sparse: true };
+  partialFilterCoverage(partial);
+  return { partialFilterExpression: partial as Document };
 }

@@ -8,7 +8,7 @@ import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { type CommandContext, commit, type Handler, type Reply, startWrites } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
-import { checkIndexOptions, expireAfterSecondsOf } from "./index-options.ts";
+import { checkIndexOptions, coverageOptionsOf, expireAfterSecondsOf } from "./index-options.ts";
 
 function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   if (!isPlainObject(raw) || !isPlainObject(raw.key) || Object.keys(raw.key).length === 0) {
@@ -32,6 +32,7 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   const spec: IndexSpec = raw.unique === true ? { name, key, unique: true } : { name, key };
   const expireAfterSeconds = expireAfterSecondsOf(raw, key);
   if (expireAfterSeconds !== undefined) spec.expireAfterSeconds = expireAfterSeconds;
+  Object.assign(spec, coverageOptionsOf(raw, key));
   return collation ? { ...spec, collation: collation.spec } : spec;
 }
 
@@ -39,9 +40,10 @@ function sameKey(a: IndexSpec, b: IndexSpec): boolean {
   return keyOf(a.key) === keyOf(b.key) && sameCollation(parseCollation(a.collation), parseCollation(b.collation));
 }
 
-/** Whether two indexes on one key agree on uniqueness and TTL. */
+/** Whether two indexes on one key agree on uniqueness, TTL, sparseness and partial filter. */
 function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
-  return !!a.unique === !!b.unique && a.expireAfterSeconds === b.expireAfterSeconds;
+  return !!a.unique === !!b.unique && a.expireAfterSeconds === b.expireAfterSeconds && !!a.sparse === !!b.sparse &&
+    keyOf(a.partialFilterExpression ?? null) === keyOf(b.partialFilterExpression ?? null);
 }
 
 /** True when an identical index exists; throws when a conflicting one does (as MongoDB). */

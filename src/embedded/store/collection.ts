@@ -306,14 +306,19 @@ export class Collection {
 
 /** The second of two documents sharing a key in a freshly built index, if any. */
 function firstDuplicate(index: OrderedIndex): Document | undefined {
-  const { entries } = index;
+  const { entries, covers } = index;
   let prev = entries.seek(() => 0);
+  // A sparse or partial index's uniqueness is among the documents it covers only.
+  while (entries.valid(prev) && covers !== undefined && !covers(entries.docAt(prev))) prev = entries.next(prev);
   if (!entries.valid(prev)) return undefined;
-  for (let pos = entries.next(prev); entries.valid(pos); prev = pos, pos = entries.next(pos)) {
-    if (keyOf(entries.idAt(pos)) === keyOf(entries.idAt(prev))) continue;
+  for (let pos = entries.next(prev); entries.valid(pos); pos = entries.next(pos)) {
+    if (covers !== undefined && !covers(entries.docAt(pos))) continue;
+    const last = prev;
+    prev = pos;
+    if (keyOf(entries.idAt(pos)) === keyOf(entries.idAt(last))) continue;
     let same = true;
     for (let f = 0; same && f < index.fields.length; f++) {
-      same = entries.compareKey(entries.keyAt(prev, f), entries.keyAt(pos, f)) === 0;
+      same = entries.compareKey(entries.keyAt(last, f), entries.keyAt(pos, f)) === 0;
     }
     if (same) return entries.docAt(pos);
   }

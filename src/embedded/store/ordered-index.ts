@@ -9,6 +9,8 @@ import { OrderCheck, type OrderCheckResult } from "./order-check.ts";
 import { StoredKeyComparer } from "./stored-keys.ts";
 import { keyTuples, keyValueOf, pushFlatKey, sameTuple, touchesAnyArray } from "./key-tuples.ts";
 import { keyOf, type ValueKey } from "./values.ts";
+import { type Coverage, partialFilterCoverage } from "./partial-filter.ts";
+import { valuesAt } from "./paths.ts";
 
 /**
  * Index builds since the process started, sorted (`builds`) or taken from a snapshot's saved
@@ -31,6 +33,12 @@ export class OrderedIndex {
   multikey = false;
   /** The collation its entries are ordered by (none: binary order). */
   readonly collation: Collation | undefined;
+  /**
+   * The documents a sparse or partial index covers: those its uniqueness applies to. The
+   * entries still hold every document (missing fields as null), so a read through the index is
+   * never short of one; only which documents can conflict changes. Undefined: all of them.
+   */
+  readonly covers: Coverage | undefined;
 
   /** The top-level fields its keys are read from: all a stored document is decoded for, to index it. */
   readonly topFields: ReadonlySet<string>;
@@ -50,6 +58,11 @@ export class OrderedIndex {
     this.#flat = this.fields.every((field) => !field.includes("."));
     this.#table = table;
     this.collation = parseCollation(spec.collation);
+    this.covers = spec.partialFilterExpression !== undefined
+      ? partialFilterCoverage(spec.partialFilterExpression)
+      : spec.sparse
+      ? (doc) => this.fields.some((field) => valuesAt(doc, field).some((v) => v !== undefined))
+      : undefined;
     this.#dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1) as 1 | -1);
     this.entries = new SortedBlocks(this.#dirs, this.collation?.compare, table);
     this.#reader = (n, out, at) => {
@@ -360,7 +373,8 @@ export class OrderedIndex {
    * field equals null, as in MongoDB's unique indexes.
    */
   conflict(doc: Document, selfId: ValueKey): boolean {
-    const { entries } = this;
+    const { entries, covers } = this;
+    if (covers !== undefined && !covers(doc)) return false;
     for (const key of this.keys(doc)) {
       let pos = entries.seek((keys, base) => {
         for (let f = 0; f < key.length; f++) {
@@ -370,7 +384,7 @@ export class OrderedIndex {
         return 0;
       });
       for (; entries.valid(pos) && sameKey(entries, pos, key); pos = entries.next(pos)) {
-        if (keyOf(entries.idAt(pos)) !== selfId) return true;
+        if (keyOf(entries.idAt(pos)) !== selfId && (covers === undefined || covers(entries.docAt(pos)))) return true;
       }
     }
     return false;
