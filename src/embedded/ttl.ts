@@ -9,7 +9,8 @@ import type { EngineState } from "./commands/context.ts";
 /**
  * MongoDB's TTL monitor: a background pass, every 60 seconds by default, that deletes from each
  * collection with a TTL index (one with `expireAfterSeconds`) the documents whose indexed field
- * holds a date (the earliest, for an array of them) more than `expireAfterSeconds` in the past.
+ * holds a date (the earliest, for an array of them) more than `expireAfterSeconds` in the past
+ * (and, for a partial index, that its filter matches).
  * Documents whose field is missing or not a date stay. The deletes are an ordinary write: read
  * through the index (a `$lt` on a date only reaches dates), journaled, undone if the journal
  * refuses them, and counted, so caches of the collection are invalidated.
@@ -33,14 +34,15 @@ const DEFAULT_INTERVAL_MS = 60_000;
  */
 export const TTL_BATCH = 1000;
 
-/** The TTL indexes of every collection, as (collection, field, seconds). */
+/** The TTL indexes of every collection, as (collection, field, seconds, the partial filter if any). */
 function* ttlIndexes(catalog: Catalog) {
   for (const db of catalog.databases()) {
     for (const coll of catalog.collections(db)) {
       if (coll.options.viewOn !== undefined) continue;
       for (const spec of coll.indexes.values()) {
         if (spec.expireAfterSeconds === undefined) continue;
-        yield { coll, field: Object.keys(spec.key)[0], seconds: spec.expireAfterSeconds };
+        const { expireAfterSeconds: seconds, partialFilterExpression: partial } = spec;
+        yield { coll, field: Object.keys(spec.key)[0], seconds, partial };
       }
     }
   }
@@ -50,8 +52,10 @@ function* ttlIndexes(catalog: Catalog) {
 export async function expireDocuments(engine: EngineState, now: number): Promise<number> {
   const { catalog } = engine;
   let deleted = 0;
-  for (const { coll, field, seconds } of [...ttlIndexes(catalog)]) {
-    const filter = { [field]: { $lt: new Date(now - seconds * 1000) } };
+  for (const { coll, field, seconds, partial } of [...ttlIndexes(catalog)]) {
+    const expired = { [field]: { $lt: new Date(now - seconds * 1000) } };
+    // A partial TTL index expires only the documents its filter covers, as MongoDB's does.
+    const filter = partial === undefined ? expired : { $and: [expired, partial] };
     for (;;) {
       // Looked up again each batch: the last one's commit let other commands run, which may have dropped it.
       if (catalog.get(coll.db, coll.name) !== coll) break;

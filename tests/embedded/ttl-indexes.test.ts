@@ -72,6 +72,15 @@ describe("embedded engine: TTL indexes", {
     assert.equal(await logs.countDocuments(), 0);
   });
 
+  test("a partial TTL index expires only the documents its filter matches", async () => {
+    const tokens = conn.db.collection<{ _id: number; at: Date; kind: string }>("tokens");
+    await tokens.createIndex({ at: 1 }, { expireAfterSeconds: 1, partialFilterExpression: { kind: { $eq: "reset" } } });
+    const old = new Date(clock - HOUR);
+    await tokens.insertMany([{ _id: 1, at: old, kind: "reset" }, { _id: 2, at: old, kind: "api" }]);
+    await twoPasses();
+    assert.deepEqual((await tokens.find().toArray()).map((t) => t._id), [2]);
+  });
+
   test("collMod changes an expiry, or makes a single-field index a TTL one", async () => {
     const reply = await conn.db.command({ collMod: "sessions", index: { name: "seenAt_1", expireAfterSeconds: 60 } });
     assert.equal(reply.expireAfterSeconds_old, 3600);
