@@ -61,6 +61,47 @@ describe("embedded engine: sparse and partial indexes", () => {
     assert.equal((await cards.indexes()).find((index) => index.name === "email_1")?.sparse, true);
   });
 
+  test("coverage is read as a filter reads it: arrays, collation, any operand MongoDB allows", async () => {
+    const tagged = conn.db.collection<{ _id: number; email: string; tags?: unknown; b?: unknown; status?: string }>(
+      "tagged",
+    );
+    await tagged.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { tags: { $exists: true } } });
+    await tagged.insertOne({ _id: 1, email: "a", tags: [] });
+    await assert.rejects(tagged.insertOne({ _id: 2, email: "a", tags: [] }), withCode(11000));
+    const typed = conn.db.collection<{ _id: number; email: string; b?: unknown }>("typed");
+    await typed.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { b: { $type: 4 } } });
+    await typed.insertOne({ _id: 1, email: "a", b: [1] });
+    await assert.rejects(typed.insertOne({ _id: 2, email: "a", b: [2] }), withCode(11000));
+    const shaped = conn.db.collection<{ _id: number; email: string; b?: unknown }>("shaped");
+    await shaped.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { b: { x: 1 } } });
+    await shaped.insertMany([{ _id: 1, email: "a", b: { x: 1 } }, { _id: 2, email: "a", b: { x: 2 } }]);
+    await assert.rejects(shaped.insertOne({ _id: 3, email: "a", b: { x: 1 } }), withCode(11000));
+    const folded = conn.db.collection<{ _id: number; email: string; status: string }>("folded");
+    await folded.createIndex({ email: 1 }, {
+      unique: true,
+      collation: { locale: "en", strength: 2 },
+      partialFilterExpression: { status: "active" },
+    });
+    await folded.insertOne({ _id: 1, email: "a", status: "ACTIVE" });
+    await assert.rejects(folded.insertOne({ _id: 2, email: "A", status: "Active" }), withCode(11000));
+    const empty = conn.db.collection<{ _id: number; a: unknown[] }>("empty");
+    await empty.createIndex({ a: 1 }, { unique: true, sparse: true });
+    await empty.insertOne({ _id: 1, a: [] });
+    await assert.rejects(empty.insertOne({ _id: 2, a: [] }), withCode(11000));
+  });
+
+  test("indexes on one key may differ in their filter, and $merge will not match on a partial one", async () => {
+    const twice = conn.db.collection<{ _id: number; k: number; live: boolean }>("twice");
+    await twice.createIndex({ k: 1 }, { name: "live", unique: true, partialFilterExpression: { live: true } });
+    await twice.createIndex({ k: 1 }, { name: "gone", partialFilterExpression: { live: false } });
+    assert.deepEqual((await twice.indexes()).map((index) => index.name), ["_id_", "live", "gone"]);
+    await twice.insertMany([{ _id: 1, k: 1, live: false }, { _id: 2, k: 1, live: false }]);
+    await assert.rejects(
+      conn.db.aggregate([{ $documents: [{ k: 1 }] }, { $merge: { into: "twice", on: "k" } }]).toArray(),
+      withCode(51183),
+    );
+  });
+
   test("filters and option mixes MongoDB does not allow are refused", async () => {
     const other = conn.db.collection("other");
     for (const partialFilterExpression of [{ a: { $exists: false } }, { a: { $ne: 1 } }, { $nor: [{ a: 1 }] }]) {

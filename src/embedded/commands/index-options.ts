@@ -117,6 +117,6 @@ export function coverageOptionsOf(
     throw new CommandError("CannotCreateIndex", 'cannot mix "partialFilterExpression" and "sparse" options');
   }
   if (sparse) return { sparse: true };
-  partialFilterCoverage(partial);
+  partialFilterCoverage(partial); // refuses what MongoDB does not allow in a partial filter
   return { partialFilterExpression: partial as Document };
 }

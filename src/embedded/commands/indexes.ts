@@ -36,14 +36,18 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   return collation ? { ...spec, collation: collation.spec } : spec;
 }
 
+/**
+ * Whether two specs are one index to MongoDB: the same key pattern, collation and partial
+ * filter (indexes differing in a filter may live side by side, as in MongoDB 4.9 and later).
+ */
 function sameKey(a: IndexSpec, b: IndexSpec): boolean {
-  return keyOf(a.key) === keyOf(b.key) && sameCollation(parseCollation(a.collation), parseCollation(b.collation));
+  return keyOf(a.key) === keyOf(b.key) && sameCollation(parseCollation(a.collation), parseCollation(b.collation)) &&
+    keyOf(a.partialFilterExpression ?? null) === keyOf(b.partialFilterExpression ?? null);
 }
 
-/** Whether two indexes on one key agree on uniqueness, TTL, sparseness and partial filter. */
+/** Whether two indexes on one key agree on uniqueness, TTL and sparseness. */
 function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
-  return !!a.unique === !!b.unique && a.expireAfterSeconds === b.expireAfterSeconds && !!a.sparse === !!b.sparse &&
-    keyOf(a.partialFilterExpression ?? null) === keyOf(b.partialFilterExpression ?? null);
+  return !!a.unique === !!b.unique && a.expireAfterSeconds === b.expireAfterSeconds && !!a.sparse === !!b.sparse;
 }
 
 /** True when an identical index exists; throws when a conflicting one does (as MongoDB). */

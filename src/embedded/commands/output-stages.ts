@@ -197,13 +197,17 @@ async function merge(
   }
 }
 
-/** `on` other than `_id` must be backed by a unique index on exactly those fields (MongoDB's code 51183). */
+/**
+ * `on` other than `_id` must be backed by a unique index on exactly those fields, neither
+ * sparse nor partial (whose uniqueness leaves documents out), as MongoDB requires (code 51183).
+ */
 function checkMergeKey(coll: Collection | undefined, on: string[], collation: Collation | undefined): void {
   if (on.length === 1 && on[0] === "_id") return;
   const wanted = [...on].sort().join(",");
   // The index must also order strings as the aggregate compares them, else "unique" means something else.
   const backed = coll?.allIndexes().some((spec) =>
-    spec.unique && Object.keys(spec.key).sort().join(",") === wanted &&
+    spec.unique && !spec.sparse && spec.partialFilterExpression === undefined &&
+    Object.keys(spec.key).sort().join(",") === wanted &&
     sameCollation(parseCollation(spec.collation), collation)
   );
   if (!backed) throw new CommandError("Location51183", "Cannot find index to verify that join fields will be unique");

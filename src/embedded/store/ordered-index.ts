@@ -9,8 +9,7 @@ import { OrderCheck, type OrderCheckResult } from "./order-check.ts";
 import { StoredKeyComparer } from "./stored-keys.ts";
 import { keyTuples, keyValueOf, pushFlatKey, sameTuple, touchesAnyArray } from "./key-tuples.ts";
 import { keyOf, type ValueKey } from "./values.ts";
-import { type Coverage, partialFilterCoverage } from "./partial-filter.ts";
-import { valuesAt } from "./paths.ts";
+import { type Coverage, partialFilterCoverage, sparseCoverage } from "./partial-filter.ts";
 
 /**
  * Index builds since the process started, sorted (`builds`) or taken from a snapshot's saved
@@ -59,9 +58,9 @@ export class OrderedIndex {
     this.#table = table;
     this.collation = parseCollation(spec.collation);
     this.covers = spec.partialFilterExpression !== undefined
-      ? partialFilterCoverage(spec.partialFilterExpression)
+      ? partialFilterCoverage(spec.partialFilterExpression, this.collation)
       : spec.sparse
-      ? (doc) => this.fields.some((field) => valuesAt(doc, field).some((v) => v !== undefined))
+      ? sparseCoverage(this.fields)
       : undefined;
     this.#dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1) as 1 | -1);
     this.entries = new SortedBlocks(this.#dirs, this.collation?.compare, table);
