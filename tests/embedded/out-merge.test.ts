@@ -63,6 +63,17 @@ describe("embedded engine: $out and $merge", () => {
     assert.deepEqual(await totals.find({ total: { $gt: 6 } }).hint("by_total").toArray(), [{ _id: "south", total: 7 }]);
   });
 
+  test("$out and $merge answer with a closed cursor, so the driver sends no getMore", async () => {
+    // MongoDB runs the whole pipeline in the aggregate command and returns cursor id 0, whatever the batch size.
+    for (const stage of [{ $out: "totals" }, { $merge: { into: "totals" } }]) {
+      for (const cursor of [{}, { batchSize: 0 }]) {
+        const reply = await conn.db.command({ aggregate: "sales", pipeline: [...byRegion, stage], cursor });
+        assert.equal(String(reply.cursor.id), "0", `${Object.keys(stage)[0]} with cursor ${JSON.stringify(cursor)}`);
+        assert.deepEqual(reply.cursor.firstBatch, []);
+      }
+    }
+  });
+
   test("$out is all or nothing: a unique-index violation leaves the target unchanged", async () => {
     await totals.insertOne({ _id: "keep", total: 1 });
     await totals.createIndex({ total: 1 }, { unique: true });

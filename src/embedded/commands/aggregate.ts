@@ -83,7 +83,8 @@ async function aggregateInto(
 ): Promise<Reply> {
   const source = sourceOf(ctx, name, stages);
   await writeOutput(ctx, output, runSource(ctx, name, source), source.options);
-  return ctx.engine.cursors.first(namespace(ctx.db, name ?? "$cmd.aggregate"), [][Symbol.iterator](), null, 0, false);
+  // Nothing is left to read, so no cursor stays open (MongoDB answers with id 0 even for batchSize 0).
+  return ctx.engine.cursors.first(namespace(ctx.db, name ?? "$cmd.aggregate"), [][Symbol.iterator](), null, 0, true);
 }
 
 /** The driver's countDocuments, counted from the indexes when it reads a collection. */
