@@ -26,6 +26,7 @@ export const CODES = {
   IndexKeySpecsConflict: 86,
   GraphContainsCycle: 93,
   DocumentValidationFailure: 121,
+  NotAReplicaSet: 123,
   ViewDepthLimitExceeded: 149,
   CommandNotSupportedOnView: 166,
   OptionNotSupportedOnView: 167,

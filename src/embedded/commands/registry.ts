@@ -5,6 +5,7 @@ import { explainCommands } from "./explain.ts";
 import { collectionCommands } from "./collections.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 import { checkCommandFields } from "./fields.ts";
+import { checkReadConcern } from "./read-concern.ts";
 import { findAndModifyCommands } from "./find-and-modify.ts";
 import { handshakeCommands, isTransactional, refuseTransaction } from "./handshake.ts";
 import { indexCommands } from "./indexes.ts";
@@ -104,6 +105,7 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
     if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);
     if (isTransactional(ctx.body)) refuseTransaction();
     checkCommandFields(name, ctx.body);
+    checkReadConcern(ctx.body);
     if (VIEW_REFUSED.has(name) && typeof ctx.body[name] === "string") refuseViewWrite(ctx, ctx.body[name]);
     if (ctx.request.tooLarge && name !== "insert") {
       throw new CommandError("BSONObjectTooLarge", `a document of ${ctx.request.tooLarge} exceeds the maximum size`);
