@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import { CommandError } from "../errors.ts";
+import { prepareFilter } from "./filter-checks.ts";
 
 /**
  * The `$elemMatch` projection operator, as MongoDB's: the array field keeps only its first
@@ -17,7 +18,7 @@ export function $elemMatch(obj: Document, expr: unknown, field: string, options:
   const list = obj[field];
   if (!Array.isArray(list)) return undefined;
   // One element at a time under the query operator, which tells operator conditions from field ones.
-  const query = new Query({ element: { $elemMatch: expr } }, options);
+  const query = new Query(prepareFilter({ element: { $elemMatch: expr } }), options);
   const match = list.find((element) => query.test({ element: [element] }));
   return match === undefined ? undefined : [match];
 }

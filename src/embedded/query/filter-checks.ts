@@ -2,12 +2,14 @@ import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { numberKind } from "./number-arithmetic.ts";
+import { compileMongoRegex, decodedRegexOptions, queryRegex, RegexSyntaxError } from "./regex.ts";
 
 /**
- * What MongoDB refuses in a filter, checked before mingo compiles it, and `$comment` (which
- * MongoDB ignores and mingo refused) taken out. mingo matched nothing for a malformed `$size`
- * or `$mod`, everything for `{$and: []}`, and failed with an internal error on an invalid
- * `$regex`; each now gets MongoDB's error.
+ * What MongoDB refuses in a filter, checked before mingo compiles it, `$comment` (which
+ * MongoDB ignores and mingo refused) taken out, and regexes compiled as MongoDB reads them
+ * (regex.ts). mingo matched nothing for a malformed `$size` or `$mod`, everything for
+ * `{$and: []}`, and failed with an internal error on an invalid `$regex` or the `x` option;
+ * each now gets MongoDB's answer. The filter is copied only where something changes.
  */
 export function prepareFilter(filter: Document): Document {
   let prepared = filter;
@@ -22,7 +24,12 @@ export function prepareFilter(filter: Document): Document {
     else if (key === "$and" || key === "$or" || key === "$nor") {
       const branches = preparedBranches(key, value);
       if (branches.some((branch, i) => branch !== value[i])) replace(key, branches);
-    } else if (!key.startsWith("$") && isPlainObject(value)) refuseOperatorArguments(value);
+    } else if (key.startsWith("$")) continue;
+    else if (value instanceof RegExp) replace(key, queryRegex(value));
+    else if (isPlainObject(value)) {
+      const condition = prepareCondition(value);
+      if (condition !== value) replace(key, condition);
+    }
   }
   return prepared;
 }
@@ -36,15 +43,44 @@ function preparedBranches(op: string, branches: unknown): Document[] {
   });
 }
 
-/** The arguments of a field's operators (`{$size: 2, $mod: [3, 1]}`). */
-function refuseOperatorArguments(condition: Document): void {
+/** Query operators whose argument is a list that may hold regexes. */
+const REGEX_LISTS = new Set(["$in", "$nin", "$all"]);
+
+/**
+ * A field's condition (`{$size: 2, $mod: [3, 1]}`, `{$regex: "^a", $options: "i"}`), checked,
+ * with its regexes compiled. A document that is not a condition (`{a: 1}`) is returned as is.
+ */
+export function prepareCondition(condition: Document): Document {
+  let prepared = condition;
+  const replace = (op: string, value: unknown) => {
+    if (prepared === condition) prepared = { ...condition };
+    prepared[op] = value;
+  };
   for (const op in condition) {
     const arg = condition[op];
     if (op === "$size") refuseSize(arg);
     else if (op === "$mod") refuseMod(arg);
-    else if (op === "$regex") refuseRegex(arg, condition.$options);
-    else if (op === "$not" && isPlainObject(arg)) refuseOperatorArguments(arg);
+    else if (op === "$regex") {
+      replace(op, compileCondition(arg, condition.$options));
+      delete prepared.$options;
+    } else if (op === "$not" && arg instanceof RegExp) replace(op, queryRegex(arg));
+    else if (op === "$not" && isPlainObject(arg)) {
+      const inner = prepareCondition(arg);
+      if (inner !== arg) replace(op, inner);
+    } else if (op === "$elemMatch" && isPlainObject(arg)) {
+      const inner = isConditionForm(arg) ? prepareCondition(arg) : prepareFilter(arg);
+      if (inner !== arg) replace(op, inner);
+    } else if (REGEX_LISTS.has(op) && Array.isArray(arg) && arg.some((v) => v instanceof RegExp)) {
+      replace(op, arg.map((v) => v instanceof RegExp ? queryRegex(v) : v));
+    }
   }
+  return prepared;
+}
+
+/** `$elemMatch: {$gt: 1}` tests elements themselves; `$elemMatch: {a: 1}` tests their fields. */
+function isConditionForm(arg: Document): boolean {
+  const first = Object.keys(arg)[0];
+  return first !== undefined && first.startsWith("$") && !["$and", "$or", "$nor", "$expr"].includes(first);
 }
 
 function refuseSize(arg: unknown): void {
@@ -63,18 +99,26 @@ function refuseMod(arg: unknown): void {
   if (Math.trunc(toNumber(arg[0])) === 0) throw new CommandError("BadValue", "divisor cannot be 0");
 }
 
-/** MongoDB's regex options and the JS flags they become (`x` is handled by mingo). */
-const REGEX_OPTIONS = new Set(["i", "m", "s", "x", "u"]);
-
-function refuseRegex(pattern: unknown, options: unknown): void {
-  if (typeof pattern !== "string") return; // a BSON regex arrives compiled
-  const flags = typeof options === "string" ? options : "";
-  const unknown = [...flags].find((flag) => !REGEX_OPTIONS.has(flag));
-  if (unknown !== undefined) throw new CommandError("Location51108", `invalid flag in regex options: ${unknown}`);
+/** A `$regex` with its `$options`, compiled; MongoDB's errors for malformed ones. */
+function compileCondition(pattern: unknown, options: unknown): RegExp {
+  if (options !== undefined && typeof options !== "string") {
+    throw new CommandError("BadValue", "$options has to be a string");
+  }
+  let source: string;
+  let flags = options ?? "";
+  if (pattern instanceof RegExp) {
+    const own = decodedRegexOptions(pattern);
+    if (own !== "" && options !== undefined) {
+      throw new CommandError("Location51075", "options set in both $regex and $options");
+    }
+    source = pattern.source;
+    if (options === undefined) flags = own;
+  } else if (typeof pattern === "string") source = pattern;
+  else throw new CommandError("BadValue", "$regex has to be a string");
   try {
-    new RegExp(pattern, [...flags].filter((flag) => flag !== "x").join(""));
+    return compileMongoRegex(source, flags);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new CommandError("Location51091", `Regular expression is invalid: ${reason}`);
+    if (!(error instanceof RegexSyntaxError)) throw error;
+    throw new CommandError("Location51091", `Regular expression is invalid: ${error.message}`);
   }
 }

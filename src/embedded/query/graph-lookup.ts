@@ -8,6 +8,7 @@ import { resolve } from "mingo/util";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { keyOf } from "../store/values.ts";
+import { prepareFilter } from "./filter-checks.ts";
 import { positionsByKey } from "./value-matching.ts";
 
 /**
@@ -62,7 +63,7 @@ function $graphLookup(collection: LazyIterator, expr: Document, options: Options
   const joined = resolver ? resolver(spec.from) : undefined;
   if (!Array.isArray(joined)) return mingoGraphLookup(collection, expr, options);
   const byKey = positionsByKey(joined, spec.toField);
-  const restrict = spec.restrict ? new Query(spec.restrict, options) : undefined;
+  const restrict = spec.restrict ? new Query(prepareFilter(spec.restrict), options) : undefined;
   return collection.map((doc) => {
     const depths = new Map<number, number>();
     let frontier = linksOf(evalExpr(doc, expr.startWith, options));

@@ -19,6 +19,7 @@ import { wideMathExpressions } from "./wide-math.ts";
 import { $exprQuery, truthExpressions } from "./truthiness.ts";
 import { statisticsAccumulators, statisticsExpressions } from "./statistics.ts";
 import { stringExpressions } from "./string-expressions.ts";
+import { regexExpressions } from "./regex-expressions.ts";
 import { dateExpressions } from "./date-expressions.ts";
 import { dateArithmeticExpressions } from "./date-arithmetic.ts";
 import { dateParsingExpressions } from "./date-parsing.ts";
@@ -43,6 +44,11 @@ const $sort =
       Lazy(sortDocuments(docs as Document[], spec, 0, 0, collationOf(options)))
     )) as unknown as PipelineOperator;
 
+/** `$match` with its filter prepared as a find's is (filter-checks.ts): MongoDB's errors and regexes. */
+const $match =
+  ((coll: LazyIterator, expr: Document, options: Options) =>
+    pipelineOperators.$match(coll, prepareFilter(expr), options)) as unknown as PipelineOperator;
+
 let captured: Partial<Options> | undefined;
 const $captureOptions = ((_selector: string, _value: unknown, options: Options) => {
   captured = options;
@@ -58,7 +64,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   Decimal128s (wide-expressions.ts); math, bitwise, `$convert` and integer arguments
  *   (wide-math.ts); truth in `$cond`, `$filter`, `$and`... (truthiness.ts); percentiles and
  *   standard deviations (statistics.ts); `$indexOfCP`/`$indexOfBytes` and ASCII-only case
- *   changes (string-expressions.ts); dates on MongoDB's calendar (date-expressions.ts, date-arithmetic.ts,
+ *   changes (string-expressions.ts); `$regexFind`, `$regexFindAll` and `$regexMatch`
+ *   (regex-expressions.ts); dates on MongoDB's calendar (date-expressions.ts, date-arithmetic.ts,
  *   date-parsing.ts);
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts); the
@@ -67,7 +74,7 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
  *   `$project` in MongoDB's field order (shape.ts), `$setWindowFields` in BSON order
- *   (window-order.ts), and `$sort`.
+ *   (window-order.ts), `$match` with its filter prepared as a find's (filter-checks.ts), and `$sort`.
  * - Projection: `$elemMatch` with operator conditions (elem-match-projection.ts).
  */
 export const ENGINE_CONTEXT = Context.init(
@@ -85,6 +92,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...truthExpressions,
       ...statisticsExpressions,
       ...stringExpressions,
+      ...regexExpressions,
       ...dateExpressions,
       ...dateArithmeticExpressions,
       ...dateParsingExpressions,
@@ -103,6 +111,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...shapeStages,
       ...graphLookupStages,
       ...windowStages,
+      $match,
       $sort,
     },
     projection: { ...projectionOperators, $elemMatch },

@@ -9,7 +9,8 @@ import { CommandError } from "../errors.ts";
 import type { Collation } from "../store/collation.ts";
 import { compareStrings } from "../store/strings.ts";
 import { compareValues, identicalValues } from "../store/values.ts";
-import { prepareFilter } from "./filter-checks.ts";
+import { prepareCondition, prepareFilter } from "./filter-checks.ts";
+import { queryRegex } from "./regex.ts";
 import { equalityValue } from "./filter.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { applyPushOrderings, takePushOrderings } from "./push-modifiers.ts";
@@ -89,6 +90,19 @@ function nextTimestamp(): Timestamp {
   return new Timestamp(lastTimestamp);
 }
 
+/** `$pull`'s conditions, checked and with their regexes compiled as a filter's are. */
+function preparePull(spec: Document): Document {
+  const prepared: Document = {};
+  for (const path in spec) {
+    const condition = spec[path];
+    if (condition instanceof RegExp) prepared[path] = queryRegex(condition);
+    else if (!isPlainObject(condition)) prepared[path] = condition;
+    else if (Object.keys(condition).some((k) => k.startsWith("$"))) prepared[path] = prepareCondition(condition);
+    else prepared[path] = prepareFilter(condition);
+  }
+  return prepared;
+}
+
 function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
   refuseImpossibleUpdate(doc, spec, inserting);
   const { update: modifier, orderings } = takePushOrderings(settleTimestamps(settleWideNumbers(doc, spec)));
@@ -101,7 +115,9 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
       const queryOptions = { context: ENGINE_CONTEXT, collation: options.collation as unknown as Options["collation"] };
       // mingo reads the filter for the positional `$`; it gets the filter as prepared for matching.
       const filter = isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
-      mingoUpdate(next, modifier, options.arrayFilters, filter, {
+      if (isPlainObject(modifier.$pull)) modifier.$pull = preparePull(modifier.$pull);
+      const arrayFilters = options.arrayFilters?.map((f) => isPlainObject(f) ? prepareFilter(f) : f);
+      mingoUpdate(next, modifier, arrayFilters, filter, {
         queryOptions,
       });
       applyPushOrderings(next, orderings, options.collation?.compare);
