@@ -1,6 +1,9 @@
 import type { Document, Long } from "bson";
+import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
-import { collect, countMatching, matching, runRead } from "../query/plan.ts";
+import { collect, countMatching, matching, planRead, type ReadSpec, runRead } from "../query/plan.ts";
+import type { Collection } from "../store/collection.ts";
+import { keyTuples } from "../store/key-tuples.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import { valuesAt } from "../store/paths.ts";
@@ -38,6 +41,9 @@ function find(ctx: CommandContext): Reply {
     limit,
     collation,
   };
+  if (body.returnKey === true && !view) {
+    return ctx.engine.cursors.first(namespace(ctx.db, name), indexKeys(coll, spec), null, firstBatchSize(body), single);
+  }
   const source = view
     ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx))
     : runRead(coll, spec);
@@ -46,6 +52,42 @@ function find(ctx: CommandContext): Reply {
   // A limited read is a page, likely read again: its serialised documents are worth keeping.
   const cached = limit > 0 && dependsOnDocumentOnly(project);
   return ctx.engine.cursors.first(namespace(ctx.db, name), source, project, batchSize, single, cached);
+}
+
+/**
+ * `returnKey`: each match as the key of the index the plan read it through (`{}` when the plan
+ * scanned the collection), as MongoDB answers it. On a multikey index, a document that several
+ * keys lead to is given its first key in the scan's direction.
+ */
+function* indexKeys(coll: Collection | undefined, spec: ReadSpec): Generator<Document> {
+  const planned = planRead(coll, spec);
+  if (!planned) return;
+  const { plan, docs } = planned;
+  // A collection read in a requested order (the `_id` order) is a read of the `_id` index.
+  const sorted = isPlainObject(spec.sort) && firstKey(spec.sort) !== undefined;
+  const scanned = plan.kind === "collscan" && !(plan.ordered && sorted);
+  for (let step = docs.next(); !step.done; step = docs.next()) {
+    const doc = step.value;
+    if (scanned) yield {};
+    else if (plan.kind !== "ixscan") yield { _id: doc._id };
+    else yield keyDocument(doc, plan.scan.index.fields, plan.scan.reverse);
+  }
+}
+
+function keyDocument(doc: Document, fields: readonly string[], reverse: boolean): Document {
+  const tuples = keyTuples(doc, fields);
+  const tuple = tuples.length === 1 ? tuples[0] : [...tuples].sort(compareTuples)[reverse ? tuples.length - 1 : 0];
+  const key: Document = {};
+  fields.forEach((field, i) => key[field] = tuple[i]);
+  return key;
+}
+
+function compareTuples(a: unknown[], b: unknown[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const order = compareValues(a[i], b[i]);
+    if (order !== 0) return order;
+  }
+  return 0;
 }
 
 function getMore(ctx: CommandContext): Reply {
