@@ -111,6 +111,7 @@ export const CODES = {
   Location5439017: 5439017,
   Location5439018: 5439018,
   Location31024: 31024,
+  Location51074: 51074,
   Location51075: 51075,
   Location51091: 51091,
   Location51108: 51108,

@@ -67,12 +67,69 @@ describe("embedded engine: regular expressions", () => {
     assert.deepEqual(await ids({ s: { $regex: "^\\p{Latin}+ " } }), [5]);
   });
 
+  test("PCRE's meanings where JavaScript's differ: $ before a final newline, ., \\s, \\h, \\v, \\x{…}", async () => {
+    const texts = conn.db.collection<Row>("texts");
+    await texts.insertMany([
+      { _id: 1, s: "foo\n" },
+      { _id: 2, s: "a\rb" },
+      { _id: 3, s: "a\u00a0b" },
+      { _id: 4, s: "abc-1" },
+      { _id: 5, s: "p{L}-1" },
+      { _id: 6, s: "2024-01" },
+      { _id: 7, s: "x\ty" },
+    ]);
+    const textIds = async (filter: Document) => (await texts.find(filter).sort({ _id: 1 }).toArray()).map((r) => r._id);
+    assert.deepEqual(await textIds({ s: { $regex: "^foo$" } }), [1]);
+    assert.deepEqual(await textIds({ s: { $regex: "^foo\\z" } }), []);
+    assert.deepEqual(await textIds({ s: { $regex: "^a.b$" } }), [2, 3]);
+    assert.deepEqual(await textIds({ s: { $regex: "^a\\sb$" } }), [2]);
+    assert.deepEqual(await textIds({ s: { $regex: "^x\\hy$" } }), [7]);
+    assert.deepEqual(await textIds({ s: { $regex: "^foo\\v$" } }), [1]);
+    // \\- is a plain "-" in PCRE; it must not cost \\p its meaning.
+    assert.deepEqual(await textIds({ s: { $regex: "^\\p{L}+\\-\\d" } }), [4]);
+    assert.deepEqual(await textIds({ s: { $regex: "^[[:alpha:]]+\\x{2d}" } }), [4]);
+    assert.deepEqual(await textIds({ s: { $regex: "^\\Q2024-01\\E$" } }), [6]);
+    assert.deepEqual(await textIds({ s: { $regex: "^\\w{3}(?#a comment)-" } }), [4]);
+    await assert.rejects(texts.find({ s: { $regex: "a\\Kb" } }).toArray(), withCode(51091));
+    await assert.rejects(texts.find({ s: { $regex: "\\p{Xan}" } }).toArray(), withCode(51091));
+  });
+
+  test("an index does not bound an alternation by its first branch", async () => {
+    const words = conn.db.collection<Row>("words");
+    await words.insertMany([{ _id: 1, s: "apple" }, { _id: 2, s: "cherry" }, { _id: 3, s: "banana" }]);
+    await words.createIndex({ s: 1 });
+    const found = (await words.find({ s: { $regex: "^a|b" } }).sort({ _id: 1 }).toArray()).map((r) => r._id);
+    assert.deepEqual(found, [1, 3]);
+  });
+
+  test("regexes in positional projections and $all's $elemMatch are read the same way", async () => {
+    const lists = conn.db.collection<Row>("projected");
+    await lists.insertMany([{ _id: 1, s: "", tags: ["zz", "AB"] }, { _id: 2, s: "", tags: ["ab"] }]);
+    const projected = await lists.find({ tags: { $regex: "^[[:upper:]]+$|^a b$", $options: "x" } }, {
+      projection: { "tags.$": 1 },
+    }).sort({ _id: 1 }).toArray();
+    assert.deepEqual(projected, [{ _id: 1, tags: ["AB"] }, { _id: 2, tags: ["ab"] }]);
+    const nested = conn.db.collection<{ _id: number; docs: { t: string }[] }>("nested");
+    await nested.insertOne({ _id: 1, docs: [{ t: "ab" }] });
+    assert.equal(
+      await nested.countDocuments({ docs: { $all: [{ $elemMatch: { t: { $regex: "a b", $options: "x" } } }] } }),
+      1,
+    );
+  });
+
   test("malformed regexes get MongoDB's errors, not an internal one", async () => {
     await assert.rejects(rows.find({ s: { $regex: "a", $options: "g" } }).toArray(), withCode(51108));
     await assert.rejects(rows.find({ s: { $regex: "[a" } }).toArray(), withCode(51091));
     await assert.rejects(rows.find({ s: { $regex: /a/i, $options: "m" } }).toArray(), withCode(51075));
     await assert.rejects(rows.aggregate([{ $match: { s: { $regex: "(" } } }]).toArray(), withCode(51091));
     await assert.rejects(rows.find({ s: { $regex: "a++" } }).toArray(), withCode(51091));
+    // $regex and $options are read in order: the second place options appear is refused.
+    assert.deepEqual(await ids({ s: { $options: "", $regex: new BSONRegExp("^FOO", "i") } }), [1, 2, 3]);
+    await assert.rejects(rows.find({ s: { $options: "m", $regex: /a/i } }).toArray(), withCode(51074));
+    await assert.rejects(rows.find({ s: { $options: "i" } }).toArray(), withCode(2));
+    // A cached compile does not skip the options check.
+    assert.deepEqual(await ids({ s: { $regex: "/foo", $options: "i" } }), []);
+    await assert.rejects(rows.find({ s: { $regex: "foo", $options: "i/" } }).toArray(), withCode(51108));
   });
 
   test("$pull and array filters compile their regexes the same way", async () => {
@@ -140,6 +197,7 @@ describe("embedded engine: regular expressions", () => {
       [{ $regexFind: { input: 5, regex: "a" } }, 51104],
       [{ $regexFind: { input: "$s", regex: ["a"] } }, 51105],
       [{ $regexFind: { input: "$s", regex: "a", options: 1 } }, 51106],
+      [{ $regexFind: { input: "$s", regex: 1, options: 1 } }, 51105],
       [{ $regexFind: { input: "$s", regex: new BSONRegExp("a", "i"), options: "" } }, 51107],
       [{ $regexMatch: { input: "$s", regex: "a", options: "I" } }, 51108],
       [{ $regexFindAll: { input: "$s", regex: "a\0" } }, 51109],

@@ -147,7 +147,8 @@ const REGEX_META = new Set([..."\\^$.|?*+()[]{}"]);
 
 /** The strings a prefix-anchored regex can match, as an interval (and whether that is all it says). */
 export function regexBounds(source: string, flags: string): { interval: Interval; exact: boolean } | undefined {
-  if (!source.startsWith("^") || /[imx]/.test(flags)) return undefined;
+  // An alternation (`^a|b`) anchors only its first branch: the index cannot bound it.
+  if (!source.startsWith("^") || /[imx]/.test(flags) || source.includes("|")) return undefined;
   let prefix = "";
   let i = 1;
   while (i < source.length && !REGEX_META.has(source[i])) prefix += source[i++];

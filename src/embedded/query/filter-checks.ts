@@ -56,12 +56,15 @@ export function prepareCondition(condition: Document): Document {
     if (prepared === condition) prepared = { ...condition };
     prepared[op] = value;
   };
+  let regexDone = false;
   for (const op in condition) {
     const arg = condition[op];
     if (op === "$size") refuseSize(arg);
     else if (op === "$mod") refuseMod(arg);
-    else if (op === "$regex") {
-      replace(op, compileCondition(arg, condition.$options));
+    else if (op === "$regex" || op === "$options") {
+      if (regexDone) continue; // both keys are read at the first one
+      regexDone = true;
+      replace("$regex", compileCondition(condition));
       delete prepared.$options;
     } else if (op === "$not" && arg instanceof RegExp) replace(op, queryRegex(arg));
     else if (op === "$not" && isPlainObject(arg)) {
@@ -70,11 +73,19 @@ export function prepareCondition(condition: Document): Document {
     } else if (op === "$elemMatch" && isPlainObject(arg)) {
       const inner = isConditionForm(arg) ? prepareCondition(arg) : prepareFilter(arg);
       if (inner !== arg) replace(op, inner);
-    } else if (REGEX_LISTS.has(op) && Array.isArray(arg) && arg.some((v) => v instanceof RegExp)) {
-      replace(op, arg.map((v) => v instanceof RegExp ? queryRegex(v) : v));
+    } else if (REGEX_LISTS.has(op) && Array.isArray(arg)) {
+      const members = arg.map(preparedMember);
+      if (members.some((member, i) => member !== arg[i])) replace(op, members);
     }
   }
   return prepared;
+}
+
+/** A member of `$in`/`$nin`/`$all`: a regex compiled, an `$all` member's `$elemMatch` prepared. */
+function preparedMember(member: unknown): unknown {
+  if (member instanceof RegExp) return queryRegex(member);
+  if (isPlainObject(member) && isPlainObject(member.$elemMatch)) return prepareCondition(member);
+  return member;
 }
 
 /** `$elemMatch: {$gt: 1}` tests elements themselves; `$elemMatch: {a: 1}` tests their fields. */
@@ -99,22 +110,33 @@ function refuseMod(arg: unknown): void {
   if (Math.trunc(toNumber(arg[0])) === 0) throw new CommandError("BadValue", "divisor cannot be 0");
 }
 
-/** A `$regex` with its `$options`, compiled; MongoDB's errors for malformed ones. */
-function compileCondition(pattern: unknown, options: unknown): RegExp {
-  if (options !== undefined && typeof options !== "string") {
-    throw new CommandError("BadValue", "$options has to be a string");
-  }
-  let source: string;
-  let flags = options ?? "";
-  if (pattern instanceof RegExp) {
-    const own = decodedRegexOptions(pattern);
-    if (own !== "" && options !== undefined) {
-      throw new CommandError("Location51075", "options set in both $regex and $options");
+/**
+ * A condition's `$regex` with its `$options`, compiled. MongoDB reads the two in the order
+ * they come, so options given twice are refused with the code of the second place they appear.
+ */
+function compileCondition(condition: Document): RegExp {
+  let source: string | undefined;
+  let flags = "";
+  for (const key in condition) {
+    const value = condition[key];
+    if (key === "$regex") {
+      if (typeof value === "string") source = value;
+      else if (!(value instanceof RegExp)) throw new CommandError("BadValue", "$regex has to be a string");
+      else {
+        source = value.source;
+        const own = decodedRegexOptions(value);
+        if (own !== "" && flags !== "") {
+          throw new CommandError("Location51074", "options set in both $regex and $options");
+        }
+        if (own !== "") flags = own;
+      }
+    } else if (key === "$options") {
+      if (typeof value !== "string") throw new CommandError("BadValue", "$options has to be a string");
+      if (flags !== "") throw new CommandError("Location51075", "options set in both $regex and $options");
+      flags = value;
     }
-    source = pattern.source;
-    if (options === undefined) flags = own;
-  } else if (typeof pattern === "string") source = pattern;
-  else throw new CommandError("BadValue", "$regex has to be a string");
+  }
+  if (source === undefined) throw new CommandError("BadValue", "$options needs a $regex");
   try {
     return compileMongoRegex(source, flags);
   } catch (error) {

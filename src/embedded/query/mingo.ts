@@ -166,5 +166,5 @@ export function mingoQuery(filter: Document, collation?: Collation): BaseQuery<D
 
 /** A query whose `find(docs, projection)` projects clones of `docs` (the stored documents). */
 export function projectingQuery(condition: Document): BaseQuery<Document> {
-  return new BaseQuery<Document>(condition, mingoOptions(ProcessingMode.CLONE_INPUT));
+  return new BaseQuery<Document>(prepareFilter(condition), mingoOptions(ProcessingMode.CLONE_INPUT));
 }

@@ -4,7 +4,7 @@ import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { type Expression, isNil } from "./expression-arguments.ts";
-import { checkRegexOptions, compileMongoRegex, decodedRegexOptions, RegexSyntaxError } from "./regex.ts";
+import { checkRegexOptions, compileMongoRegex, decodedRegexOptions, RegexSyntaxError, scannerOf } from "./regex.ts";
 
 /**
  * `$regexFind`, `$regexFindAll` and `$regexMatch` as MongoDB runs them. mingo's looped forever
@@ -39,6 +39,10 @@ function subjectOf(name: string, obj: unknown, expr: unknown, options: Options):
   for (const key in expr) {
     if (!ARGUMENTS.has(key)) throw new CommandError("Location31024", `${name} found an unknown argument: ${key}`);
   }
+  const pattern = evalExpr(obj, expr.regex, options);
+  if (!isNil(pattern) && typeof pattern !== "string" && !(pattern instanceof RegExp)) {
+    throw new CommandError("Location51105", `${name} needs 'regex' to be of type string or regex`);
+  }
   const flags = evalExpr(obj, expr.options, options);
   if (!isNil(flags) && typeof flags !== "string") {
     throw new CommandError("Location51106", `${name} needs 'options' to be of type string`);
@@ -46,7 +50,7 @@ function subjectOf(name: string, obj: unknown, expr: unknown, options: Options):
   if (typeof flags === "string" && flags.includes("\0")) {
     throw new CommandError("Location51110", `${name}: regular expression options cannot contain an embedded null byte`);
   }
-  const regex = regexOf(name, evalExpr(obj, expr.regex, options), flags ?? undefined);
+  const regex = regexOf(name, pattern, flags ?? undefined);
   const input = evalExpr(obj, expr.input, options);
   if (!isNil(input) && typeof input !== "string") {
     throw new CommandError("Location51104", `${name} needs 'input' to be of type string`);
@@ -93,7 +97,7 @@ function regexOf(name: string, value: unknown, flags: string | undefined): RegEx
  * empty input is searched once), as MongoDB's loop does.
  */
 function matchesOf({ regex, input }: Subject, limit: number): Match[] {
-  const scanner = new RegExp(regex.source, regex.flags + "g");
+  const scanner = scannerOf(regex);
   const found: Match[] = [];
   let position = 0;
   let counted = { units: 0, points: 0 };

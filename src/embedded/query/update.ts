@@ -90,8 +90,23 @@ function nextTimestamp(): Timestamp {
   return new Timestamp(lastTimestamp);
 }
 
+/** Prepared `$pull` specs and array filters, by the statement's objects: a statement prepares them once. */
+const preparedPulls = new WeakMap<Document, Document>();
+const preparedFilterLists = new WeakMap<Document[], Document[]>();
+
+function preparedArrayFilters(filters: Document[]): Document[] {
+  let prepared = preparedFilterLists.get(filters);
+  if (prepared === undefined) {
+    prepared = filters.map((f) => isPlainObject(f) ? prepareFilter(f) : f);
+    preparedFilterLists.set(filters, prepared);
+  }
+  return prepared;
+}
+
 /** `$pull`'s conditions, checked and with their regexes compiled as a filter's are. */
 function preparePull(spec: Document): Document {
+  const known = preparedPulls.get(spec);
+  if (known !== undefined) return known;
   const prepared: Document = {};
   for (const path in spec) {
     const condition = spec[path];
@@ -100,6 +115,7 @@ function preparePull(spec: Document): Document {
     else if (Object.keys(condition).some((k) => k.startsWith("$"))) prepared[path] = prepareCondition(condition);
     else prepared[path] = prepareFilter(condition);
   }
+  preparedPulls.set(spec, prepared);
   return prepared;
 }
 
@@ -116,7 +132,7 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
       // mingo reads the filter for the positional `$`; it gets the filter as prepared for matching.
       const filter = isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
       if (isPlainObject(modifier.$pull)) modifier.$pull = preparePull(modifier.$pull);
-      const arrayFilters = options.arrayFilters?.map((f) => isPlainObject(f) ? prepareFilter(f) : f);
+      const arrayFilters = options.arrayFilters && preparedArrayFilters(options.arrayFilters);
       mingoUpdate(next, modifier, arrayFilters, filter, {
         queryOptions,
       });
