@@ -67,5 +67,11 @@ describe("embedded engine: read concern on a standalone", () => {
     const now = new Timestamp({ t: 1, i: 1 });
     assert.equal((await failure({ find: "items", readConcern: { afterClusterTime: now } })).code, 20);
     assert.equal((await failure({ find: "items", readConcern: { level: "local", atClusterTime: now } })).code, 72);
+    assert.equal((await failure({ find: "items", readConcern: { level: "local", wait: true } })).code, 72);
+    assert.equal(
+      (await failure({ find: "items", readConcern: { level: "available", afterClusterTime: now } })).code,
+      72,
+    );
+    assert.equal((await failure({ find: "items", readConcern: { afterClusterTime: 5 } })).code, 14);
   });
 });

@@ -1,5 +1,9 @@
 import type { Document } from "bson";
+import { bsonTag } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+
+/** The fields a read concern may have. */
+const FIELDS = new Set(["level", "afterOpTime", "afterClusterTime", "atClusterTime", "provenance"]);
 
 /** The read concern levels MongoDB knows. */
 const LEVELS = new Set(["local", "majority", "linearizable", "available", "snapshot"]);
@@ -16,6 +20,9 @@ export function checkReadConcern(body: Document): void {
   if (concern === null || typeof concern !== "object" || Array.isArray(concern)) {
     throw new CommandError("TypeMismatch", "BSON field 'readConcern' is the wrong type, expected type 'object'");
   }
+  for (const field in concern) {
+    if (!FIELDS.has(field)) throw new CommandError("InvalidOptions", `Unrecognized option in readConcern: ${field}`);
+  }
   const level = concern.level ?? "local";
   if (typeof level !== "string") {
     throw new CommandError("TypeMismatch", "BSON field 'readConcern.level' is the wrong type, expected type 'string'");
@@ -25,6 +32,12 @@ export function checkReadConcern(body: Document): void {
       "FailedToParse",
       `readConcern.level must be either 'local', 'majority', 'linearizable', 'available', or 'snapshot', not '${level}'`,
     );
+  }
+  if (concern.afterClusterTime !== undefined && bsonTag(concern.afterClusterTime) !== "Timestamp") {
+    throw new CommandError("TypeMismatch", "readConcern.afterClusterTime must be a Timestamp");
+  }
+  if (concern.afterClusterTime !== undefined && (level === "linearizable" || level === "available")) {
+    throw new CommandError("InvalidOptions", `readConcern.afterClusterTime is not allowed with level '${level}'`);
   }
   if (concern.atClusterTime !== undefined && level !== "snapshot") {
     throw new CommandError("InvalidOptions", "readConcern.atClusterTime is only valid with level 'snapshot'");
