@@ -142,6 +142,40 @@ describe("embedded engine: numbers of every width matched by value", () => {
     await refused({ groupBy: "$customer", boundaries: [0] }, 40192);
   });
 
+  test("$bucketAuto sorts keys in BSON order, never splits a key, and writes _id first", async () => {
+    const keyed = conn.db.collection<{ _id: number; k?: unknown }>("auto_keys");
+    await keyed.insertMany([
+      { _id: 1, k: Long.fromNumber(5) },
+      { _id: 2, k: 1 },
+      { _id: 3, k: 3.5 },
+      { _id: 4, k: Decimal128.fromString("2") },
+      { _id: 5, k: "a" },
+      { _id: 6 },
+    ]);
+    const buckets = await keyed.aggregate([{ $bucketAuto: { groupBy: "$k", buckets: 3 } }]).toArray();
+    assert.deepEqual(buckets.map((b) => Object.keys(b)), [["_id", "count"], ["_id", "count"], ["_id", "count"]]);
+    assert.deepEqual(
+      buckets.map((b) => [String(b._id.min), String(b._id.max), b.count]),
+      [["null", "2", 2], ["2", "5", 2], ["5", "a", 2]],
+    );
+    // Three documents in two buckets make buckets of two (rounded), and the two 22s stay together.
+    const repeated = conn.db.collection<{ _id: number; k: number }>("auto_repeats");
+    await repeated.insertMany([{ _id: 1, k: 11 }, { _id: 2, k: 22 }, { _id: 3, k: 22 }]);
+    assert.deepEqual(
+      await repeated.aggregate([{ $bucketAuto: { groupBy: "$k", buckets: 2, output: { ids: { $push: "$_id" } } } }])
+        .toArray(),
+      [{ _id: { min: 11, max: 22 }, ids: [1, 2, 3] }],
+    );
+    await assert.rejects(
+      repeated.aggregate([{ $bucketAuto: { groupBy: "$k", buckets: 0 } }]).toArray(),
+      (e: MongoServerError) => e.code === 40243,
+    );
+    await assert.rejects(
+      repeated.aggregate([{ $bucketAuto: { groupBy: "$k", buckets: 2, bad: 1 } }]).toArray(),
+      (e: MongoServerError) => e.code === 40245,
+    );
+  });
+
   test("a pipeline cannot call the engine's internal group-key and bucket operators", async () => {
     await assert.rejects(
       orders.aggregate([{ $project: { k: { $__engineGroupKey: { id: "$customer" } } } }]).toArray(),

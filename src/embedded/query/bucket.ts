@@ -2,9 +2,11 @@ import type { Document } from "bson";
 import { evalExpr } from "mingo/core";
 import { type Iterator as LazyIterator, Lazy } from "mingo/lazy";
 import type { Options, PipelineOperator } from "mingo/types";
-import { isPlainObject } from "../bson.ts";
+import * as mingoPipeline from "mingo/operators/pipeline";
+import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { compareValues } from "../store/values.ts";
+import { numberKind } from "./number-arithmetic.ts";
 import { $group } from "./value-matching.ts";
 
 /**
@@ -81,9 +83,104 @@ function $bucket(collection: LazyIterator, expr: Document, options: Options): La
   return grouped.transform((buckets) => Lazy((buckets as Document[]).sort((a, b) => compareValues(a._id, b._id))));
 }
 
-/** The stage, to register in mingo's context over its own. */
+const BUCKET_AUTO_FIELDS = new Set(["groupBy", "buckets", "output", "granularity"]);
+
+/** A `$bucketAuto` argument, checked as MongoDB checks it. */
+function bucketAutoArgument(expr: unknown): { groupBy: unknown; buckets: number; output: Document } {
+  if (!isPlainObject(expr)) throw new CommandError("Location40240", "The argument to $bucketAuto must be an object");
+  for (const field in expr) {
+    if (!BUCKET_AUTO_FIELDS.has(field)) {
+      throw new CommandError("Location40245", `Unrecognized option to $bucketAuto: ${field}.`);
+    }
+  }
+  const { groupBy, buckets } = expr;
+  if (groupBy === undefined || buckets === undefined) {
+    throw new CommandError("Location40246", "$bucketAuto requires 'groupBy' and 'buckets' to be specified");
+  }
+  if (!(typeof groupBy === "string" && groupBy.startsWith("$")) && !isPlainObject(groupBy)) {
+    throw new CommandError(
+      "Location40239",
+      "The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object",
+    );
+  }
+  const count = numberKind(buckets) === undefined ? Number.NaN : toNumber(buckets);
+  if (!Number.isInteger(count) || count > 2 ** 31 - 1) {
+    throw new CommandError(
+      "Location40241",
+      "The $bucketAuto 'buckets' field must be a numeric value that fits in an int",
+    );
+  }
+  if (count <= 0) {
+    throw new CommandError(
+      "Location40243",
+      `The $bucketAuto 'buckets' field must be greater than 0, but found: ${count}`,
+    );
+  }
+  if (expr.output !== undefined && !isPlainObject(expr.output)) {
+    throw new CommandError("Location40196", "The $bucketAuto 'output' field must be an object");
+  }
+  return { groupBy, buckets: count, output: isPlainObject(expr.output) ? expr.output : { count: { $sum: 1 } } };
+}
+
+interface Keyed {
+  key: unknown;
+  doc: Document;
+}
+
+/**
+ * The buckets of documents sorted by key, as MongoDB fills them: about n/buckets documents
+ * each (rounded), the last taking the rest, a key never split between two buckets, and each
+ * bucket's max the next one's min (the last one's its own greatest key).
+ */
+function fillBuckets(sorted: Keyed[], buckets: number): { min: unknown; max: unknown; docs: Document[] }[] {
+  const size = Math.max(1, Math.round(sorted.length / buckets));
+  const filled: { min: unknown; max: unknown; docs: Document[] }[] = [];
+  let i = 0;
+  for (let b = 0; b < buckets && i < sorted.length; b++) {
+    const last = b === buckets - 1;
+    const start = i;
+    i = last ? sorted.length : Math.min(sorted.length, i + size);
+    while (i < sorted.length && compareValues(sorted[i].key, sorted[i - 1].key) === 0) i++;
+    const max = i < sorted.length ? sorted[i].key : sorted[i - 1].key;
+    filled.push({ min: sorted[start].key, max, docs: sorted.slice(start, i).map((k) => k.doc) });
+  }
+  return filled;
+}
+
+/**
+ * `$bucketAuto` in BSON order (mingo sorted a Long or Decimal128 as an object and wrote `_id`
+ * last). With `granularity`, mingo's stage runs, and its output is given `_id` first.
+ */
+function $bucketAuto(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  if (isPlainObject(expr) && expr.granularity !== undefined) {
+    const mingoBucketAuto = mingoPipeline.$bucketAuto as unknown as (
+      coll: LazyIterator,
+      expr: Document,
+      options: Options,
+    ) => LazyIterator;
+    return mingoBucketAuto(collection, expr, options).map((bucket) => {
+      const { _id, ...fields } = bucket as Document;
+      return { _id, ...fields };
+    });
+  }
+  const { groupBy, buckets, output } = bucketAutoArgument(expr);
+  return collection.transform((docs) => {
+    const keyed = (docs as Document[]).map((doc) => ({ key: evalExpr(doc, groupBy, options) ?? null, doc }));
+    keyed.sort((a, b) => compareValues(a.key, b.key));
+    return Lazy(
+      fillBuckets(keyed, buckets).map(({ min, max, docs }) => {
+        const [totals] = $group(Lazy(docs), { _id: null, ...output }, options).collect() as Document[];
+        const { _id: _none, ...fields } = totals;
+        return { _id: { min, max }, ...fields };
+      }),
+    );
+  });
+}
+
+/** The stages, to register in mingo's context over its own. */
 export const bucketStages: Record<string, PipelineOperator> = {
   $bucket: $bucket as unknown as PipelineOperator,
+  $bucketAuto: $bucketAuto as unknown as PipelineOperator,
 };
 
 /** The expression the stage uses, to register in mingo's context. */

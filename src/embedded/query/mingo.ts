@@ -71,7 +71,7 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts); the
  *   operands of `$sum`, `$avg`, `$max`... as expressions (accumulator-expressions.ts).
  * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
- *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` (bucket.ts), `$redact`
+ *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` and `$bucketAuto` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
  *   `$project` in MongoDB's field order (shape.ts), `$setWindowFields` in BSON order
  *   (window-order.ts), `$match` with its filter prepared as a find's (filter-checks.ts), and `$sort`.
