@@ -75,6 +75,7 @@ export const CODES = {
   OutOfDiskSpace: 14031,
   Location28680: 28680,
   Location40066: 40066,
+  Location40148: 40148,
   Location40192: 40192,
   Location40196: 40196,
   Location40246: 40246,

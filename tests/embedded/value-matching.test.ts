@@ -176,6 +176,38 @@ describe("embedded engine: numbers of every width matched by value", () => {
     );
   });
 
+  test("$sortByCount and $addToSet group numbers by value; $push and $addToSet leave missing values out", async () => {
+    const mixed = conn.db.collection<{ _id: number; x?: unknown; g: number }>("mixed_values");
+    await mixed.insertMany([
+      { _id: 1, x: Long.fromNumber(5), g: 1 },
+      { _id: 2, x: 5, g: 1 },
+      { _id: 3, x: Decimal128.fromString("5.0"), g: 1 },
+      { _id: 4, x: 7, g: 2 },
+      { _id: 5, g: 2 },
+      { _id: 6, x: null, g: 2 },
+    ]);
+    const counted = await mixed.aggregate([{ $sortByCount: "$x" }]).toArray();
+    assert.deepEqual(counted.map((c) => [String(c._id), c.count]), [["5", 3], ["null", 2], ["7", 1]]);
+    const sets = await mixed.aggregate([
+      { $sort: { _id: 1 } },
+      { $group: { _id: "$g", set: { $addToSet: "$x" }, list: { $push: "$x" } } },
+      { $sort: { _id: 1 } },
+    ]).toArray();
+    assert.deepEqual(sets.map((s) => s.set.map(String)), [["5"], ["null", "7"]]);
+    assert.deepEqual(sets[1].list, [7, null]); // the document without x adds nothing
+    const windowed = await mixed.aggregate([
+      { $match: { g: 2 } },
+      {
+        $setWindowFields: {
+          sortBy: { _id: 1 },
+          output: { seen: { $push: "$x", window: { documents: ["unbounded", "current"] } } },
+        },
+      },
+    ]).toArray();
+    assert.deepEqual(windowed.map((w) => w.seen), [[7], [7], [7, null]]);
+    await assert.rejects(mixed.aggregate([{ $sortByCount: "x" }]).toArray(), (e: MongoServerError) => e.code === 40148);
+  });
+
   test("a pipeline cannot call the engine's internal group-key and bucket operators", async () => {
     await assert.rejects(
       orders.aggregate([{ $project: { k: { $__engineGroupKey: { id: "$customer" } } } }]).toArray(),

@@ -12,7 +12,7 @@ import type { Options, PipelineOperator, QueryOperator } from "mingo/types";
 import type { Collation } from "../store/collation.ts";
 import { $typeQuery, typeExpressions } from "./bson-types.ts";
 import { bucketExpressions, bucketStages } from "./bucket.ts";
-import { valueMatchingExpressions, valueMatchingStages } from "./value-matching.ts";
+import { valueMatchingAccumulators, valueMatchingExpressions, valueMatchingStages } from "./value-matching.ts";
 import { valueSetExpressions } from "./value-sets.ts";
 import { wideAccumulators, wideExpressions } from "./wide-expressions.ts";
 import { wideMathExpressions } from "./wide-math.ts";
@@ -70,7 +70,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts); the
  *   operands of `$sum`, `$avg`, `$max`... as expressions (accumulator-expressions.ts).
- * - Stages: `$group`, `$lookup` and `$in` matching numbers by value (value-matching.ts),
+ * - Stages: `$group`, `$lookup`, `$sortByCount`, the `$addToSet` accumulator and `$in` matching
+ *   numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` and `$bucketAuto` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
  *   `$project` in MongoDB's field order (shape.ts), `$setWindowFields` in BSON order
@@ -84,6 +85,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...wideAccumulators,
       ...statisticsAccumulators,
       ...topValueAccumulators,
+      ...valueMatchingAccumulators,
     },
     expression: {
       ...expressionOperators,

@@ -1,13 +1,14 @@
 import type { Document } from "bson";
 import { evalExpr } from "mingo/core";
-import type { Iterator as LazyIterator } from "mingo/lazy";
+import { type Iterator as LazyIterator, Lazy } from "mingo/lazy";
+import * as mingoAccumulators from "mingo/operators/accumulator";
 import * as mingoExpressions from "mingo/operators/expression";
 import * as mingoPipeline from "mingo/operators/pipeline";
 import type { Options, PipelineOperator } from "mingo/types";
 import { resolve } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
-import { keyOf, type ValueKey } from "../store/values.ts";
+import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { isWideNumber } from "./number-arithmetic.ts";
 
@@ -16,7 +17,8 @@ import { isWideNumber } from "./number-arithmetic.ts";
  * as MongoDB does: `5`, `Long(5)` and `Decimal128("5.0")` are one `$group` key, a `$lookup`
  * from a `Long` field finds an int32 one, and `{$in: [5, [Long(5)]]}` is true. mingo hashes and
  * compares a Long or a Decimal128 as an object, so it kept them apart. Equality here is the
- * engine's `keyOf` (the key unique indexes use).
+ * engine's `keyOf` (the key unique indexes use). `$sortByCount` and the `$addToSet` accumulator
+ * group and deduplicate the same way.
  */
 
 type Operator = (collection: LazyIterator, expr: Document, options: Options) => LazyIterator;
@@ -24,6 +26,8 @@ type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
 
 const mingoGroup = (mingoPipeline as unknown as Record<string, Operator>).$group;
 const mingoLookup = (mingoPipeline as unknown as Record<string, Operator>).$lookup;
+const mingoPush = (mingoAccumulators as unknown as Record<string, (c: Document[], e: unknown, o: Options) => unknown[]>)
+  .$push;
 
 /** The expression operator {@link $group} computes its keys with: a group's `_id` as its key. */
 const GROUP_KEY = "$__engineGroupKey";
@@ -137,11 +141,57 @@ function $in(obj: unknown, expr: unknown, options: Options): unknown {
   return list.some((v) => keyOf(v) === key);
 }
 
+/** `$sortByCount`: the engine's `$group` by the expression, counted, most frequent first. */
+function $sortByCount(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  const path = typeof expr === "string" && (expr as string).startsWith("$");
+  if (!path && !(isPlainObject(expr) && Object.keys(expr).length === 1 && Object.keys(expr)[0].startsWith("$"))) {
+    throw new CommandError(
+      "Location40148",
+      "the sortByCount field must be defined as a $-prefixed path or an expression",
+    );
+  }
+  const counted = $group(collection, { _id: expr, count: { $sum: 1 } }, options);
+  return counted.transform((groups) => Lazy((groups as Document[]).sort((a, b) => b.count - a.count)));
+}
+
+/**
+ * `$push` as an accumulator: a missing value is left out, as MongoDB leaves it out (mingo pushed
+ * null). mingo's own `$push` evaluates each document with the right root; it is asked for the
+ * value's type beside the value, as null and missing both come back as null.
+ */
+function $push(collection: Document[], expr: unknown, options: Options): unknown[] {
+  const typed = mingoPush(collection, [{ $type: expr }, expr], options) as [string, unknown][];
+  const values: unknown[] = [];
+  for (const [type, value] of typed) if (type !== "missing") values.push(value);
+  return values;
+}
+
+/**
+ * `$addToSet` as an accumulator: each value once, by value (`5` and `Long(5)` are one), missing
+ * ones left out, in BSON order: the order MongoDB's window function gives (its values are a
+ * sorted multiset), and one a `$group` may give (its order is unspecified there).
+ */
+function $addToSet(collection: Document[], expr: unknown, options: Options): unknown[] {
+  const seen = new Set<ValueKey>();
+  const values: unknown[] = [];
+  for (const value of $push(collection, expr, options)) {
+    const key = keyOf(value);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    values.push(value);
+  }
+  return values.sort(compareValues);
+}
+
 /** The stages, to register in mingo's context over its own. */
 export const valueMatchingStages: Record<string, PipelineOperator> = {
   $group: $group as unknown as PipelineOperator,
   $lookup: $lookup as unknown as PipelineOperator,
+  $sortByCount: $sortByCount as unknown as PipelineOperator,
 };
+
+/** The accumulators, to register in mingo's context over its own. */
+export const valueMatchingAccumulators = { $addToSet, $push };
 
 /** The expressions, to register in mingo's context over its own. */
 export const valueMatchingExpressions: Record<string, Expression> = {
