@@ -77,6 +77,8 @@ export const CODES = {
   Location40066: 40066,
   Location40148: 40148,
   Location40192: 40192,
+  Location31393: 31393,
+  Location51276: 51276,
   Location40196: 40196,
   Location40246: 40246,
   Location40245: 40245,

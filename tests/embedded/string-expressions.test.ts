@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Collection, Long, MongoServerError } from "mongodb";
+import { Binary, type Collection, Long, MongoServerError } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 /**
@@ -73,5 +73,21 @@ describe("embedded engine: string expressions measured as MongoDB measures them"
       down: "Àbc",
       number: "5",
     });
+  });
+
+  test("$bsonSize and $binarySize measure bytes, as MongoDB does", async () => {
+    assert.deepEqual(
+      await evaluate({
+        doc: { $bsonSize: { $literal: { a: 1, b: "x" } } },
+        root: { $bsonSize: "$$ROOT" },
+        none: { $bsonSize: "$missing" },
+        text: { $binarySize: "$s" },
+        bytes: { $binarySize: { $literal: new Binary(new Uint8Array([1, 2, 3])) } },
+      }),
+      // {_id: 1, s: "héllo wörld"}: 4 + (1 + 4 + 4) + (1 + 2 + 4 + 14) + 1 bytes.
+      { doc: 21, root: 35, none: null, text: 13, bytes: 3 },
+    );
+    await assert.rejects(evaluate({ v: { $bsonSize: "$s" } }), (e: MongoServerError) => e.code === 31393);
+    await assert.rejects(evaluate({ v: { $binarySize: 5 } }), (e: MongoServerError) => e.code === 51276);
   });
 });

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Collection, type Document, Long, MongoServerError } from "mongodb";
+import { Binary, type Collection, type Document, Long, MongoServerError, Timestamp } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 import { dec, RAW, typed } from "./typed.ts";
 
@@ -164,5 +164,32 @@ describe("embedded engine: math, bitwise and conversion expressions on Longs and
     const error = await refusal({ $toObjectId: "xyz" });
     assert.equal(error.code, 241);
     assert.match(error.message, /Failed to parse objectId 'xyz'/);
+  });
+
+  test("an ObjectId converts to its hex digits and to its creation time; binary data to no string", async () => {
+    const id = { $toObjectId: "$hex" };
+    assert.deepEqual(
+      await project({
+        text: { $toString: id },
+        converted: { $convert: { input: id, to: "string" } },
+        joined: { $concat: ["user-", { $toString: id }] },
+        created: { $toDate: id },
+        stamp: { $toDate: { $literal: new Timestamp({ t: 1_600_000_000, i: 7 }) } },
+      }),
+      {
+        text: '"64b7f0c2a1b2c3d4e5f60718"',
+        converted: '"64b7f0c2a1b2c3d4e5f60718"',
+        joined: '"user-64b7f0c2a1b2c3d4e5f60718"',
+        created: `Date(${0x64b7f0c2 * 1000})`,
+        stamp: "Date(1600000000000)",
+      },
+    );
+    const binary = { $literal: new Binary(new Uint8Array([1, 2])) };
+    const error = await refusal({ $toString: binary });
+    assert.equal(error.code, 241);
+    assert.match(error.message, /Unsupported conversion from binData to string/);
+    assert.deepEqual(await project({ v: { $convert: { input: binary, to: "string", onError: "none" } } }), {
+      v: '"none"',
+    });
   });
 });

@@ -1,5 +1,8 @@
 import { Buffer } from "node:buffer";
+import { type Binary, BSON } from "bson";
 import { evalExpr } from "mingo/core";
+import type { Options } from "mingo/types";
+import { bsonTag, isPlainObject, SERIALIZE } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { type Expression, isNil } from "./expression-arguments.ts";
@@ -9,7 +12,7 @@ import { numberKind, wholeNumber } from "./number-arithmetic.ts";
  * String expressions mingo lacks or measures differently from MongoDB: `$indexOfCP` (missing
  * in mingo), `$indexOfBytes` (MongoDB counts UTF-8 bytes, mingo counted UTF-16 code units:
  * "l" in "héllo" is at byte 3, not 2), and `$toUpper`/`$toLower`, which in MongoDB change ASCII
- * letters only ("é" stays "é").
+ * letters only ("é" stays "é"). Also `$bsonSize` and `$binarySize`, which mingo lacks.
  */
 
 /** A start or end index: a whole number of any width, not negative. */
@@ -84,8 +87,37 @@ function asciiCase(upper: boolean): Expression {
   };
 }
 
+/** The one operand of a size expression, evaluated. */
+function sizeOperand(obj: unknown, expr: unknown, options: Options): unknown {
+  return evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
+}
+
+/** `$bsonSize` (mingo lacks it): the bytes of a document encoded as BSON. */
+const $bsonSize: Expression = (obj, expr, options) => {
+  const value = sizeOperand(obj, expr, options);
+  if (isNil(value)) return null;
+  if (!isPlainObject(value)) {
+    throw new CommandError("Location31393", `$bsonSize requires a document input, found: ${bsonTypeOf(value)}`);
+  }
+  return BSON.calculateObjectSize(value, SERIALIZE);
+};
+
+/** `$binarySize` (mingo lacks it): the bytes of a string in UTF-8, or of binary data. */
+const $binarySize: Expression = (obj, expr, options) => {
+  const value = sizeOperand(obj, expr, options);
+  if (isNil(value)) return null;
+  if (typeof value === "string") return Buffer.byteLength(value, "utf8");
+  if (bsonTag(value) === "Binary") return (value as Binary).length();
+  throw new CommandError(
+    "Location51276",
+    `$binarySize requires a string or BinData argument, found: ${bsonTypeOf(value)}`,
+  );
+};
+
 /** The expressions, to register in mingo's context over its own. */
 export const stringExpressions: Record<string, Expression> = {
+  $bsonSize,
+  $binarySize,
   $indexOfCP: indexOf("$indexOfCP", (s) => Array.from(s)),
   $indexOfBytes: indexOf("$indexOfBytes", (s) => Buffer.from(s, "utf8")),
   $toUpper: asciiCase(true),

@@ -1,4 +1,4 @@
-import { Long, ObjectId } from "bson";
+import { Long, ObjectId, type Timestamp } from "bson";
 import { evalExpr } from "mingo/core";
 import * as mingoExpressions from "mingo/operators/expression";
 import type { Options } from "mingo/types";
@@ -165,6 +165,52 @@ const $toObjectId: Expression = (obj, expr, options) => {
   );
 };
 
+/** The single operand of a `$to…` expression (`{$toString: x}` or `{$toString: [x]}`), evaluated. */
+function operandOf(obj: unknown, expr: unknown, options: Options): unknown {
+  return evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
+}
+
+/** BSON types MongoDB 7.0 converts to a string (numbers, strings, dates and booleans are JS values). */
+const TO_STRING = new Set(["Long", "Decimal128", "Int32", "Double", "ObjectId"]);
+
+function unsupported(value: unknown, target: string): CommandError {
+  return new CommandError(
+    "ConversionFailure",
+    `Unsupported conversion from ${bsonTypeOf(value)} to ${target} in $convert with no onError value`,
+  );
+}
+
+const numbersToString = whenWide("$toString", "one", wideToString);
+
+/**
+ * `$toString`: an ObjectId as its 24 hexadecimal digits (mingo refused it, and `{$toString:
+ * "$_id"}` is common); a value MongoDB 7.0 does not convert (binary data, a timestamp, a regex,
+ * a document, an array) refused with ConversionFailure, which `$convert`'s `onError` catches.
+ */
+const $toString: Expression = (obj, expr, options) => {
+  const value = operandOf(obj, expr, options);
+  const tag = bsonTag(value);
+  if (tag === "ObjectId") return (value as ObjectId).toHexString();
+  if (
+    (tag !== undefined && !TO_STRING.has(tag)) || value instanceof RegExp || isPlainObject(value) ||
+    Array.isArray(value)
+  ) {
+    throw unsupported(value, "string");
+  }
+  return numbersToString(obj, literal(value), options);
+};
+
+const numbersToDate = whenWide("$toDate", "one", wideToDate);
+
+/** `$toDate`: an ObjectId as its creation time and a timestamp as its seconds, as MongoDB converts them. */
+const $toDate: Expression = (obj, expr, options) => {
+  const value = operandOf(obj, expr, options);
+  const tag = bsonTag(value);
+  if (tag === "ObjectId") return (value as ObjectId).getTimestamp();
+  if (tag === "Timestamp") return new Date((value as Timestamp).t * 1000);
+  return numbersToDate(obj, literal(value), options);
+};
+
 /** `$convert`'s targets, by name and by BSON type number, as the `$to…` expression doing each. */
 const CONVERSIONS: Readonly<Record<string, string>> = {
   double: "$toDouble",
@@ -236,8 +282,8 @@ export const wideMathExpressions: Record<string, Expression> = {
   $bitOr: whenWide("$bitOr", "list", bitwise("$bitOr", (a, b) => a | b, 0n)),
   $bitXor: whenWide("$bitXor", "list", bitwise("$bitXor", (a, b) => a ^ b, 0n)),
   $bitNot: whenWide("$bitNot", "one", bitwiseNot),
-  $toString: whenWide("$toString", "one", wideToString),
-  $toDate: whenWide("$toDate", "one", wideToDate),
+  $toString,
+  $toDate,
   $toObjectId,
   $convert,
   ...Object.fromEntries(
