@@ -192,4 +192,27 @@ describe("embedded engine: math, bitwise and conversion expressions on Longs and
       v: '"none"',
     });
   });
+
+  test("logarithms, square roots and trigonometry outside their domain are refused with MongoDB's codes", async () => {
+    const cases: [Document, number][] = [
+      [{ $ln: 0 }, 28766],
+      [{ $log10: -1 }, 28761],
+      [{ $log: [0, 10] }, 28758],
+      [{ $log: [10, 1] }, 28759],
+      [{ $sqrt: -4 }, 28714],
+      [{ $sqrt: { $literal: Long.fromNumber(-4) } }, 28714],
+      [{ $asin: 2 }, 50989],
+      [{ $acosh: 0 }, 50989],
+      [{ $sin: Infinity }, 50989],
+    ];
+    for (const [expression, code] of cases) {
+      assert.equal((await refusal(expression)).code, code, JSON.stringify(expression));
+    }
+    // NaN and the bounds themselves pass; null is null.
+    assert.deepEqual(await project({ a: { $asin: 1 }, n: { $ln: Number.NaN }, z: { $log10: null } }), {
+      a: `Double(${Math.PI / 2})`,
+      n: "Double(NaN)",
+      z: "null",
+    });
+  });
 });
