@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Collection, Document } from "mongodb";
+import { type Collection, type Document, MongoServerError } from "mongodb";
 
 type Row = Document & { _id: number };
 import { type Connected, connectTarget } from "./helpers.ts";
@@ -66,6 +66,28 @@ describe("embedded engine: the field order of operator updates", () => {
     assert.deepEqual(keys(one.e), ["c", "y"]);
     await docs.updateOne({ _id: 6 }, { $set: { z: 1 }, $setOnInsert: { k: 1, a: 1 } }, { upsert: true });
     assert.deepEqual(keys(await docs.findOne({ _id: 6 })), ["_id", "a", "k", "z"]);
+  });
+
+  test("an upsert applies its update whatever else the filter holds, and seeds what MongoDB reads as equalities", async () => {
+    const inserted = async (filter: Document, id: number) => {
+      await docs.updateOne(filter, { $set: { _id: id, set: true } }, { upsert: true });
+      const { _id: _ignored, ...rest } = (await docs.findOne({ _id: id }))!;
+      return rest;
+    };
+    // The new document does not match `{n: {$gt: 1}}`; the update still applies (it was dropped).
+    assert.deepEqual(await inserted({ tag: "gt", n: { $gt: 1 } }, 20), { tag: "gt", set: true });
+    assert.deepEqual(await inserted({ n: { $in: [5] }, tag: "in" }, 21), { n: 5, set: true, tag: "in" });
+    assert.deepEqual(await inserted({ list: [1, 2], tag: "array" }, 22), { list: [1, 2], set: true, tag: "array" });
+    assert.deepEqual(await inserted({ $or: [{ tag: "or" }] }, 23), { set: true, tag: "or" });
+    assert.deepEqual(await inserted({ $or: [{ tag: "either" }, { tag: "or" }], n: 1 }, 24), { n: 1, set: true });
+    // On a stored document, `$set` of the `_id` it has is accepted; of another, refused (66).
+    const same = await docs.updateOne({ _id: 24 }, { $set: { _id: 24, again: true } });
+    assert.equal(same.modifiedCount, 1);
+    await assert.rejects(docs.updateOne({ _id: 24 }, { $set: { _id: 25 } }), (e: MongoServerError) => e.code === 66);
+    await assert.rejects(
+      docs.updateOne({ _id: 26 }, { $set: { _id: 27 } }, { upsert: true }),
+      (e: MongoServerError) => e.code === 66,
+    );
   });
 });
 

@@ -11,7 +11,6 @@ import { compareStrings } from "../store/strings.ts";
 import { compareValues, identicalValues } from "../store/values.ts";
 import { prepareCondition, prepareFilter } from "./filter-checks.ts";
 import { queryRegex } from "./regex.ts";
-import { equalityValue } from "./filter.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { applyPushOrderings, takePushOrderings } from "./push-modifiers.ts";
 import { refuseImpossibleUpdate, writtenPaths } from "./update-checks.ts";
@@ -125,12 +124,18 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
+  const setId = takeIdAssignment(modifier);
   const next = cloneDeep(doc) as Document;
+  if (setId) next._id = doc._id === undefined ? cloneDeep(setId.value) : doc._id;
+  if (setId && doc._id !== undefined && compareValues(setId.value, doc._id) !== 0) throw immutableId();
   if (Object.keys(modifier).length > 0) {
     try {
       const queryOptions = { context: ENGINE_CONTEXT, collation: options.collation as unknown as Options["collation"] };
       // mingo reads the filter for the positional `$`; it gets the filter as prepared for matching.
-      const filter = isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
+      // mingo also applies the update only to a document the filter matches: an upsert's new
+      // document, seeded from the filter's equalities alone, need not (`{c: {$gt: 1}}`), so it
+      // gets no filter.
+      const filter = !inserting && isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
       if (isPlainObject(modifier.$pull)) modifier.$pull = preparePull(modifier.$pull);
       const arrayFilters = options.arrayFilters && preparedArrayFilters(options.arrayFilters);
       mingoUpdate(next, modifier, arrayFilters, filter, {
@@ -145,6 +150,19 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   }
   if ("_id" in doc && compareValues(next._id, doc._id) !== 0) throw immutableId();
   return inUpdateOrder(doc, next, writtenPaths(spec));
+}
+
+/**
+ * Takes `$set: {_id: v}` out of a modifier: MongoDB lets it give an upsert's new document its
+ * `_id`, and accepts it on a stored document when `v` is the `_id` it has; mingo refused both.
+ */
+function takeIdAssignment(modifier: Document): { value: unknown } | undefined {
+  const set = modifier.$set;
+  if (!isPlainObject(set) || !Object.hasOwn(set, "_id")) return undefined;
+  const { _id: value, ...rest } = set;
+  if (Object.keys(rest).length > 0) modifier.$set = rest;
+  else delete modifier.$set;
+  return { value };
 }
 
 function applyPipeline(doc: Document, pipeline: Document[], options: UpdateOptions): Document {
@@ -191,18 +209,32 @@ function setPath(doc: Document, path: string, value: unknown): void {
   target[parts[parts.length - 1]] = value;
 }
 
-/** The filter's equality fields, by path (`$and` branches included). */
+/**
+ * The filter's equality fields, by path, as MongoDB finds them in its optimised query: `$and`
+ * branches, a one-branch `$or`, `{$eq: v}`, a one-element `$in` (which MongoDB rewrites to an
+ * equality) and a whole array or document compared for equality.
+ */
 function collectEqualities(filter: unknown, into: Map<string, unknown>): void {
   if (!isPlainObject(filter)) return;
   for (const [field, cond] of Object.entries(filter)) {
-    if (field === "$and" && Array.isArray(cond)) {
-      for (const part of cond) collectEqualities(part, into);
+    if ((field === "$and" || field === "$or") && Array.isArray(cond)) {
+      if (field === "$and" || cond.length === 1) for (const part of cond) collectEqualities(part, into);
       continue;
     }
     if (field.startsWith("$")) continue;
-    const eq = equalityValue(cond);
+    const eq = seedValue(cond);
     if (eq) into.set(field, eq.value);
   }
+}
+
+function seedValue(cond: unknown): { value: unknown } | undefined {
+  if (cond instanceof RegExp) return undefined;
+  if (!isPlainObject(cond) || !Object.keys(cond).some((k) => k.startsWith("$"))) return { value: cond };
+  const keys = Object.keys(cond);
+  if (keys.length !== 1) return undefined;
+  if (keys[0] === "$eq") return { value: cond.$eq };
+  const only = keys[0] === "$in" && Array.isArray(cond.$in) && cond.$in.length === 1 ? cond.$in[0] : undefined;
+  return only === undefined || only instanceof RegExp ? undefined : { value: only };
 }
 
 /** The document an upsert starts from: the equality fields set in path order, as MongoDB keeps them in a sorted map. */
