@@ -23,6 +23,16 @@ export function argumentsOf(obj: unknown, expr: unknown, options: Options): unkn
   return Array.isArray(values) ? values : [values];
 }
 
+/** The evaluated argument of a one-argument expression, given bare or in a list of one. */
+export function singleArgument(obj: unknown, expr: unknown, options: Options): unknown {
+  return evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
+}
+
+/** The evaluated arguments of an expression of either arity, as a list. */
+export function argumentsFor(arity: Arity, obj: unknown, expr: unknown, options: Options): unknown[] {
+  return arity === "one" ? [singleArgument(obj, expr, options)] : argumentsOf(obj, expr, options);
+}
+
 /** `args`, or MongoDB's error (16020) when there are not exactly `count` of them. */
 export function exactly(name: string, args: unknown[], count: number): unknown[] {
   if (args.length !== count) {
@@ -53,9 +63,7 @@ export function overMingo(
 ): Expression {
   const original = mingo[name];
   return (obj, expr, options) => {
-    const args = arity === "one"
-      ? [evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options)]
-      : argumentsOf(obj, expr, options);
+    const args = argumentsFor(arity, obj, expr, options);
     if (takes(args)) return compute(args, options);
     return original(obj, arity === "one" ? literal(args[0]) : args.map(literal), options);
   };

@@ -1,11 +1,10 @@
 import { Buffer } from "node:buffer";
 import { type Binary, BSON } from "bson";
 import { evalExpr } from "mingo/core";
-import type { Options } from "mingo/types";
 import { bsonTag, isPlainObject, SERIALIZE } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
-import { type Expression, isNil } from "./expression-arguments.ts";
+import { type Expression, isNil, singleArgument } from "./expression-arguments.ts";
 import { numberKind, wholeNumber } from "./number-arithmetic.ts";
 
 /**
@@ -87,14 +86,9 @@ function asciiCase(upper: boolean): Expression {
   };
 }
 
-/** The one operand of a size expression, evaluated. */
-function sizeOperand(obj: unknown, expr: unknown, options: Options): unknown {
-  return evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
-}
-
 /** `$bsonSize` (mingo lacks it): the bytes of a document encoded as BSON. */
 const $bsonSize: Expression = (obj, expr, options) => {
-  const value = sizeOperand(obj, expr, options);
+  const value = singleArgument(obj, expr, options);
   if (isNil(value)) return null;
   if (!isPlainObject(value)) {
     throw new CommandError("Location31393", `$bsonSize requires a document input, found: ${bsonTypeOf(value)}`);
@@ -104,7 +98,7 @@ const $bsonSize: Expression = (obj, expr, options) => {
 
 /** `$binarySize` (mingo lacks it): the bytes of a string in UTF-8, or of binary data. */
 const $binarySize: Expression = (obj, expr, options) => {
-  const value = sizeOperand(obj, expr, options);
+  const value = singleArgument(obj, expr, options);
   if (isNil(value)) return null;
   if (typeof value === "string") return Buffer.byteLength(value, "utf8");
   if (bsonTag(value) === "Binary") return (value as Binary).length();

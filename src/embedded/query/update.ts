@@ -218,7 +218,7 @@ function collectEqualities(filter: unknown, into: Map<string, unknown>): void {
   if (!isPlainObject(filter)) return;
   for (const [field, cond] of Object.entries(filter)) {
     if ((field === "$and" || field === "$or") && Array.isArray(cond)) {
-      if (field === "$and" || cond.length === 1) for (const part of cond) collectEqualities(part, into);
+      if (field === "$and" || cond.length === 1) { for (const part of cond) collectEqualities(part, into); }
       continue;
     }
     if (field.startsWith("$")) continue;

@@ -5,7 +5,16 @@ import type { Options } from "mingo/types";
 import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
-import { argumentsOf, type Arity, type Expression, isNil, literal, overMingo } from "./expression-arguments.ts";
+import {
+  argumentsFor,
+  argumentsOf,
+  type Arity,
+  type Expression,
+  isNil,
+  literal,
+  overMingo,
+  singleArgument,
+} from "./expression-arguments.ts";
 import {
   decimalOfNumber,
   decimalSquareRoot,
@@ -117,9 +126,7 @@ function checkDomain(name: string, numbers: number[]): void {
 /** An expression whose numeric arguments are first checked against the function's domain. */
 function inDomain(name: string, arity: Arity, inner: Expression): Expression {
   return (obj, expr, options) => {
-    const args = arity === "one"
-      ? [evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options)]
-      : argumentsOf(obj, expr, options);
+    const args = argumentsFor(arity, obj, expr, options);
     if (args.every((v) => numberKind(v) !== undefined)) checkDomain(name, args.map(toNumber));
     return inner(obj, arity === "one" ? literal(args[0]) : args.map(literal), options);
   };
@@ -225,7 +232,7 @@ function wholeOrSelf(v: unknown): unknown {
 
 /** `$toObjectId` (which mingo lacks): an ObjectId, or its 24 hexadecimal digits. */
 const $toObjectId: Expression = (obj, expr, options) => {
-  const value = evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
+  const value = singleArgument(obj, expr, options);
   if (isNil(value)) return null;
   if (bsonTag(value) === "ObjectId") return value;
   if (typeof value === "string" && /^[0-9a-fA-F]{24}$/.test(value)) return ObjectId.createFromHexString(value);
@@ -236,11 +243,6 @@ const $toObjectId: Expression = (obj, expr, options) => {
       : `Unsupported conversion from ${bsonTypeOf(value)} to objectId in $convert with no onError value`,
   );
 };
-
-/** The single operand of a `$to…` expression (`{$toString: x}` or `{$toString: [x]}`), evaluated. */
-function operandOf(obj: unknown, expr: unknown, options: Options): unknown {
-  return evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
-}
 
 /** BSON types MongoDB 7.0 converts to a string (numbers, strings, dates and booleans are JS values). */
 const TO_STRING = new Set(["Long", "Decimal128", "Int32", "Double", "ObjectId"]);
@@ -260,7 +262,7 @@ const numbersToString = whenWide("$toString", "one", wideToString);
  * a document, an array) refused with ConversionFailure, which `$convert`'s `onError` catches.
  */
 const $toString: Expression = (obj, expr, options) => {
-  const value = operandOf(obj, expr, options);
+  const value = singleArgument(obj, expr, options);
   const tag = bsonTag(value);
   if (tag === "ObjectId") return (value as ObjectId).toHexString();
   if (
@@ -276,7 +278,7 @@ const numbersToDate = whenWide("$toDate", "one", wideToDate);
 
 /** `$toDate`: an ObjectId as its creation time and a timestamp as its seconds, as MongoDB converts them. */
 const $toDate: Expression = (obj, expr, options) => {
-  const value = operandOf(obj, expr, options);
+  const value = singleArgument(obj, expr, options);
   const tag = bsonTag(value);
   if (tag === "ObjectId") return (value as ObjectId).getTimestamp();
   if (tag === "Timestamp") return new Date((value as Timestamp).t * 1000);
