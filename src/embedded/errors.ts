@@ -141,6 +141,7 @@ export const CODES = {
   Location51132: 51132,
   Location51183: 51183,
   Location51199: 51199,
+  Location51246: 51246,
 } as const;
 
 /** A MongoDB error code name known to the engine. */

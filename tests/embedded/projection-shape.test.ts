@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Collection, Document } from "mongodb";
+import { type Collection, type Document, MongoServerError } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 /**
@@ -93,5 +93,15 @@ describe("embedded engine: the shape of projected documents", () => {
       n: { list: [7], k: 1 },
     });
     assert.deepEqual((await project({ a: { $slice: [1, 2] }, s: 1 })).doc, { _id: 1, a: [2, 3], s: "b" });
+  });
+
+  test("a positional projection needs its array in the filter, as MongoDB's does (51246)", async () => {
+    assert.deepEqual(await rows.find({ a: 3 }, { projection: { "a.$": 1 } }).toArray(), [{ _id: 1, a: [3] }]);
+    await assert.rejects(
+      rows.find({ s: "b" }, { projection: { "a.$": 1 } }).toArray(),
+      (e: MongoServerError) => e.code === 51246,
+    );
+    // Nothing to show, nothing to refuse.
+    assert.deepEqual(await rows.find({ s: "none" }, { projection: { "a.$": 1 } }).toArray(), []);
   });
 });

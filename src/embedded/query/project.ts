@@ -84,8 +84,9 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
   const simple = simpleProjection(projection);
   if (simple) return simple;
   // The filter only matters to positional projections ("a.$"); the batch already matches it.
-  const positional = Object.keys(projection).some((k) => k.endsWith(".$"));
+  const positional = Object.keys(projection).find((k) => k.endsWith(".$"));
   const condition = positional && isPlainObject(filter) ? filter : {};
+  if (positional && !mentionsPath(condition, positional.slice(0, -2))) return refusePositional;
   const query = projectingQuery(condition);
   const slices = sliceOnlyFields(projection);
   if (slices !== undefined) {
@@ -97,6 +98,30 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
   if (tree === undefined) return (docs) => query.find<Document>(docs, projection).all();
   // One output per input, in order: the batch already matches the filter.
   return (docs) => query.find<Document>(docs, projection).all().map((out, i) => inProjectionOrder(docs[i], out, tree));
+}
+
+/**
+ * A positional projection whose array the filter does not name has no element to show:
+ * MongoDB fails the read on the first document it would return (51246), not on an empty one.
+ */
+const refusePositional: Projector = (docs) => {
+  if (docs.length === 0) return [];
+  throw new CommandError(
+    "Location51246",
+    "positional operator '.$' couldn't find a matching element in the array",
+  );
+};
+
+/** Whether a filter has a condition on `path` or below it, at its top or in its `$and`/`$or`/`$nor` branches. */
+function mentionsPath(filter: Document, path: string): boolean {
+  for (const key in filter) {
+    const value = filter[key];
+    if (key === path || key.startsWith(`${path}.`)) return true;
+    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(value)) {
+      if (value.some((branch) => isPlainObject(branch) && mentionsPath(branch, path))) return true;
+    }
+  }
+  return false;
 }
 
 const isSlice = (v: unknown) => isPlainObject(v) && Object.keys(v).length === 1 && "$slice" in v;
