@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Collection, Filter } from "mongodb";
+import { type Collection, type Filter, MongoServerError } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 interface Item {
@@ -46,8 +46,21 @@ describe("embedded engine: find with returnKey", () => {
       {},
       {},
     ]);
-    assert.deepEqual(await items.find({ tags: "b" }, { returnKey: true }).toArray(), [{ tags: "a" }]);
+    assert.deepEqual(await items.find({ tags: "b" }, { returnKey: true }).toArray(), [{ tags: "b" }]);
     const noTags: Filter<Item> = { tags: { $eq: null as unknown as string } };
     assert.deepEqual(await items.find(noTags, { returnKey: true }).toArray(), [{ tags: null }]);
+  });
+
+  test("a multikey key is the one inside the scan's bounds; $natural and views as MongoDB answers them", async () => {
+    const spans = conn.db.collection<{ _id: number; a: number[] }>("spans");
+    await spans.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: i, a: [0, i] })));
+    await spans.createIndex({ a: 1 });
+    assert.deepEqual(await spans.find({ a: { $gte: 198 } }, { returnKey: true }).toArray(), [{ a: 198 }, { a: 199 }]);
+    assert.deepEqual(await items.find({ x: 22 }, { returnKey: true, hint: { $natural: 1 } }).toArray(), [{}]);
+    await conn.db.createCollection("items_view", { viewOn: "items", pipeline: [] });
+    await assert.rejects(
+      conn.db.collection("items_view").find({}, { returnKey: true }).toArray(),
+      (e: MongoServerError) => e.code === 168,
+    );
   });
 });

@@ -89,6 +89,27 @@ describe("embedded engine: the field order of operator updates", () => {
       (e: MongoServerError) => e.code === 66,
     );
   });
+
+  test("an upsert refuses a filter that gives one path two values (54), and a positional $ it cannot resolve", async () => {
+    assert.deepEqual(await docs.findOne({ tag: "all" }) ?? null, null);
+    await docs.updateOne({ tag: "all", n: { $all: [3] } } as Document, { $set: { _id: 30 } }, { upsert: true });
+    assert.deepEqual(await docs.findOne({ _id: 30 }), { _id: 30, n: 3, tag: "all" });
+    const twice = (e: MongoServerError) => e.code === 54 && /cannot infer query fields to set/.test(e.message);
+    for (
+      const filter of [
+        { people: { $size: 2, $all: ["u1", "u2"] } },
+        { $and: [{ k: 1 }, { k: 2 }] },
+        { k: 1, $or: [{ k: 2 }] },
+        { k: { x: 1 }, "k.b": 2 },
+      ]
+    ) {
+      await assert.rejects(docs.updateOne(filter as Document, { $set: { z: 1 } }, { upsert: true }), twice);
+    }
+    await assert.rejects(
+      docs.updateOne({ spots: 1 } as Document, { $set: { "spots.$": 5 } }, { upsert: true }),
+      (e: MongoServerError) => e.code === 2 && /did not find the match needed from the query/.test(e.message),
+    );
+  });
 });
 
 /**

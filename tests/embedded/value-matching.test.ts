@@ -170,10 +170,30 @@ describe("embedded engine: numbers of every width matched by value", () => {
       repeated.aggregate([{ $bucketAuto: { groupBy: "$k", buckets: 0 } }]).toArray(),
       (e: MongoServerError) => e.code === 40243,
     );
-    await assert.rejects(
-      repeated.aggregate([{ $bucketAuto: { groupBy: "$k", buckets: 2, bad: 1 } }]).toArray(),
-      (e: MongoServerError) => e.code === 40245,
+    const refused = async (spec: Document, code: number) => {
+      await assert.rejects(repeated.aggregate([{ $bucketAuto: spec }]).toArray(), (e: MongoServerError) => {
+        assert.equal(e.code, code, e.message);
+        return true;
+      });
+    };
+    await refused({ groupBy: "$k", buckets: 2, bad: 1 }, 40245);
+    await refused({ groupBy: "$k", buckets: 2.5 }, 40242);
+    await refused({ groupBy: "$k", buckets: 2, output: 1 }, 40244);
+    await refused({ groupBy: { k: "$k" }, buckets: 2 }, 40239);
+    // An empty output counts, as no output does.
+    assert.deepEqual(
+      await repeated.aggregate([{ $bucketAuto: { groupBy: "$k", buckets: 1, output: {} } }]).toArray(),
+      [{ _id: { min: 11, max: 22 }, count: 3 }],
     );
+    // Under a collation, keys it calls equal share a bucket.
+    const letters = conn.db.collection<{ _id: number; k: string }>("auto_letters");
+    await letters.insertMany(["b", "A", "a", "B", "c", "C"].map((k, i) => ({ _id: i, k })));
+    const collated = await letters.aggregate([{
+      $bucketAuto: { groupBy: "$k", buckets: 3, output: { n: { $sum: 1 } } },
+    }], {
+      collation: { locale: "en", strength: 2 },
+    }).toArray();
+    assert.deepEqual(collated.map((b) => b.n), [2, 2, 2]);
   });
 
   test("$sortByCount and $addToSet group numbers by value; $push and $addToSet leave missing values out", async () => {
@@ -206,6 +226,13 @@ describe("embedded engine: numbers of every width matched by value", () => {
     ]).toArray();
     assert.deepEqual(windowed.map((w) => w.seen), [[7], [7], [7, null]]);
     await assert.rejects(mixed.aggregate([{ $sortByCount: "x" }]).toArray(), (e: MongoServerError) => e.code === 40148);
+    await assert.rejects(mixed.aggregate([{ $sortByCount: {} }]).toArray(), (e: MongoServerError) => e.code === 40147);
+    await assert.rejects(mixed.aggregate([{ $sortByCount: 5 }]).toArray(), (e: MongoServerError) => e.code === 40149);
+    // The accumulators' own helper cannot be called from a pipeline.
+    await assert.rejects(
+      mixed.aggregate([{ $project: { v: { $__engineOrMissing: { expr: "$x" } } } }]).toArray(),
+      (e: MongoServerError) => e.code === 168,
+    );
   });
 
   test("a pipeline cannot call the engine's internal group-key and bucket operators", async () => {

@@ -204,6 +204,9 @@ describe("embedded engine: math, bitwise and conversion expressions on Longs and
       [{ $asin: 2 }, 50989],
       [{ $acosh: 0 }, 50989],
       [{ $sin: Infinity }, 50989],
+      // The argument count is checked first.
+      [{ $log: [0] }, 16020],
+      [{ $toDate: true }, 241],
     ];
     for (const [expression, code] of cases) {
       assert.equal((await refusal(expression)).code, code, JSON.stringify(expression));

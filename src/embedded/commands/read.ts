@@ -1,6 +1,7 @@
 import type { Document, Long } from "bson";
 import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { mingoQuery } from "../query/mingo.ts";
 import { collect, countMatching, matching, planRead, type ReadSpec, runRead } from "../query/plan.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyTuples } from "../store/key-tuples.ts";
@@ -41,8 +42,11 @@ function find(ctx: CommandContext): Reply {
     limit,
     collation,
   };
-  if (body.returnKey === true && !view) {
-    return ctx.engine.cursors.first(namespace(ctx.db, name), indexKeys(coll, spec), null, firstBatchSize(body), single);
+  if (body.returnKey === true) {
+    if (view) throw new CommandError("InvalidPipelineOperator", "Option returnKey not supported in aggregation.");
+    const natural = isPlainObject(body.hint) && "$natural" in body.hint;
+    const keys = indexKeys(coll, spec, natural);
+    return ctx.engine.cursors.first(namespace(ctx.db, name), keys, null, firstBatchSize(body), single);
   }
   const source = view
     ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx))
@@ -56,30 +60,61 @@ function find(ctx: CommandContext): Reply {
 
 /**
  * `returnKey`: each match as the key of the index the plan read it through (`{}` when the plan
- * scanned the collection), as MongoDB answers it. On a multikey index, a document that several
- * keys lead to is given its first key in the scan's direction.
+ * scanned the collection, or the hint asked for `$natural` order), as MongoDB answers it. On a
+ * multikey index, a document is given the first of its keys, in the scan's direction, that
+ * meets the filter's conditions on the index's fields: the key the scan found it by. The plan
+ * is the engine's, which may differ from MongoDB's (docs/embedded-engine.md).
  */
-function* indexKeys(coll: Collection | undefined, spec: ReadSpec): Generator<Document> {
+function* indexKeys(coll: Collection | undefined, spec: ReadSpec, natural: boolean): Generator<Document> {
   const planned = planRead(coll, spec);
   if (!planned) return;
   const { plan, docs } = planned;
   // A collection read in a requested order (the `_id` order) is a read of the `_id` index.
   const sorted = isPlainObject(spec.sort) && firstKey(spec.sort) !== undefined;
-  const scanned = plan.kind === "collscan" && !(plan.ordered && sorted);
+  const scanned = natural || (plan.kind === "collscan" && !(plan.ordered && sorted));
+  const bounded = plan.kind === "ixscan" ? keyTest(spec.filter, plan.scan.index.fields, spec.collation) : undefined;
   for (let step = docs.next(); !step.done; step = docs.next()) {
     const doc = step.value;
     if (scanned) yield {};
     else if (plan.kind !== "ixscan") yield { _id: doc._id };
-    else yield keyDocument(doc, plan.scan.index.fields, plan.scan.reverse);
+    else yield keyDocument(doc, plan.scan.index.fields, plan.scan.reverse, bounded);
   }
 }
 
-function keyDocument(doc: Document, fields: readonly string[], reverse: boolean): Document {
+/** A test of a key document against the filter's top-level conditions on the index's fields. */
+function keyTest(filter: unknown, fields: readonly string[], collation: ReadSpec["collation"]) {
+  if (!isPlainObject(filter)) return undefined;
+  const conditions = Object.fromEntries(Object.entries(filter).filter(([field]) => fields.includes(field)));
+  if (firstKey(conditions) === undefined) return undefined;
+  const query = mingoQuery(conditions, collation);
+  return (key: Document) => query.test(nestedKey(key));
+}
+
+/** `{"a.b": 1}` as `{a: {b: 1}}`, so a filter on the path reads it. */
+function nestedKey(key: Document): Document {
+  const nested: Document = {};
+  for (const [path, value] of Object.entries(key)) {
+    const parts = path.split(".");
+    let at = nested;
+    for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Document;
+    at[parts[parts.length - 1]] = value;
+  }
+  return nested;
+}
+
+function keyDocument(
+  doc: Document,
+  fields: readonly string[],
+  reverse: boolean,
+  bounded: ((key: Document) => boolean) | undefined,
+): Document {
+  const asKey = (tuple: unknown[]) => Object.fromEntries(fields.map((field, i) => [field, tuple[i]]));
   const tuples = keyTuples(doc, fields);
-  const tuple = tuples.length === 1 ? tuples[0] : [...tuples].sort(compareTuples)[reverse ? tuples.length - 1 : 0];
-  const key: Document = {};
-  fields.forEach((field, i) => key[field] = tuple[i]);
-  return key;
+  if (tuples.length === 1) return asKey(tuples[0]);
+  const ordered = [...tuples].sort(compareTuples);
+  if (reverse) ordered.reverse();
+  const keys = ordered.map(asKey);
+  return keys.find((key) => bounded?.(key) ?? true) ?? keys[0];
 }
 
 function compareTuples(a: unknown[], b: unknown[]): number {

@@ -5,8 +5,10 @@ import type { Options, PipelineOperator } from "mingo/types";
 import * as mingoPipeline from "mingo/operators/pipeline";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { StringCompare } from "../store/collation.ts";
 import { compareValues } from "../store/values.ts";
 import { numberKind } from "./number-arithmetic.ts";
+import { collationOf } from "./options-collation.ts";
 import { $group } from "./value-matching.ts";
 
 /**
@@ -97,17 +99,22 @@ function bucketAutoArgument(expr: unknown): { groupBy: unknown; buckets: number;
   if (groupBy === undefined || buckets === undefined) {
     throw new CommandError("Location40246", "$bucketAuto requires 'groupBy' and 'buckets' to be specified");
   }
-  if (!(typeof groupBy === "string" && groupBy.startsWith("$")) && !isPlainObject(groupBy)) {
+  const operator = isPlainObject(groupBy) && Object.keys(groupBy).length === 1 &&
+    Object.keys(groupBy)[0].startsWith("$");
+  if (!(typeof groupBy === "string" && groupBy.startsWith("$")) && !operator) {
     throw new CommandError(
       "Location40239",
       "The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object",
     );
   }
-  const count = numberKind(buckets) === undefined ? Number.NaN : toNumber(buckets);
+  if (numberKind(buckets) === undefined) {
+    throw new CommandError("Location40241", "The $bucketAuto 'buckets' field must be a numeric value");
+  }
+  const count = toNumber(buckets);
   if (!Number.isInteger(count) || count > 2 ** 31 - 1) {
     throw new CommandError(
-      "Location40241",
-      "The $bucketAuto 'buckets' field must be a numeric value that fits in an int",
+      "Location40242",
+      `The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found ${count}`,
     );
   }
   if (count <= 0) {
@@ -117,9 +124,12 @@ function bucketAutoArgument(expr: unknown): { groupBy: unknown; buckets: number;
     );
   }
   if (expr.output !== undefined && !isPlainObject(expr.output)) {
-    throw new CommandError("Location40196", "The $bucketAuto 'output' field must be an object");
+    throw new CommandError("Location40244", "The $bucketAuto 'output' field must be an object");
   }
-  return { groupBy, buckets: count, output: isPlainObject(expr.output) ? expr.output : { count: { $sum: 1 } } };
+  const output = isPlainObject(expr.output) && Object.keys(expr.output).length > 0
+    ? expr.output
+    : { count: { $sum: 1 } };
+  return { groupBy, buckets: count, output };
 }
 
 interface Keyed {
@@ -132,7 +142,11 @@ interface Keyed {
  * each (rounded), the last taking the rest, a key never split between two buckets, and each
  * bucket's max the next one's min (the last one's its own greatest key).
  */
-function fillBuckets(sorted: Keyed[], buckets: number): { min: unknown; max: unknown; docs: Document[] }[] {
+function fillBuckets(
+  sorted: Keyed[],
+  buckets: number,
+  strings: StringCompare | undefined,
+): { min: unknown; max: unknown; docs: Document[] }[] {
   const size = Math.max(1, Math.round(sorted.length / buckets));
   const filled: { min: unknown; max: unknown; docs: Document[] }[] = [];
   let i = 0;
@@ -140,7 +154,7 @@ function fillBuckets(sorted: Keyed[], buckets: number): { min: unknown; max: unk
     const last = b === buckets - 1;
     const start = i;
     i = last ? sorted.length : Math.min(sorted.length, i + size);
-    while (i < sorted.length && compareValues(sorted[i].key, sorted[i - 1].key) === 0) i++;
+    while (i < sorted.length && compareValues(sorted[i].key, sorted[i - 1].key, strings) === 0) i++;
     const max = i < sorted.length ? sorted[i].key : sorted[i - 1].key;
     filled.push({ min: sorted[start].key, max, docs: sorted.slice(start, i).map((k) => k.doc) });
   }
@@ -166,9 +180,10 @@ function $bucketAuto(collection: LazyIterator, expr: Document, options: Options)
   const { groupBy, buckets, output } = bucketAutoArgument(expr);
   return collection.transform((docs) => {
     const keyed = (docs as Document[]).map((doc) => ({ key: evalExpr(doc, groupBy, options) ?? null, doc }));
-    keyed.sort((a, b) => compareValues(a.key, b.key));
+    const strings = collationOf(options)?.compare;
+    keyed.sort((a, b) => compareValues(a.key, b.key, strings));
     return Lazy(
-      fillBuckets(keyed, buckets).map(({ min, max, docs }) => {
+      fillBuckets(keyed, buckets, strings).map(({ min, max, docs }) => {
         const [totals] = $group(Lazy(docs), { _id: null, ...output }, options).collect() as Document[];
         const { _id: _none, ...fields } = totals;
         return { _id: { min, max }, ...fields };

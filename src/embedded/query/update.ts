@@ -124,6 +124,7 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
+  if (inserting) refusePositional(modifier);
   const setId = takeIdAssignment(modifier);
   const next = cloneDeep(doc) as Document;
   if (setId) next._id = doc._id === undefined ? cloneDeep(setId.value) : doc._id;
@@ -150,6 +151,18 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
   }
   if ("_id" in doc && compareValues(next._id, doc._id) !== 0) throw immutableId();
   return inUpdateOrder(doc, next, writtenPaths(spec));
+}
+
+/** An upsert's new document matched no array element, so the positional `$` has none to name. */
+function refusePositional(modifier: Document): void {
+  for (const fields of Object.values(modifier)) {
+    if (!isPlainObject(fields)) continue;
+    for (const path of Object.keys(fields)) {
+      if (path.split(".").includes("$")) {
+        throw new CommandError("BadValue", "The positional operator did not find the match needed from the query.");
+      }
+    }
+  }
 }
 
 /**
@@ -210,9 +223,11 @@ function setPath(doc: Document, path: string, value: unknown): void {
 }
 
 /**
- * The filter's equality fields, by path, as MongoDB finds them in its optimised query: `$and`
- * branches, a one-branch `$or`, `{$eq: v}`, a one-element `$in` (which MongoDB rewrites to an
- * equality) and a whole array or document compared for equality.
+ * The filter's equality fields, by path, as MongoDB finds them in its optimised query: plain
+ * and `$eq` conditions (a whole array or document too), a one-element `$in` (which MongoDB
+ * rewrites to an equality), each member of `$all`, `$and` branches and a one-branch `$or`. A path
+ * matched twice, or beside a path inside it, is refused (54), as MongoDB cannot tell which
+ * value the new document should hold.
  */
 function collectEqualities(filter: unknown, into: Map<string, unknown>): void {
   if (!isPlainObject(filter)) return;
@@ -222,19 +237,41 @@ function collectEqualities(filter: unknown, into: Map<string, unknown>): void {
       continue;
     }
     if (field.startsWith("$")) continue;
-    const eq = seedValue(cond);
-    if (eq) into.set(field, eq.value);
+    for (const value of equalitiesOf(cond)) addEquality(into, field, value);
   }
 }
 
-function seedValue(cond: unknown): { value: unknown } | undefined {
-  if (cond instanceof RegExp) return undefined;
-  if (!isPlainObject(cond) || !Object.keys(cond).some((k) => k.startsWith("$"))) return { value: cond };
-  const keys = Object.keys(cond);
-  if (keys.length !== 1) return undefined;
-  if (keys[0] === "$eq") return { value: cond.$eq };
-  const only = keys[0] === "$in" && Array.isArray(cond.$in) && cond.$in.length === 1 ? cond.$in[0] : undefined;
-  return only === undefined || only instanceof RegExp ? undefined : { value: only };
+function equalitiesOf(cond: unknown): unknown[] {
+  if (cond instanceof RegExp) return [];
+  if (!isPlainObject(cond) || !Object.keys(cond).some((k) => k.startsWith("$"))) return [cond];
+  const found: unknown[] = [];
+  for (const [op, arg] of Object.entries(cond)) {
+    if (op === "$eq") found.push(arg);
+    else if (op === "$in" && Array.isArray(arg)) {
+      const distinct = arg.filter((v, i) => arg.findIndex((w) => compareValues(v, w) === 0) === i);
+      if (distinct.length === 1 && !(distinct[0] instanceof RegExp)) found.push(distinct[0]);
+    } else if (op === "$all" && Array.isArray(arg)) {
+      for (const member of arg) {
+        if (!(member instanceof RegExp) && !(isPlainObject(member) && "$elemMatch" in member)) found.push(member);
+      }
+    }
+  }
+  return found;
+}
+
+function addEquality(into: Map<string, unknown>, path: string, value: unknown): void {
+  if (into.has(path)) {
+    throw new CommandError("NotSingleValueField", `cannot infer query fields to set, path '${path}' is matched twice`);
+  }
+  for (const other of into.keys()) {
+    if (other.startsWith(`${path}.`) || path.startsWith(`${other}.`)) {
+      throw new CommandError(
+        "NotSingleValueField",
+        `cannot infer query fields to set, both paths '${other}' and '${path}' are matched`,
+      );
+    }
+  }
+  into.set(path, value);
 }
 
 /** The document an upsert starts from: the equality fields set in path order, as MongoDB keeps them in a sorted map. */

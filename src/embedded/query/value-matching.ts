@@ -11,6 +11,7 @@ import { CommandError } from "../errors.ts";
 import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { isWideNumber } from "./number-arithmetic.ts";
+import { collationOf } from "./options-collation.ts";
 
 /**
  * Stages and expressions that match values by equality, made to treat numbers of every width
@@ -141,37 +142,72 @@ function $in(obj: unknown, expr: unknown, options: Options): unknown {
   return list.some((v) => keyOf(v) === key);
 }
 
-/** `$sortByCount`: the engine's `$group` by the expression, counted, most frequent first. */
-function $sortByCount(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
-  const path = typeof expr === "string" && (expr as string).startsWith("$");
-  if (!path && !(isPlainObject(expr) && Object.keys(expr).length === 1 && Object.keys(expr)[0].startsWith("$"))) {
+/** `$sortByCount`'s argument, checked with MongoDB's codes for each wrong shape. */
+function refuseSortByCount(expr: unknown): void {
+  if (isPlainObject(expr)) {
+    const keys = Object.keys(expr);
+    if (keys.length !== 1 || !keys[0].startsWith("$")) {
+      throw new CommandError(
+        "Location40147",
+        "the sortByCount field must be specified as a $-prefixed path or as an expression",
+      );
+    }
+  } else if (typeof expr === "string") {
+    if (!expr.startsWith("$")) {
+      throw new CommandError(
+        "Location40148",
+        "the sortByCount field must be defined as a $-prefixed path or an expression",
+      );
+    }
+  } else {
     throw new CommandError(
-      "Location40148",
-      "the sortByCount field must be defined as a $-prefixed path or an expression",
+      "Location40149",
+      "the sortByCount field must be specified as a string or as an object",
     );
   }
+}
+
+/** `$sortByCount`: the engine's `$group` by the expression, counted, most frequent first. */
+function $sortByCount(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  refuseSortByCount(expr);
   const counted = $group(collection, { _id: expr, count: { $sum: 1 } }, options);
   return counted.transform((groups) => Lazy((groups as Document[]).sort((a, b) => b.count - a.count)));
 }
 
+/** What {@link OR_MISSING} gives for a missing value: null and missing are told apart. */
+const MISSING = Object.freeze({ missing: true });
+
+/** The expression operator the accumulators wrap theirs in: the value, or {@link MISSING}. */
+const OR_MISSING = "$__engineOrMissing";
+
+/** Proof that an {@link OR_MISSING} call comes from the engine: no client's BSON can hold this object. */
+const INTERNAL = Object.freeze({});
+
+function orMissing(obj: unknown, arg: unknown, options: Options): unknown {
+  if (!isPlainObject(arg) || arg.internal !== INTERNAL) {
+    throw new CommandError("InvalidPipelineOperator", `Unrecognized expression '${OR_MISSING}'`);
+  }
+  const value = evalExpr(obj, arg.expr, options);
+  return value === undefined ? MISSING : value;
+}
+
 /**
  * `$push` as an accumulator: a missing value is left out, as MongoDB leaves it out (mingo pushed
- * null). mingo's own `$push` evaluates each document with the right root; it is asked for the
- * value's type beside the value, as null and missing both come back as null.
+ * null). mingo's own `$push` evaluates each document with the right root; the value comes back
+ * through {@link OR_MISSING}, evaluated once.
  */
 function $push(collection: Document[], expr: unknown, options: Options): unknown[] {
-  const typed = mingoPush(collection, [{ $type: expr }, expr], options) as [string, unknown][];
-  const values: unknown[] = [];
-  for (const [type, value] of typed) if (type !== "missing") values.push(value);
-  return values;
+  return mingoPush(collection, { [OR_MISSING]: { internal: INTERNAL, expr } }, options)
+    .filter((value) => value !== MISSING);
 }
 
 /**
  * `$addToSet` as an accumulator: each value once, by value (`5` and `Long(5)` are one), missing
- * ones left out, in BSON order: the order MongoDB's window function gives (its values are a
- * sorted multiset), and one a `$group` may give (its order is unspecified there).
+ * ones left out, in BSON order (under the collation): the order MongoDB's window function gives
+ * (its values are a sorted multiset), and one a `$group` may give (its order is unspecified there).
  */
 function $addToSet(collection: Document[], expr: unknown, options: Options): unknown[] {
+  const strings = collationOf(options)?.compare;
   const seen = new Set<ValueKey>();
   const values: unknown[] = [];
   for (const value of $push(collection, expr, options)) {
@@ -180,7 +216,10 @@ function $addToSet(collection: Document[], expr: unknown, options: Options): unk
     seen.add(key);
     values.push(value);
   }
-  return values.sort(compareValues);
+  values.sort((a, b) => compareValues(a, b, strings));
+  if (!strings) return values;
+  // Under a collation, values the collation calls equal ("a" and "A" at strength 2) are one.
+  return values.filter((value, i) => i === 0 || compareValues(values[i - 1], value, strings) !== 0);
 }
 
 /** The stages, to register in mingo's context over its own. */
@@ -197,4 +236,5 @@ export const valueMatchingAccumulators = { $addToSet, $push };
 export const valueMatchingExpressions: Record<string, Expression> = {
   $in,
   [GROUP_KEY]: groupKey,
+  [OR_MISSING]: orMissing,
 };

@@ -9,6 +9,7 @@ import {
   argumentsFor,
   argumentsOf,
   type Arity,
+  exactly,
   type Expression,
   isNil,
   literal,
@@ -127,6 +128,7 @@ function checkDomain(name: string, numbers: number[]): void {
 function inDomain(name: string, arity: Arity, inner: Expression): Expression {
   return (obj, expr, options) => {
     const args = argumentsFor(arity, obj, expr, options);
+    if (name === "$log") exactly(name, args, 2);
     if (args.every((v) => numberKind(v) !== undefined)) checkDomain(name, args.map(toNumber));
     return inner(obj, arity === "one" ? literal(args[0]) : args.map(literal), options);
   };
@@ -282,6 +284,7 @@ const $toDate: Expression = (obj, expr, options) => {
   const tag = bsonTag(value);
   if (tag === "ObjectId") return (value as ObjectId).getTimestamp();
   if (tag === "Timestamp") return new Date((value as Timestamp).t * 1000);
+  if (typeof value === "boolean") throw unsupported(value, "date");
   return numbersToDate(obj, literal(value), options);
 };
 
