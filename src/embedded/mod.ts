@@ -2,8 +2,10 @@
  * The embedded engine: a MongoDB-wire-compatible server running in this process, so the
  * framework can use the official driver without a MongoDB installation.
  */
+import { hostname } from "node:os";
 import { type ChangeSink, memorySink } from "./changes.ts";
 import type { EngineState } from "./commands/context.ts";
+import { LatencyStats } from "./commands/latency.ts";
 import { CursorRegistry } from "./cursors.ts";
 import { collectGarbageNow } from "./garbage.ts";
 import { Catalog } from "./store/catalog.ts";
@@ -162,7 +164,16 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   const catalog = new Catalog();
   const sink = options.sink ?? (await openSink(catalog, options));
   const cursors = new CursorRegistry(limits.maxBsonObjectSize);
-  const engine: EngineState = { catalog, cursors, sink, ledger: new Ledger(), limits, writes: counterFor(options) };
+  const engine: EngineState = {
+    catalog,
+    cursors,
+    sink,
+    ledger: new Ledger(),
+    limits,
+    writes: counterFor(options),
+    latency: new LatencyStats(),
+    server: { host: "", dataDir: options.dataDir },
+  };
   const host = options.host ?? "127.0.0.1";
   let server;
   try {
@@ -171,6 +182,8 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     await sink.close();
     throw error;
   }
+  // As MongoDB names itself in statistics: the machine's name, not the interface listened on.
+  engine.server.host = `${hostname()}:${server.port}`;
   cursors.startSweeper();
   const stopChecks = checkOrdersInBackground(catalog);
   const stopTtl = startTtlMonitor(engine, options.ttl);

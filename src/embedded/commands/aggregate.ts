@@ -9,6 +9,7 @@ import type { Collection } from "../store/collection.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { readCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
+import { checkStatsStages, statsSource } from "./stats-stages.ts";
 import { findStages, readView, type ResolvedView, resolveView } from "./views.ts";
 import { type OutputStage, outputStage, writeOutput } from "./output-stages.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
@@ -30,6 +31,7 @@ function pipelineOf(body: Document): Document[] {
   const pipeline = body.pipeline;
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
   pipeline.forEach(stageName);
+  checkStatsStages(pipeline);
   return pipeline;
 }
 
@@ -49,6 +51,8 @@ export function aggregateOutput(ctx: CommandContext): string | undefined {
 interface Source {
   coll: Collection | undefined;
   view: ResolvedView | undefined;
+  /** The command's own stages. */
+  stages: Document[];
   pipeline: Document[];
   options: PipelineOptions;
 }
@@ -58,12 +62,17 @@ function sourceOf(ctx: CommandContext, name: string | undefined, stages: Documen
   const coll = name === undefined ? undefined : ctx.engine.catalog.get(ctx.db, view ? view.source : name);
   checkHint(coll, ctx.body.hint);
   const options = { collation: readCollation(ctx.body.collation, coll, view), variables: parseLet(ctx.body) };
-  return { coll, view, pipeline: view ? [...view.pipeline, ...stages] : stages, options };
+  return { coll, view, stages, pipeline: view ? [...view.pipeline, ...stages] : stages, options };
 }
 
-/** Runs a source's pipeline: its leading stages as an indexed read, the rest with mingo. `aggregate: 1` reads nothing. */
+/**
+ * Runs a source's pipeline: its leading stages as an indexed read, the rest with mingo.
+ * `aggregate: 1` reads nothing; a leading `$collStats` or `$indexStats` reads statistics.
+ */
 function runSource(ctx: CommandContext, name: string | undefined, source: Source): Iterator<Document> {
   const { options } = source;
+  const stats = statsSource(ctx, name, source.stages);
+  if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolver(ctx), options);
   if (name === undefined) return runPipeline(source.pipeline, [][Symbol.iterator](), resolver(ctx), options);
   const { spec, rest } = leadingRead(source.pipeline);
   const input = runRead(source.coll, {

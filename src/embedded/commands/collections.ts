@@ -2,15 +2,22 @@ import type { Document } from "bson";
 import { mingoQuery } from "../query/mingo.ts";
 import { ID_INDEX } from "../store/collection.ts";
 import { definitionCommands } from "./define.ts";
+import { indexDocument } from "./indexes.ts";
+import { databaseBytes } from "./stats.ts";
 import { collectionName, firstBatchSize, namespace, optionalDocument } from "./args.ts";
 import { type CommandContext, commit, type Handler, type Reply, startWrites } from "./context.ts";
 
 async function drop(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "drop");
+  const existing = ctx.engine.catalog.get(ctx.db, name);
+  const indexes = existing?.options.viewOn === undefined ? existing?.allIndexes().length : undefined;
   const writes = startWrites(ctx);
   const dropped = writes.dropCollection(ctx.db, name);
   await commit(ctx, writes);
-  return dropped ? { ns: namespace(ctx.db, name), nIndexesWas: 1, ok: 1 } : { ok: 1 };
+  if (!dropped) return { ok: 1 };
+  return indexes === undefined
+    ? { ns: namespace(ctx.db, name), ok: 1 }
+    : { ns: namespace(ctx.db, name), nIndexesWas: indexes, ok: 1 };
 }
 
 async function dropDatabase(ctx: CommandContext): Promise<Document> {
@@ -35,7 +42,7 @@ function listCollections(ctx: CommandContext): Reply {
         type,
         options: { ...c.options },
         info: { readOnly: false },
-        idIndex: { v: 2, ...ID_INDEX },
+        idIndex: indexDocument(ID_INDEX),
       };
     })
     .filter((entry) => !query || query.test(entry));
@@ -52,12 +59,14 @@ function listCollections(ctx: CommandContext): Reply {
 function listDatabases(ctx: CommandContext): Document {
   const filter = optionalDocument(ctx.body, "filter");
   const query = filter ? mingoQuery(filter) : undefined;
-  const databases = ctx.engine.catalog
+  const { catalog } = ctx.engine;
+  const databases = catalog
     .databases()
-    .map((name) => ({ name, sizeOnDisk: 0, empty: false }))
+    .map((name) => ({ name, sizeOnDisk: databaseBytes(catalog, name), empty: false }))
     .filter((entry) => !query || query.test(entry));
   if (ctx.body.nameOnly === true) return { databases: databases.map(({ name }) => ({ name })), ok: 1 };
-  return { databases, totalSize: 0, totalSizeMb: 0, ok: 1 };
+  const totalSize = databases.reduce((sum, entry) => sum + entry.sizeOnDisk, 0);
+  return { databases, totalSize, totalSizeMb: Math.floor(totalSize / 2 ** 20), ok: 1 };
 }
 
 /** Collection and database management. */

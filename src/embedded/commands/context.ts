@@ -6,6 +6,15 @@ import type { Ledger } from "../store/ledger.ts";
 import { WriteSet } from "../store/write-set.ts";
 import type { Request, WireLimits } from "../wire/messages.ts";
 import type { WriteCounts } from "../write-counter.ts";
+import type { LatencyStats } from "./latency.ts";
+
+/** What the engine reports about itself in statistics (`$collStats`, `$indexStats`, `dbStats`). */
+export interface ServerInfo {
+  /** `hostname:port`, known once the engine listens. */
+  host: string;
+  /** The folder of durable data; undefined for an engine in memory. */
+  readonly dataDir: string | undefined;
+}
 
 /** What commands operate on: the shared state of one engine. */
 export interface EngineState {
@@ -21,6 +30,9 @@ export interface EngineState {
    * (see changeCount() and collectionChangeCount()).
    */
   readonly writes: WriteCounts;
+  /** Operation latencies per namespace. */
+  readonly latency: LatencyStats;
+  readonly server: ServerInfo;
 }
 
 /** One command invocation. */

@@ -40,7 +40,7 @@ function explainRead(
 ): Explained {
   const started = performance.now();
   const coll = ctx.engine.catalog.get(ctx.db, name);
-  const read = planRead(coll, spec);
+  const read = planRead(coll, { ...spec, untracked: true });
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const winning = read ? findStages(read.plan, read.keys, spec.filter, skip, limit) : { stage: "EOF" };
@@ -64,6 +64,7 @@ function explainCount(ctx: CommandContext, name: string, spec: ReadSpec, run: bo
     spec.skip ?? 0,
     spec.limit ?? 0,
     spec.collation,
+    true,
   );
   const winning = countStages(counted.plan, filter);
   const out = { queryPlanner: planner(namespace(ctx.db, name), filter, winning), n: counted.n };

@@ -161,6 +161,7 @@ const COMMAND_FIELDS: Record<string, string[]> = {
   listCollections: ["filter", "cursor", "nameOnly", "authorizedCollections", "includePendingDrops"],
   listDatabases: ["filter", "nameOnly", "authorizedDatabases"],
   explain: ["verbosity"],
+  dbStats: ["scale", "freeStorage"],
 };
 COMMAND_FIELDS.findandmodify = COMMAND_FIELDS.findAndModify;
 COMMAND_FIELDS.deleteIndexes = COMMAND_FIELDS.dropIndexes;

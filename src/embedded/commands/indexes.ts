@@ -10,6 +10,12 @@ import { type CommandContext, commit, type Handler, type Reply, startWrites } fr
 import { duplicateError } from "./duplicate.ts";
 import { checkIndexOptions, coverageOptionsOf, expireAfterSecondsOf } from "./index-options.ts";
 
+/** An index as listIndexes shows it: `v`, `key` and `name` first, as MongoDB lists them, then the options. */
+export function indexDocument(spec: IndexSpec): Document {
+  const { key, name, ...options } = spec;
+  return { v: 2, key, name, ...options };
+}
+
 function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   if (!isPlainObject(raw) || !isPlainObject(raw.key) || Object.keys(raw.key).length === 0) {
     throw new CommandError("FailedToParse", "each index needs a non-empty 'key' document");
@@ -103,7 +109,7 @@ function listIndexes(ctx: CommandContext): Reply {
   const name = collectionName(ctx, "listIndexes");
   const coll = ctx.engine.catalog.get(ctx.db, name);
   if (!coll) throw new CommandError("NamespaceNotFound", `ns does not exist: ${namespace(ctx.db, name)}`);
-  const entries = coll.allIndexes().map((spec) => ({ v: 2, ...spec }));
+  const entries = coll.allIndexes().map(indexDocument);
   const batchSize = firstBatchSize(ctx.body.cursor);
   return ctx.engine.cursors.first(namespace(ctx.db, name), entries[Symbol.iterator](), null, batchSize, false);
 }

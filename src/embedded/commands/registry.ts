@@ -1,4 +1,4 @@
-import { firstKey } from "../bson.ts";
+import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError, errorReply } from "../errors.ts";
 import { aggregateCommands, aggregateOutput } from "./aggregate.ts";
 import { explainCommands } from "./explain.ts";
@@ -9,9 +9,11 @@ import { checkReadConcern } from "./read-concern.ts";
 import { findAndModifyCommands } from "./find-and-modify.ts";
 import { handshakeCommands, isTransactional, refuseTransaction } from "./handshake.ts";
 import { indexCommands } from "./indexes.ts";
+import { latencyKind } from "./latency.ts";
 import { readCommands } from "./read.ts";
 import { refuseViewWrite } from "./views.ts";
 import { renameCommands } from "./rename.ts";
+import { statsCommands } from "./stats.ts";
 import { updateCommands } from "./updates.ts";
 import { writeCommands } from "./write.ts";
 
@@ -27,6 +29,7 @@ const HANDLERS = new Map<string, Handler>(
     ...renameCommands,
     ...indexCommands,
     ...explainCommands,
+    ...statsCommands,
   }),
 );
 
@@ -49,6 +52,10 @@ const READS = new Set([
   "listDatabases",
   "endSessions",
   "explain",
+  "dbStats",
+  "dbstats",
+  "collStats",
+  "collstats",
 ]);
 
 /** Commands a view does not support (it is read-only and has no indexes of its own). */
@@ -92,14 +99,63 @@ function countWrite<T>(ctx: CommandContext, name: string, reply: T): T {
   return reply;
 }
 
+/** Commands whose latency counts against the collection their first field names (getMore: its `collection`). */
+const TIMED = new Set([
+  "find",
+  "getMore",
+  "aggregate",
+  "count",
+  "distinct",
+  "insert",
+  "update",
+  "delete",
+  "findAndModify",
+  "findandmodify",
+  "create",
+  "collMod",
+  "createIndexes",
+  "dropIndexes",
+  "deleteIndexes",
+  "listIndexes",
+  "collStats",
+  "explain",
+]);
+
+/** The namespace a command's latency counts against, if any (an explained command's collection for explain). */
+function timedNamespace(ctx: CommandContext, name: string): string | undefined {
+  if (!TIMED.has(name)) return undefined;
+  const { body } = ctx;
+  const explained = name === "explain" && isPlainObject(body.explain) ? body.explain : undefined;
+  const target = name === "getMore" ? body.collection : explained ? explained[firstKey(explained) ?? ""] : body[name];
+  return typeof target === "string" ? `${ctx.db}.${target}` : undefined;
+}
+
+/**
+ * Runs a command (see {@link run}) and counts its latency against the collection it names,
+ * for `$collStats`; a dropped collection's or database's latencies are forgotten.
+ */
+export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
+  const started = performance.now();
+  const name = firstKey(ctx.body) ?? "";
+  const reply = run(ctx, name);
+  const done = <T>(settled: T): T => {
+    const { latency } = ctx.engine;
+    const ns = timedNamespace(ctx, name);
+    if (ns !== undefined) latency.record(ns, latencyKind(name), (performance.now() - started) * 1000);
+    else if (name === "drop" && typeof ctx.body.drop === "string") latency.forget(`${ctx.db}.${ctx.body.drop}`);
+    else if (name === "dropDatabase") latency.forgetDatabase(ctx.db);
+    return settled;
+  };
+  return reply instanceof Promise ? reply.then(done) : done(reply);
+}
+
 /**
  * Runs a command and always comes back with a reply: any failure (including bugs and mingo
  * rejecting a query) becomes `{ ok: 0, errmsg, code, codeName }` instead of escaping. A command
  * that completes synchronously (every read) answers synchronously, so its reply can be written
  * without a promise and a turn of the microtask queue; only the rest return a promise.
  */
-export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
-  const name = firstKey(ctx.body) ?? "";
+function run(ctx: CommandContext, name: string): Reply | Promise<Reply> {
   try {
     const handler = HANDLERS.get(name);
     if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);

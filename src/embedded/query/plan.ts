@@ -19,6 +19,8 @@ export interface ReadSpec {
   limit?: number;
   /** How strings compare in the filter and the sort (none: binary). */
   collation?: Collation;
+  /** True for a read that only describes its plan (explain): it counts in no usage statistics. */
+  untracked?: boolean;
 }
 
 /**
@@ -57,6 +59,19 @@ function* window(source: Iterator<Document>, skip: number, limit: number): Gener
     const step = source.next();
     if (step.done) return;
     yield step.value;
+  }
+}
+
+/** Counts a plan that is about to run into its collection's usage (`$indexStats`, `$collStats`). */
+function notePlan(coll: Collection, plan: Plan): void {
+  switch (plan.kind) {
+    case "collscan":
+      return coll.usage.scanned();
+    case "id":
+    case "idrange":
+      return coll.usage.usedIndex("_id_");
+    case "ixscan":
+      return coll.usage.usedIndex(plan.scan.index.spec.name);
   }
 }
 
@@ -127,6 +142,7 @@ export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedR
   const limit = spec.limit ?? 0;
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   const plan = choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity, spec.collation);
+  if (spec.untracked !== true) notePlan(coll, plan);
   if (plan.ordered) {
     const { docs, skipped } = source(coll, plan, spec.filter, stats, skip, spec.collation);
     return { plan, keys, stats, docs: window(docs[Symbol.iterator](), skip - skipped, limit) };
@@ -194,6 +210,7 @@ export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<
 /** The documents matching a filter, in no particular order. */
 export function matching(coll: Collection, filter: unknown, collation?: Collation): Iterable<Document> {
   const plan = choosePlan(coll, filter, [], Infinity, collation);
+  notePlan(coll, plan);
   return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, 0, collation).docs;
 }
 
@@ -208,7 +225,8 @@ export interface PlannedCount {
  * Counts matches (then applies skip/limit). An empty filter is answered from the collection's
  * size; a filter an index decides alone from the index (by position, without reading entries,
  * when nothing but the scanned ranges restricts it), without fetching documents. A count with a
- * limit stops reading once it has skip + limit matches.
+ * limit stops reading once it has skip + limit matches. `untracked` (explain) leaves the usage
+ * statistics alone.
  */
 export function planCount(
   coll: Collection | undefined,
@@ -216,6 +234,7 @@ export function planCount(
   skip = 0,
   limit = 0,
   collation?: Collation,
+  untracked = false,
 ): PlannedCount {
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   let n = 0;
@@ -223,6 +242,7 @@ export function planCount(
   if (coll && isEmptyFilter(filter)) n = coll.docs.size;
   else if (coll) {
     plan = choosePlan(coll, filter, [], Infinity, collation);
+    if (!untracked) notePlan(coll, plan);
     if (plan.kind === "ixscan" && plan.countable) {
       n = countInRanges(plan.scan.index.entries, plan.ranges);
       stats.keysExamined += n;

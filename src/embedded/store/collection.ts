@@ -6,6 +6,7 @@ import { OrderedIndex } from "./ordered-index.ts";
 import type { Ranked } from "./rank-sort.ts";
 import { SavedOrders } from "./saved-orders.ts";
 import type { DuplicateKey } from "./unique.ts";
+import { CollectionUsage } from "./usage.ts";
 import { keyOf } from "./values.ts";
 
 /** The index every collection has. */
@@ -36,6 +37,8 @@ export class Collection {
   #writes = 0;
   /** See {@link #indexedFields}. */
   #indexed: ReadonlySet<string> | undefined;
+  /** How often each index served a query, and how often the collection was scanned. */
+  readonly usage = new CollectionUsage();
 
   #db: string;
   #name: string;
@@ -45,6 +48,7 @@ export class Collection {
     this.#db = db;
     this.#name = name;
     this.options = options;
+    this.usage.register(ID_INDEX.name);
   }
 
   /** Its database. */
@@ -193,6 +197,7 @@ export class Collection {
     this.indexes.set(spec.name, spec);
     this.#ordered.set(spec.name, index);
     this.#indexed = undefined;
+    this.usage.register(spec.name);
     return undefined;
   }
 
@@ -209,6 +214,7 @@ export class Collection {
   /** Drops an index by name; returns false when there is none. */
   dropIndex(name: string): boolean {
     this.#ordered.delete(name);
+    this.usage.forget(name);
     this.#indexed = undefined;
     return this.indexes.delete(name);
   }

@@ -236,6 +236,28 @@ export class DocTable {
     this.#current = -1;
   }
 
+  /**
+   * Bytes of the stored documents' BSON, given how many there are: every chunk's written bytes
+   * less the dead ones and each live document's number.
+   */
+  dataBytes(documents: number): number {
+    let written = 0;
+    for (let c = 0; c < this.#chunks.length; c++) {
+      if (this.#chunks[c] !== undefined) written += this.#used[c] - this.#dead[c];
+    }
+    return written - NUMBER_BYTES * documents;
+  }
+
+  /** Bytes of the chunks no live document holds: dead documents and room not yet written. */
+  get freeBytes(): number {
+    let free = 0;
+    for (let c = 0; c < this.#chunks.length; c++) {
+      const chunk = this.#chunks[c];
+      if (chunk !== undefined) free += chunk.length - this.#used[c] + this.#dead[c];
+    }
+    return free;
+  }
+
   /** Bytes the chunks hold, live and dead (for tests and benchmarks). */
   get chunkBytes(): number {
     let total = 0;
