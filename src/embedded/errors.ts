@@ -99,6 +99,13 @@ export const CODES = {
   Location40199: 40199,
   Location40201: 40201,
   Location40415: 40415,
+  Location40324: 40324,
+  Location40573: 40573,
+  Location15952: 15952,
+  Location40234: 40234,
+  Location40235: 40235,
+  Location40236: 40236,
+  Location40238: 40238,
   Location51024: 51024,
   Location40602: 40602,
   Location40600: 40600,
@@ -179,14 +186,46 @@ export class CommandError extends Error {
 }
 
 /**
+ * mingo's refusals of an operator it does not know, as MongoDB words and numbers them: an
+ * unknown stage is 40324, an unknown expression 168 (mingo looks an expression up among the
+ * accumulators last, hence its wording), an unknown query operator BadValue.
+ */
+const MINGO_UNKNOWN_OPERATORS: readonly [RegExp, CodeName, (name: string) => string][] = [
+  [
+    /^unregistered pipeline operator (\$\S+)\.$/,
+    "Location40324",
+    (name) => `Unrecognized pipeline stage name: '${name}'`,
+  ],
+  [
+    /^accumulator '(\$\S+)' is not registered\.$/,
+    "InvalidPipelineOperator",
+    (name) => `Unrecognized expression '${name}'`,
+  ],
+  [/^unknown query operator (\$\S+)$/, "BadValue", (name) => `unknown operator: ${name}`],
+  [
+    /^unknown top level operator: (\$\S+)$/,
+    "BadValue",
+    (name) =>
+      `unknown top level operator: ${name}. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.`,
+  ],
+];
+
+/**
  * Turns anything thrown while running a command into a reply. mingo rejects bad queries,
- * updates and pipelines with a MingoError: that is the client's mistake (BadValue); anything
- * else is the engine's (InternalError), still answered rather than crashing.
+ * updates and pipelines with a MingoError: that is the client's mistake (BadValue, or MongoDB's
+ * own code for an unknown operator); anything else is the engine's (InternalError), still
+ * answered rather than crashing.
  */
 export function errorReply(error: unknown): Document {
   if (error instanceof CommandError) return error.toReply();
   const message = error instanceof Error ? error.message : String(error);
   const fromMingo = error instanceof Error && error.constructor.name === "MingoError";
+  if (fromMingo) {
+    for (const [pattern, codeName, wording] of MINGO_UNKNOWN_OPERATORS) {
+      const unknown = pattern.exec(message);
+      if (unknown) return new CommandError(codeName, wording(unknown[1])).toReply();
+    }
+  }
   const codeName: CodeName = fromMingo ? "BadValue" : "InternalError";
   return { ok: 0, errmsg: message, code: CODES[codeName], codeName };
 }

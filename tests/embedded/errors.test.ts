@@ -117,6 +117,57 @@ describe("embedded engine: error replies", () => {
     await assert.rejects(conn.db.collection("cur").find({ a: { $nope: 1 } }).toArray(), isServerError(2));
     assert.equal((await conn.db.command({ ping: 1 })).ok, 1);
   });
+
+  test("an unknown operator gets MongoDB's code and words: stage, expression, accumulator, query", async () => {
+    const c = conn.db.collection<{ _id: number; a: number }>("unknown_operators");
+    await c.insertOne({ _id: 1, a: 1 });
+    const refused = (run: () => Promise<unknown>, code: number, message: string) =>
+      assert.rejects(run, isServerError(code, (e) => assert.equal(e.message, message)));
+    await refused(() => c.aggregate([{ $nope: {} }]).toArray(), 40324, "Unrecognized pipeline stage name: '$nope'");
+    await refused(
+      () => c.aggregate([{ $lookup: { from: "unknown_operators", pipeline: [{ $inner: {} }], as: "x" } }]).toArray(),
+      40324,
+      "Unrecognized pipeline stage name: '$inner'",
+    );
+    await refused(
+      () => c.aggregate([{ $project: { x: { $nope: 1 } } }]).toArray(),
+      168,
+      "Unrecognized expression '$nope'",
+    );
+    await refused(() => c.find({ $expr: { $nope: ["$a"] } }).toArray(), 168, "Unrecognized expression '$nope'");
+    await refused(
+      () => c.aggregate([{ $group: { _id: null, x: { $nope: 1 } } }]).toArray(),
+      15952,
+      "unknown group operator '$nope'",
+    );
+    await refused(
+      () => c.aggregate([{ $group: { _id: null, x: 1 } }]).toArray(),
+      40234,
+      "The field 'x' must be an accumulator object",
+    );
+    await refused(
+      () => c.aggregate([{ $group: { _id: null, "x.y": { $sum: 1 } } }]).toArray(),
+      40235,
+      "The field name 'x.y' cannot contain '.'",
+    );
+    await refused(
+      () => c.aggregate([{ $group: { _id: null, x: { $sum: 1, $max: 1 } } }]).toArray(),
+      40238,
+      "The field 'x' must specify one accumulator",
+    );
+    await refused(() => c.find({ a: { $nope: 1 } }).toArray(), 2, "unknown operator: $nope");
+    await refused(
+      () => c.find({ $nope: 1 } as Document).toArray(),
+      2,
+      "unknown top level operator: $nope. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.",
+    );
+    assert.deepEqual(await c.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [{ _id: null, n: 1 }]);
+    await refused(
+      () => c.aggregate([{ $changeStream: {} }]).toArray(),
+      40573,
+      "The $changeStream stage is only supported on replica sets",
+    );
+  });
 });
 
 /** Size limits are announced in hello and enforced. */

@@ -31,6 +31,10 @@ function pipelineOf(body: Document): Document[] {
   const pipeline = body.pipeline;
   if (!Array.isArray(pipeline)) throw new CommandError("TypeMismatch", "'pipeline' must be an array");
   pipeline.forEach(stageName);
+  if (pipeline.length > 0 && stageName(pipeline[0]) === "$changeStream") {
+    // The engine is a standalone server, which has no oplog to stream changes from.
+    throw new CommandError("Location40573", "The $changeStream stage is only supported on replica sets");
+  }
   checkStatsStages(pipeline);
   return pipeline;
 }

@@ -16,8 +16,11 @@ export function countShape(pipeline: Document[]): { spec: ReadSpec; group: Docum
   const group = pipeline[i].$group as Document;
   const fields = Object.keys(group);
   const constantId = typeof group._id !== "string" && !isPlainObject(group._id);
-  const counter = fields.length === 2 && fields[0] === "_id" ? group[fields[1]] : undefined;
-  if (!constantId || !isPlainObject(counter) || toNumber((counter as Document).$sum) !== 1) return undefined;
+  // A name $group refuses (dotted, or an operator's) goes the long way, to be refused there.
+  const plainName = fields.length === 2 && !fields[1].includes(".") && !fields[1].startsWith("$");
+  const counter = plainName && fields[0] === "_id" ? group[fields[1]] : undefined;
+  if (!constantId || !isPlainObject(counter) || Object.keys(counter).length !== 1) return undefined;
+  if (toNumber((counter as Document).$sum) !== 1) return undefined;
   return { spec, group };
 }
 

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { evalExpr } from "mingo/core";
+import { evalExpr, OpType } from "mingo/core";
 import { type Iterator as LazyIterator, Lazy } from "mingo/lazy";
 import * as mingoAccumulators from "mingo/operators/accumulator";
 import * as mingoExpressions from "mingo/operators/expression";
@@ -60,12 +60,31 @@ export function $group(collection: LazyIterator, expr: Document, options: Option
   if (!isPlainObject(expr) || !("_id" in expr)) {
     throw new CommandError("Location15955", "a group specification must include an _id");
   }
+  for (const field of Object.keys(expr)) if (field !== "_id") checkAccumulatorField(field, expr[field], options);
   const firstIds = new Map<ValueKey, unknown>();
   const keyed = { ...expr, _id: { [GROUP_KEY]: { id: expr._id, firstIds } } };
   return mingoGroup(collection, keyed, options).map((group) => {
     const { _id: key, ...fields } = group as Document;
     return { _id: firstIds.get(key as ValueKey) ?? null, ...fields };
   });
+}
+
+/** One output field of `$group`: an object naming one accumulator, checked as MongoDB checks it and in its order. */
+function checkAccumulatorField(field: string, spec: unknown, options: Options): void {
+  const accumulator = isPlainObject(spec) ? Object.keys(spec)[0] : undefined;
+  if (accumulator === undefined || !accumulator.startsWith("$")) {
+    throw new CommandError("Location40234", `The field '${field}' must be an accumulator object`);
+  }
+  if (field.includes(".")) throw new CommandError("Location40235", `The field name '${field}' cannot contain '.'`);
+  if (field.startsWith("$")) {
+    throw new CommandError("Location40236", `The field name '${field}' cannot be an operator name`);
+  }
+  if (Object.keys(spec as Document).length !== 1) {
+    throw new CommandError("Location40238", `The field '${field}' must specify one accumulator`);
+  }
+  if (!options.context.getOperator(OpType.ACCUMULATOR, accumulator)) {
+    throw new CommandError("Location15952", `unknown group operator '${accumulator}'`);
+  }
 }
 
 /** The values a path reaches, for equality: each element of an array, null when missing. */
