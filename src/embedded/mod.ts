@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { type ChangeSink, memorySink } from "./changes.ts";
 import type { EngineState } from "./commands/context.ts";
 import { LatencyStats } from "./commands/latency.ts";
+import { ServerCounters } from "./commands/server-counters.ts";
 import { CursorRegistry } from "./cursors.ts";
 import { collectGarbageNow } from "./garbage.ts";
 import { Catalog } from "./store/catalog.ts";
@@ -172,7 +173,8 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     limits,
     writes: counterFor(options),
     latency: new LatencyStats(),
-    server: { host: "", dataDir: options.dataDir },
+    counters: new ServerCounters(),
+    server: { host: "", dataDir: options.dataDir, maxConnections: connectionLimits.maxConnections },
   };
   const host = options.host ?? "127.0.0.1";
   let server;

@@ -7,6 +7,7 @@ import { WriteSet } from "../store/write-set.ts";
 import type { Request, WireLimits } from "../wire/messages.ts";
 import type { WriteCounts } from "../write-counter.ts";
 import type { LatencyStats } from "./latency.ts";
+import type { ServerCounters } from "./server-counters.ts";
 
 /** What the engine reports about itself in statistics (`$collStats`, `$indexStats`, `dbStats`). */
 export interface ServerInfo {
@@ -14,6 +15,8 @@ export interface ServerInfo {
   host: string;
   /** The folder of durable data; undefined for an engine in memory. */
   readonly dataDir: string | undefined;
+  /** Connections the engine accepts at once. */
+  readonly maxConnections: number;
 }
 
 /** What commands operate on: the shared state of one engine. */
@@ -30,8 +33,10 @@ export interface EngineState {
    * (see changeCount() and collectionChangeCount()).
    */
   readonly writes: WriteCounts;
-  /** Operation latencies per namespace. */
+  /** Operation latencies, in all and per namespace. */
   readonly latency: LatencyStats;
+  /** Connections, bytes and operations so far. */
+  readonly counters: ServerCounters;
   readonly server: ServerInfo;
 }
 

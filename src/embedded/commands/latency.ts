@@ -73,20 +73,22 @@ type Histograms = Record<LatencyKind, Histogram>;
  */
 export class LatencyStats {
   readonly #byNamespace = new Map<string, Histograms>();
+  /** Every operation's, for serverStatus' `opLatencies`. */
+  readonly #all = histogramsOf();
 
-  /** Counts one operation on `ns` that took `micros` microseconds. */
-  record(ns: string, kind: LatencyKind, micros: number): void {
+  /** Counts one operation that took `micros` microseconds, against namespace `ns` if it names one. */
+  record(ns: string | undefined, kind: LatencyKind, micros: number): void {
+    const whole = Math.max(0, Math.floor(micros));
+    this.#all[kind].record(whole);
+    if (ns === undefined) return;
     let histograms = this.#byNamespace.get(ns);
-    if (histograms === undefined) {
-      histograms = {
-        reads: new Histogram(),
-        writes: new Histogram(),
-        commands: new Histogram(),
-        transactions: new Histogram(),
-      };
-      this.#byNamespace.set(ns, histograms);
-    }
-    histograms[kind].record(Math.max(0, Math.floor(micros)));
+    if (histograms === undefined) this.#byNamespace.set(ns, histograms = histogramsOf());
+    histograms[kind].record(whole);
+  }
+
+  /** `{reads, writes, commands, transactions}` of every operation so far (serverStatus' `opLatencies`). */
+  reportAll(withHistograms: boolean): Document {
+    return reportOf(this.#all, withHistograms);
   }
 
   /** Forgets a namespace (its collection was dropped). */
@@ -101,9 +103,16 @@ export class LatencyStats {
 
   /** `{reads, writes, commands, transactions}` of `ns`, zeros for a namespace never used. */
   report(ns: string, withHistograms: boolean): Document {
-    const histograms = this.#byNamespace.get(ns);
-    const out: Document = {};
-    for (const kind of KINDS) out[kind] = (histograms?.[kind] ?? new Histogram()).report(withHistograms);
-    return out;
+    return reportOf(this.#byNamespace.get(ns) ?? histogramsOf(), withHistograms);
   }
+}
+
+function histogramsOf(): Histograms {
+  return { reads: new Histogram(), writes: new Histogram(), commands: new Histogram(), transactions: new Histogram() };
+}
+
+function reportOf(histograms: Histograms, withHistograms: boolean): Document {
+  const out: Document = {};
+  for (const kind of KINDS) out[kind] = histograms[kind].report(withHistograms);
+  return out;
 }

@@ -13,6 +13,7 @@ import { latencyKind } from "./latency.ts";
 import { readCommands } from "./read.ts";
 import { refuseViewWrite } from "./views.ts";
 import { renameCommands } from "./rename.ts";
+import { serverStatusCommands } from "./server-status.ts";
 import { statsCommands } from "./stats.ts";
 import { updateCommands } from "./updates.ts";
 import { writeCommands } from "./write.ts";
@@ -30,6 +31,7 @@ const HANDLERS = new Map<string, Handler>(
     ...indexCommands,
     ...explainCommands,
     ...statsCommands,
+    ...serverStatusCommands,
   }),
 );
 
@@ -56,6 +58,8 @@ const READS = new Set([
   "dbstats",
   "collStats",
   "collstats",
+  "serverStatus",
+  "serverstatus",
 ]);
 
 /** Commands a view does not support (it is read-only and has no indexes of its own). */
@@ -131,18 +135,23 @@ function timedNamespace(ctx: CommandContext, name: string): string | undefined {
 }
 
 /**
- * Runs a command (see {@link run}) and counts its latency against the collection it names,
- * for `$collStats`; a dropped collection's or database's latencies are forgotten.
+ * Runs a command (see {@link run}), counts it for serverStatus and its latency against the
+ * collection it names for `$collStats`; a dropped collection's or database's latencies are
+ * forgotten.
  */
 export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
   const started = performance.now();
   const name = firstKey(ctx.body) ?? "";
+  const { latency, counters } = ctx.engine;
+  counters.countCommand(ctx, name);
+  counters.connections.active++;
   const reply = run(ctx, name);
   const done = <T>(settled: T): T => {
-    const { latency } = ctx.engine;
+    counters.connections.active--;
+    counters.countOutcome(settled);
     const ns = timedNamespace(ctx, name);
-    if (ns !== undefined) latency.record(ns, latencyKind(name), (performance.now() - started) * 1000);
-    else if (name === "drop" && typeof ctx.body.drop === "string") latency.forget(`${ctx.db}.${ctx.body.drop}`);
+    latency.record(ns, latencyKind(name), (performance.now() - started) * 1000);
+    if (name === "drop" && typeof ctx.body.drop === "string") latency.forget(`${ctx.db}.${ctx.body.drop}`);
     else if (name === "dropDatabase") latency.forgetDatabase(ctx.db);
     return settled;
   };

@@ -98,6 +98,7 @@ class Connection {
 
   #receive(chunk: Buffer): void {
     if (this.#socket.destroyed) return;
+    this.#engine.counters.network.bytesIn += chunk.length;
     let completed = 0;
     try {
       for (const frame of this.#reader.push(chunk)) completed = this.#queue.push(frame);
@@ -133,6 +134,7 @@ class Connection {
       return this.#fail();
     }
     const engine = this.#engine;
+    engine.counters.network.numRequests++;
     const reply = dispatch({ engine, request, db: request.db, body: request.body, connectionId: this.#id });
     if (!(reply instanceof Promise)) return this.#send(request, reply);
     // Only commands still running need tracking (and a promise): reads answer at once.
@@ -153,7 +155,9 @@ class Connection {
     const socket = this.#socket;
     if (request.moreToCome || socket.destroyed) return;
     try {
-      socket.write(encode(request, reply));
+      const bytes = encode(request, reply);
+      this.#engine.counters.network.bytesOut += bytes.length;
+      socket.write(bytes);
     } catch {
       this.#fail();
     }

@@ -26,13 +26,20 @@ export function listen(engine: EngineState, host: string, port: number, limits: 
     done.finally(() => inflight.delete(done));
   };
   let nextId = 1;
+  const { connections } = engine.counters;
   const server: Server = createServer((socket) => {
     if (sockets.size >= limits.maxConnections) {
+      connections.rejected++;
       socket.destroy();
       return;
     }
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    connections.current++;
+    connections.totalCreated++;
+    socket.on("close", () => {
+      sockets.delete(socket);
+      connections.current--;
+    });
     serveConnection(socket, nextId++, engine, limits, track);
   });
   return new Promise((resolve, reject) => {

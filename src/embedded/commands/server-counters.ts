@@ -1,0 +1,65 @@
+import type { Document } from "bson";
+import type { CommandContext } from "./context.ts";
+
+/** The operation kinds of serverStatus' `opcounters`. */
+export interface OpCounters {
+  insert: number;
+  query: number;
+  update: number;
+  delete: number;
+  getmore: number;
+  command: number;
+}
+
+/** How many statements (documents of an insert, updates, deletes) a write command carries. */
+function statementCount(ctx: CommandContext, field: string): number {
+  const value = ctx.request.sequences.get(field) ?? ctx.body[field];
+  return Array.isArray(value) ? value.length : 0;
+}
+
+/**
+ * What the engine has done since it started, for serverStatus: connections, bytes and
+ * requests on the wire, operations by kind, and commands that failed through a client's
+ * mistake (MongoDB's user assertions). Counted by the wire server and the command dispatcher.
+ */
+export class ServerCounters {
+  /** When the engine started, in ms since the epoch. */
+  readonly startedAt = Date.now();
+  /** `active`: connections running a command now (counted by the dispatcher, so serverStatus sees its own). */
+  readonly connections = { current: 0, totalCreated: 0, rejected: 0, active: 0 };
+  readonly network = { bytesIn: 0, bytesOut: 0, numRequests: 0 };
+  readonly opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
+  /** Failed commands and write errors (MongoDB counts its user assertions, which fail either). */
+  userAsserts = 0;
+
+  /** Counts a command by kind, as MongoDB's opcounters do: writes by statement, reads by command. */
+  countCommand(ctx: CommandContext, name: string): void {
+    const counters = this.opcounters;
+    switch (name) {
+      case "insert":
+        counters.insert += statementCount(ctx, "documents");
+        return;
+      case "update":
+        counters.update += statementCount(ctx, "updates");
+        return;
+      case "delete":
+        counters.delete += statementCount(ctx, "deletes");
+        return;
+      case "find":
+        counters.query++;
+        return;
+      case "getMore":
+        counters.getmore++;
+        return;
+      default:
+        counters.command++;
+    }
+  }
+
+  /** Counts a finished command's failure, or its statements' write errors. */
+  countOutcome(reply: unknown): void {
+    const { ok, writeErrors } = (reply ?? {}) as Document;
+    if (ok === 0) this.userAsserts++;
+    else if (Array.isArray(writeErrors)) this.userAsserts += writeErrors.length;
+  }
+}
