@@ -143,7 +143,7 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
   const started = performance.now();
   const name = firstKey(ctx.body) ?? "";
   const { latency, counters } = ctx.engine;
-  counters.countCommand(ctx, name);
+  counters.countCommand(ctx.request, name);
   counters.connections.active++;
   const reply = run(ctx, name);
   const done = <T>(settled: T): T => {

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import type { CommandContext } from "./context.ts";
+import type { Request } from "../wire/messages.ts";
 
 /** The operation kinds of serverStatus' `opcounters`. */
 export interface OpCounters {
@@ -12,8 +12,8 @@ export interface OpCounters {
 }
 
 /** How many statements (documents of an insert, updates, deletes) a write command carries. */
-function statementCount(ctx: CommandContext, field: string): number {
-  const value = ctx.request.sequences.get(field) ?? ctx.body[field];
+function statementCount(request: Request, field: string): number {
+  const value = request.sequences.get(field) ?? request.body[field];
   return Array.isArray(value) ? value.length : 0;
 }
 
@@ -33,17 +33,17 @@ export class ServerCounters {
   userAsserts = 0;
 
   /** Counts a command by kind, as MongoDB's opcounters do: writes by statement, reads by command. */
-  countCommand(ctx: CommandContext, name: string): void {
+  countCommand(request: Request, name: string): void {
     const counters = this.opcounters;
     switch (name) {
       case "insert":
-        counters.insert += statementCount(ctx, "documents");
+        counters.insert += statementCount(request, "documents");
         return;
       case "update":
-        counters.update += statementCount(ctx, "updates");
+        counters.update += statementCount(request, "updates");
         return;
       case "delete":
-        counters.delete += statementCount(ctx, "deletes");
+        counters.delete += statementCount(request, "deletes");
         return;
       case "find":
         counters.query++;
