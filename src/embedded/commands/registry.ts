@@ -15,6 +15,7 @@ import { refuseViewWrite } from "./views.ts";
 import { renameCommands } from "./rename.ts";
 import { serverStatusCommands } from "./server-status.ts";
 import { statsCommands } from "./stats.ts";
+import { validateCommands } from "./validate.ts";
 import { updateCommands } from "./updates.ts";
 import { writeCommands } from "./write.ts";
 
@@ -32,6 +33,7 @@ const HANDLERS = new Map<string, Handler>(
     ...explainCommands,
     ...statsCommands,
     ...serverStatusCommands,
+    ...validateCommands,
   }),
 );
 
@@ -88,6 +90,8 @@ const COLLECTION_WRITES = new Set([
   "createIndexes",
   "dropIndexes",
   "deleteIndexes",
+  // A repair can change what a query through a rebuilt index answers.
+  "validate",
 ]);
 
 /** The collection a write touches, or undefined when it may touch any (dropDatabase, anything unknown). */
@@ -122,6 +126,7 @@ const TIMED = new Set([
   "deleteIndexes",
   "listIndexes",
   "collStats",
+  "validate",
   "explain",
 ]);
 

@@ -72,6 +72,14 @@ export function checkValid(coll: Collection, doc: Document, previous: Document |
   });
 }
 
+/** Whether a document meets the collection's validator (always, without one): what `validate` counts. */
+export function compliance(coll: Collection): (doc: Document) => boolean {
+  const { validator } = coll.options;
+  if (!validator) return () => true;
+  const query = mingoQuery(validator, coll.collation);
+  return (doc) => query.test(doc);
+}
+
 /** `details` of errInfo: the clauses of the validator the document does not satisfy. */
 function explainFailure(validator: Document, doc: Document, collation: Collation | undefined): Document {
   const clauses = Object.entries(validator);

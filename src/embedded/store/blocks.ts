@@ -396,6 +396,11 @@ export class SortedBlocks {
     };
   }
 
+  /** Whether the entry with this key tuple and `_id` is there. */
+  has(key: readonly unknown[], id: unknown): boolean {
+    return this.#find(key, id) !== undefined;
+  }
+
   #find(key: readonly unknown[], id: unknown): Position | undefined {
     const pos = this.seek(this.#exact(key, id));
     return this.valid(pos) && this.compareEntry(pos, key, id) === 0 ? pos : undefined;
