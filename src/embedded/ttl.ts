@@ -59,7 +59,8 @@ export async function expireDocuments(engine: EngineState, now: number): Promise
     for (;;) {
       // Looked up again each batch: the last one's commit let other commands run, which may have dropped it.
       if (catalog.get(coll.db, coll.name) !== coll) break;
-      const expired = collect(runRead(coll, { filter, limit: TTL_BATCH, collation: coll.collation }));
+      // Untracked: MongoDB's index usage counts the clients' operations, not the TTL monitor's.
+      const expired = collect(runRead(coll, { filter, limit: TTL_BATCH, collation: coll.collation, untracked: true }));
       if (expired.length > 0) await deleteBatch(engine, coll, expired);
       deleted += expired.length;
       if (expired.length < TTL_BATCH) break;
@@ -92,7 +93,9 @@ export function startTtlMonitor(engine: EngineState, options: TtlOptions = {}): 
   let stopped = false;
   const pass = async () => {
     try {
-      options.onPass?.(await expireDocuments(engine, now()));
+      // Awaited on its own line: `onPass?.(await …)` skips its argument, the whole pass, without the hook.
+      const deleted = await expireDocuments(engine, now());
+      options.onPass?.(deleted);
     } catch (error) {
       // A pass that fails (a full disk) deletes nothing and is tried again at the next one.
       console.warn(`mongorest embedded engine: the TTL pass failed: ${String(error)}`);

@@ -120,3 +120,30 @@ describe("embedded engine: TTL indexes", {
     assert.equal(catalog.get(conn.target.dbName, "logs")?.indexes.get("at_1")?.expireAfterSeconds, 5);
   });
 });
+
+/**
+ * The monitor as it runs in production: no test hooks, the real clock. A pass that only ran
+ * when a hook was given once deleted nothing at all. Each poll waits for a reply, not for time.
+ */
+describe("embedded engine: the TTL monitor without test hooks", {
+  skip: externalUri !== undefined && "sets the engine's TTL interval",
+}, () => {
+  let conn: Connected;
+
+  before(async () => {
+    conn = await connectTarget("ttl_unhooked", { ttl: { intervalMs: 1 } });
+  });
+  after(() => conn.close());
+
+  test("deletes an expired document on its own, and its reads do not count as uses of the index", async () => {
+    const events = conn.db.collection<{ _id: number; at: Date }>("events");
+    await events.createIndex({ at: 1 }, { expireAfterSeconds: 0 });
+    await events.insertMany([{ _id: 1, at: new Date(0) }, { _id: 2, at: new Date(Date.now() + 10 * HOUR) }]);
+    let left = 2;
+    for (let polls = 0; left > 1 && polls < 20_000; polls++) left = await events.countDocuments({ _id: 1 }) + 1;
+    assert.equal(left, 1, "the expired document was deleted");
+    assert.deepEqual((await events.find().toArray()).map((doc) => doc._id), [2]);
+    const stats = await events.aggregate([{ $indexStats: {} }]).toArray();
+    assert.equal(stats.find((index) => index.name === "at_1")?.accesses.ops, 0);
+  });
+});
