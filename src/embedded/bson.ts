@@ -1,4 +1,4 @@
-import { BSON, type Document, Long } from "bson";
+import { BSON, type Document, Long, type ObjectId } from "bson";
 
 /**
  * How the engine turns wire bytes into values. Longs stay `Long` and binaries stay `Binary`
@@ -65,4 +65,40 @@ export function isPlainObject(v: unknown): v is Document {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
+}
+
+/** Items of an array or fields of a document, shown whole or cut at `maxItems` with ", ...". */
+function itemsText(items: string[], maxItems: number): string {
+  const shown = items.slice(0, maxItems).join(", ");
+  return items.length > maxItems ? `${shown}, ...` : shown;
+}
+
+/**
+ * A value as MongoDB's error messages print it (the shell's notation: `"text"`, `[ 1, 2 ]`,
+ * `{ a: 1 }`, `new Date(0)`, `ObjectId('…')`), arrays and documents cut after `maxItems`.
+ * @example valueText({ a: [1, "x"] }) // '{ a: [ 1, "x" ] }'
+ */
+export function valueText(v: unknown, maxItems = Infinity): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v === null || v === undefined) return "null";
+  if (v instanceof Date) return `new Date(${v.getTime()})`;
+  if (bsonTag(v) === "ObjectId") return `ObjectId('${(v as ObjectId).toHexString()}')`;
+  if (Array.isArray(v)) {
+    return v.length === 0 ? "[]" : `[ ${itemsText(v.map((item) => valueText(item, maxItems)), maxItems)} ]`;
+  }
+  if (isPlainObject(v)) {
+    const fields = Object.keys(v).map((k) => `${k}: ${valueText(v[k], maxItems)}`);
+    return fields.length === 0 ? "{}" : `{ ${itemsText(fields, maxItems)} }`;
+  }
+  return String(v);
+}
+
+/**
+ * A value read as a flag the way MongoDB's `trueValue()` reads it: false for null, a missing
+ * value, false and a numeric zero (of any width), true for anything else.
+ */
+export function trueValue(v: unknown): boolean {
+  if (v === undefined || v === null || v === false) return false;
+  if (typeof v === "number" || bsonTag(v) !== undefined && !Number.isNaN(toNumber(v))) return toNumber(v) !== 0;
+  return true;
 }

@@ -141,6 +141,56 @@ describe("embedded engine: aggregate", () => {
     assert.equal(await orders.countDocuments({ customer: "zed" }), 0);
   });
 
+  test("the countDocuments shape counts by key when the key is a path: an array or a document of paths", async () => {
+    const orders = conn.db.collection("orders");
+    // The shape the engine answers from a count: $group last, one $sum of 1.
+    const grouped = async (id: unknown) =>
+      (await orders.aggregate([{ $group: { _id: id, n: { $sum: 1 } } }]).toArray())
+        .sort((a, b) => JSON.stringify(a._id).localeCompare(JSON.stringify(b._id)));
+    assert.deepEqual(await grouped(["$customer"]), [
+      { _id: ["ann"], n: 2 },
+      { _id: ["bob"], n: 1 },
+      { _id: ["cid"], n: 1 },
+    ]);
+    assert.deepEqual(await grouped({ c: "$customer" }), [
+      { _id: { c: "ann" }, n: 2 },
+      { _id: { c: "bob" }, n: 1 },
+      { _id: { c: "cid" }, n: 1 },
+    ]);
+    assert.deepEqual(await grouped("all"), [{ _id: "all", n: 4 }]);
+    assert.deepEqual(await grouped([1, 2]), [{ _id: [1, 2], n: 4 }]);
+  });
+
+  test("$skip, $limit and $match arguments are checked as MongoDB checks them, counted or not", async () => {
+    const orders = conn.db.collection("orders");
+    const refused = async (pipeline: Document[], code: number, message: string) => {
+      for (const tail of [[{ $group: { _id: null, n: { $sum: 1 } } }], [{ $project: { _id: 1 } }]]) {
+        await assert.rejects(orders.aggregate([...pipeline, ...tail]).toArray(), (error: Error & { code?: number }) => {
+          assert.equal(error.code, code, error.message);
+          assert.equal(error.message, message);
+          return true;
+        });
+      }
+    };
+    await refused(
+      [{ $skip: -1 }],
+      5107200,
+      "invalid argument to $skip stage: Expected a non-negative number in: $skip: -1",
+    );
+    await refused([{ $skip: 1.5 }], 5107200, "invalid argument to $skip stage: Expected an integer: $skip: 1.5");
+    await refused([{ $skip: "x" }], 5107200, 'invalid argument to $skip stage: Expected a number in: $skip: "x"');
+    await refused(
+      [{ $limit: -2 }],
+      5107201,
+      "invalid argument to $limit stage: Expected a non-negative number in: $limit: -2",
+    );
+    await refused([{ $limit: 0 }], 15958, "the limit must be positive");
+    await refused([{ $match: 5 }], 15959, "the match filter must be an expression in an object");
+    assert.deepEqual(await orders.aggregate([{ $skip: 3 }, { $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [
+      { _id: null, n: 1 },
+    ]);
+  });
+
   test("results larger than a batch come back through getMore", async () => {
     const c = conn.db.collection("many");
     await c.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, g: i % 3 })) as Document[]);

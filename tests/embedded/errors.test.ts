@@ -161,7 +161,29 @@ describe("embedded engine: error replies", () => {
       2,
       "unknown top level operator: $nope. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.",
     );
-    assert.deepEqual(await c.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [{ _id: null, n: 1 }]);
+    await refused(
+      () => c.aggregate([{ $group: { _id: null, $x: { $sum: 1 } } }]).toArray(),
+      40236,
+      "The field name '$x' cannot be an operator name",
+    );
+    await refused(
+      () => c.aggregate([{ $group: { _id: null, s: { $sum: ["$a", "$a"] } } }]).toArray(),
+      40237,
+      "The $sum accumulator is a unary operator",
+    );
+    await refused(
+      () => c.aggregate([{ $group: { x: 1 } }]).toArray(),
+      40234,
+      "The field 'x' must be an accumulator object",
+    );
+    await refused(
+      () => c.aggregate([{ $group: { x: { $sum: 1 } } }]).toArray(),
+      15955,
+      "a group specification must include an _id",
+    );
+    assert.deepEqual(await c.aggregate([{ $group: { _id: "$a", n: { $sum: 1 }, m: { $max: "$a" } } }]).toArray(), [
+      { _id: 1, n: 1, m: 1 },
+    ]);
     await refused(
       () => c.aggregate([{ $changeStream: {} }]).toArray(),
       40573,

@@ -22,7 +22,8 @@ describe("embedded engine: serverStatus", () => {
   let conn: Connected;
 
   before(async () => {
-    conn = await connectTarget("server_status");
+    // No heartbeat inside a test's window: the counts below are exact.
+    conn = await connectTarget("server_status", {}, { heartbeatFrequencyMS: 600_000 });
   });
   after(() => conn.close());
 
@@ -56,9 +57,10 @@ describe("embedded engine: serverStatus", () => {
     assert.ok(raw.localTime instanceof Date);
     assert.ok(Number(raw.mem.resident) > 0);
     assert.equal(raw.storageEngine.persistent, false);
-    const without = await status(conn, { mem: 0, opcounters: false, asserts: 1 });
+    const without = await status(conn, { mem: 0, opcounters: false, network: null, asserts: 1 });
     assert.equal("mem" in without, false);
     assert.equal("opcounters" in without, false);
+    assert.equal("network" in without, false, "null reads as false, as MongoDB reads it");
     assert.equal("asserts" in without, true);
   });
 
@@ -66,19 +68,22 @@ describe("embedded engine: serverStatus", () => {
     const c = conn.db.collection<{ _id: number; a?: number }>("counted");
     const before = (await status(conn)).opcounters;
     await c.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
-    await c.find({}, { batchSize: 1 }).toArray(); // one find, two getMores (the last batch closes the cursor)
+    await c.find({}, { batchSize: 2 }).toArray(); // one find, one getMore (a short batch ends the cursor)
     await c.updateMany({}, { $set: { a: 1 } });
     await c.bulkWrite([{ deleteOne: { filter: { _id: 1 } } }, { deleteOne: { filter: { _id: 2 } } }]);
     await c.countDocuments({});
+    // An ordered insert stops at its first failure: one document attempted of three.
+    await assert.rejects(c.insertMany([{ _id: 3 }, { _id: 4 }, { _id: 5 }]), MongoServerError);
+    await assert.rejects(conn.db.command({ noSuchCommand: 1 }), MongoServerError); // not counted
     const after = (await status(conn)).opcounters;
     const delta = Object.fromEntries(Object.keys(after).map((kind) => [kind, after[kind] - before[kind]]));
-    assert.deepEqual(delta, { insert: 3, query: 1, update: 1, delete: 2, getmore: 2, command: 2 });
+    assert.deepEqual(delta, { insert: 4, query: 1, update: 1, delete: 2, getmore: 1, command: 2 });
   });
 
   test("asserts.user counts failed commands and write errors; opLatencies counts every operation", async () => {
     const c = conn.db.collection<{ _id: number }>("asserted");
     await c.insertOne({ _id: 1 });
-    const before = await status(conn, { opLatencies: { histograms: true } });
+    const before = await status(conn, { opLatencies: { histograms: 1 } });
     await assert.rejects(c.insertOne({ _id: 1 }), MongoServerError);
     await assert.rejects(conn.db.command({ nope: 1 }), MongoServerError);
     const after = await status(conn, { opLatencies: { histograms: true } });

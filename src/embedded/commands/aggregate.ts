@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { collect, countMatching, type ReadSpec, runRead } from "../query/plan.ts";
-import { countShape, leadingRead } from "../query/read-stages.ts";
+import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
 import { type CollectionResolver, type PipelineOptions, runPipeline, stageName } from "../query/pipeline.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import type { Collection } from "../store/collection.ts";
@@ -36,6 +36,7 @@ function pipelineOf(body: Document): Document[] {
     throw new CommandError("Location40573", "The $changeStream stage is only supported on replica sets");
   }
   checkStatsStages(pipeline);
+  checkCountingStages(pipeline);
   return pipeline;
 }
 
@@ -74,8 +75,10 @@ function sourceOf(ctx: CommandContext, name: string | undefined, stages: Documen
  * `aggregate: 1` reads nothing; a leading `$collStats` or `$indexStats` reads statistics.
  */
 function runSource(ctx: CommandContext, name: string | undefined, source: Source): Iterator<Document> {
-  const { options } = source;
-  const stats = statsSource(ctx, name, source.stages);
+  const { options, view } = source;
+  // A command's own leading stats stage reads the view it names; one leading a view's stages, the view's collection.
+  const stats = statsSource(ctx, name, source.stages, view) ??
+    (view ? statsSource(ctx, view.source, source.pipeline) : undefined);
   if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolver(ctx), options);
   if (name === undefined) return runPipeline(source.pipeline, [][Symbol.iterator](), resolver(ctx), options);
   const { spec, rest } = leadingRead(source.pipeline);

@@ -162,6 +162,7 @@ const COMMAND_FIELDS: Record<string, string[]> = {
   listDatabases: ["filter", "nameOnly", "authorizedDatabases"],
   explain: ["verbosity"],
   dbStats: ["scale", "freeStorage"],
+  dbstats: ["scale", "freeStorage"],
 };
 COMMAND_FIELDS.findandmodify = COMMAND_FIELDS.findAndModify;
 COMMAND_FIELDS.deleteIndexes = COMMAND_FIELDS.dropIndexes;

@@ -1,3 +1,4 @@
+import type { Document } from "bson";
 import { firstKey, isPlainObject } from "../bson.ts";
 import { CommandError, errorReply } from "../errors.ts";
 import { aggregateCommands, aggregateOutput } from "./aggregate.ts";
@@ -126,6 +127,7 @@ const TIMED = new Set([
   "deleteIndexes",
   "listIndexes",
   "collStats",
+  "collstats",
   "validate",
   "explain",
 ]);
@@ -148,16 +150,20 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
   const started = performance.now();
   const name = firstKey(ctx.body) ?? "";
   const { latency, counters } = ctx.engine;
-  counters.countCommand(ctx.request, name);
   counters.connections.active++;
   const reply = run(ctx, name);
   const done = <T>(settled: T): T => {
     counters.connections.active--;
+    if (HANDLERS.has(name)) counters.countCommand(ctx.request, name, settled as Document);
     counters.countOutcome(settled);
     const ns = timedNamespace(ctx, name);
     latency.record(ns, latencyKind(name), (performance.now() - started) * 1000);
     if (name === "drop" && typeof ctx.body.drop === "string") latency.forget(`${ctx.db}.${ctx.body.drop}`);
     else if (name === "dropDatabase") latency.forgetDatabase(ctx.db);
+    else if (name === "renameCollection") {
+      // Both names start afresh: the source is gone, and the target is another collection now.
+      for (const ns of [ctx.body.renameCollection, ctx.body.to]) if (typeof ns === "string") latency.forget(ns);
+    }
     return settled;
   };
   return reply instanceof Promise ? reply.then(done) : done(reply);

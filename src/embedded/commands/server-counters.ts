@@ -11,8 +11,16 @@ export interface OpCounters {
   command: number;
 }
 
-/** How many statements (documents of an insert, updates, deletes) a write command carries. */
-function statementCount(request: Request, field: string): number {
+/**
+ * How many statements (documents of an insert, updates, deletes) a finished write attempted:
+ * none when the command failed as a whole, up to the first failure when it was ordered, else all.
+ */
+function attempted(request: Request, field: string, reply: Document): number {
+  if (reply.ok === 0) return 0;
+  const { writeErrors } = reply;
+  if (request.body.ordered !== false && Array.isArray(writeErrors) && writeErrors.length > 0) {
+    return Number(writeErrors[0].index) + 1;
+  }
   const value = request.sequences.get(field) ?? request.body[field];
   return Array.isArray(value) ? value.length : 0;
 }
@@ -32,18 +40,21 @@ export class ServerCounters {
   /** Failed commands and write errors (MongoDB counts its user assertions, which fail either). */
   userAsserts = 0;
 
-  /** Counts a command by kind, as MongoDB's opcounters do: writes by statement, reads by command. */
-  countCommand(request: Request, name: string): void {
+  /**
+   * Counts a finished command by kind, as MongoDB's opcounters do: writes by the statements
+   * they attempted, reads by command. Commands the engine does not know are not counted.
+   */
+  countCommand(request: Request, name: string, reply: Document): void {
     const counters = this.opcounters;
     switch (name) {
       case "insert":
-        counters.insert += statementCount(request, "documents");
+        counters.insert += attempted(request, "documents", reply);
         return;
       case "update":
-        counters.update += statementCount(request, "updates");
+        counters.update += attempted(request, "updates", reply);
         return;
       case "delete":
-        counters.delete += statementCount(request, "deletes");
+        counters.delete += attempted(request, "deletes", reply);
         return;
       case "find":
         counters.query++;

@@ -1,7 +1,7 @@
 import { type Document, Double, Long } from "bson";
 import { readFileSync } from "node:fs";
 import process from "node:process";
-import { isPlainObject, toNumber } from "../bson.ts";
+import { isPlainObject, trueValue } from "../bson.ts";
 import type { CommandContext, Handler } from "./context.ts";
 import { VERSION } from "./handshake.ts";
 
@@ -79,7 +79,7 @@ const SECTIONS: Record<string, (ctx: CommandContext, option: unknown) => Documen
     };
   },
   opLatencies: (ctx, option) =>
-    ctx.engine.latency.reportAll(isPlainObject(option) && (option as Document).histograms === true),
+    ctx.engine.latency.reportAll(isPlainObject(option) && trueValue((option as Document).histograms)),
   opcounters: (ctx) =>
     Object.fromEntries(Object.entries(ctx.engine.counters.opcounters).map(([kind, n]) => [kind, Long.fromNumber(n)])),
   storageEngine: (ctx) => ({
@@ -94,10 +94,9 @@ const SECTIONS: Record<string, (ctx: CommandContext, option: unknown) => Documen
   }),
 };
 
-/** Whether a section's option leaves it out: a false value (`{mem: 0}`); an object or a true value keeps it. */
+/** Whether a section's option leaves it out: one given as a false value (`{mem: 0}`, `{mem: null}`). */
 function excluded(option: unknown): boolean {
-  if (option === undefined || option === null || isPlainObject(option)) return false;
-  return option === false || toNumber(option) === 0;
+  return option !== undefined && !trueValue(option);
 }
 
 function serverStatus(ctx: CommandContext): Document {
@@ -108,7 +107,7 @@ function serverStatus(ctx: CommandContext): Document {
     version: VERSION,
     process: "mongod",
     pid: Long.fromNumber(process.pid),
-    uptime: new Double(uptimeMs / 1000),
+    uptime: new Double(Math.floor(uptimeMs / 1000)), // whole seconds, as MongoDB counts them
     uptimeMillis: Long.fromNumber(uptimeMs),
     uptimeEstimate: Long.fromNumber(Math.floor(uptimeMs / 1000)),
     localTime: new Date(),

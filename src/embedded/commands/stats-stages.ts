@@ -1,13 +1,12 @@
 import { type Document, Long } from "bson";
-import { isPlainObject } from "../bson.ts";
+import { isPlainObject, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "../query/bson-types.ts";
 import { stageName } from "../query/pipeline.ts";
 import { namespace } from "./args.ts";
 import { indexDocument } from "./indexes.ts";
 import type { CommandContext } from "./context.ts";
-import { storageScale, storageStats } from "./stats.ts";
-import { resolveView } from "./views.ts";
+import { checkFlags, storageScale, storageStats } from "./stats.ts";
 
 // `$collStats` and `$indexStats`: aggregation stages that read the engine's statistics instead
 // of documents, so the aggregate command runs them before mingo sees the pipeline.
@@ -43,7 +42,7 @@ function emptyOption(spec: Document, field: string): true | undefined {
   const value = subDocument(spec, field);
   if (value === undefined) return undefined;
   if (Object.keys(value).length > 0) {
-    throw new CommandError("Location31170", `expected an empty object, but got ${JSON.stringify(value)}`);
+    throw new CommandError("Location31170", `expected an empty object, but got ${valueText(value)}`);
   }
   return true;
 }
@@ -71,7 +70,7 @@ function parseCollStats(argument: unknown): CollStatsSpec {
   if (!isPlainObject(argument)) {
     throw new CommandError(
       "Location5447000",
-      `$collStats must take a nested object but found: $collStats: ${JSON.stringify(argument) ?? "undefined"}`,
+      `$collStats must take a nested object but found: $collStats: ${valueText(argument)}`,
     );
   }
   for (const field of Object.keys(argument)) {
@@ -82,7 +81,7 @@ function parseCollStats(argument: unknown): CollStatsSpec {
   const storage = subDocument(argument, "storageStats");
   return {
     latencyStats: latencyOption(argument),
-    storageStats: storage && { scale: storageScale(storage.scale, "$collStats.storageStats.scale") },
+    storageStats: storage && { scale: storageScale(checkFlags(storage).scale, "$collStats.storageStats.scale") },
     count: emptyOption(argument, "count"),
     queryExecStats: emptyOption(argument, "queryExecStats"),
   };
@@ -152,9 +151,14 @@ function collStatsDocument(ctx: CommandContext, name: string, spec: CollStatsSpe
   return out;
 }
 
+/** A view as the stats stages need it: the collection it reads and its own stages. */
+interface ViewSource {
+  source: string;
+  pipeline: readonly Document[];
+}
+
 /** One document per index of `name` (a view with no stages of its own: its collection's), none when there is no collection. */
-function indexStatsDocuments(ctx: CommandContext, name: string): Document[] {
-  const view = resolveView(ctx, name);
+function indexStatsDocuments(ctx: CommandContext, name: string, view: ViewSource | undefined): Document[] {
   if (view && view.pipeline.length > 0) {
     throw new CommandError("Location40602", "$indexStats is only valid as the first stage in a pipeline");
   }
@@ -172,23 +176,30 @@ function indexStatsDocuments(ctx: CommandContext, name: string): Document[] {
   });
 }
 
+/** True when a pipeline starts with `$collStats` or `$indexStats`. */
+function startsWithStats(stages: readonly Document[]): boolean {
+  return stages.length > 0 && SOURCE_STAGES.has(stageName(stages[0]));
+}
+
 /**
- * The documents a pipeline's leading `$collStats` or `$indexStats` stage produces on collection
- * `name` (undefined for `aggregate: 1`), and the stages after it; undefined when the pipeline
- * starts with neither.
+ * The documents a pipeline's leading `$collStats` or `$indexStats` stage produces on `name`
+ * (undefined for `aggregate: 1`), and the stages after it; undefined when the pipeline starts
+ * with neither. `view` is `name` resolved when it is a view the command reads: `$collStats`
+ * reports the view itself, `$indexStats` its collection's indexes.
  */
 export function statsSource(
   ctx: CommandContext,
   name: string | undefined,
   stages: readonly Document[],
+  view?: ViewSource,
 ): { docs: Document[]; rest: Document[] } | undefined {
-  const first = stages.length > 0 ? stageName(stages[0]) : undefined;
-  if (first === undefined || !SOURCE_STAGES.has(first)) return undefined;
+  if (!startsWithStats(stages)) return undefined;
+  const first = stageName(stages[0]);
   if (name === undefined) {
     throw new CommandError("InvalidNamespace", `{aggregate: 1} is not valid for '${first}'; a collection is required.`);
   }
   const docs = first === "$collStats"
     ? [collStatsDocument(ctx, name, parseCollStats(stages[0].$collStats))]
-    : indexStatsDocuments(ctx, name);
+    : indexStatsDocuments(ctx, name, view);
   return { docs, rest: stages.slice(1) };
 }

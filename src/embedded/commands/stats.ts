@@ -1,6 +1,6 @@
 import { BSON, type Document, Double, Long } from "bson";
 import { statfsSync } from "node:fs";
-import { toNumber } from "../bson.ts";
+import { firstKey, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf, isBsonNumber } from "../query/bson-types.ts";
 import type { Catalog } from "../store/catalog.ts";
@@ -54,6 +54,23 @@ export function storageScale(value: unknown, field: string): number {
     throw new CommandError("Location51024", `BSON field 'scale' value must be >= 1, actual value '${clamped}'`);
   }
   return clamped;
+}
+
+/** The options of storage statistics that must be booleans when given (MongoDB's optionalBool). */
+const FLAGS = ["verbose", "waitForLock", "numericOnly"];
+
+/** Checks a storage statistics request's flags; returns the request. */
+export function checkFlags(request: Document): Document {
+  for (const flag of FLAGS) {
+    const value = request[flag];
+    if (value !== undefined && typeof value !== "boolean") {
+      throw new CommandError(
+        "TypeMismatch",
+        `Field '${flag}' should be a boolean value, but found: ${bsonTypeOf(value)}`,
+      );
+    }
+  }
+  return request;
 }
 
 /** A count or size as MongoDB appends it: int32 when it fits, int64 otherwise. */
@@ -132,11 +149,11 @@ export function storageStats(coll: Collection | undefined, scale: number): Docum
 
 /** The deprecated collStats command: `$collStats: {storageStats}`'s figures under the namespace. */
 function collStats(ctx: CommandContext): Document {
-  const name = ctx.body.collStats;
+  const name = ctx.body[firstKey(ctx.body) ?? ""]; // collStats, or its alias collstats
   if (typeof name !== "string" || name === "") {
     throw new CommandError("InvalidNamespace", `collection name has invalid type ${bsonTypeOf(name)}`);
   }
-  const scale = storageScale(ctx.body.scale, "collStats.scale");
+  const scale = storageScale(checkFlags(ctx.body).scale, "collStats.scale");
   const coll = ctx.engine.catalog.get(ctx.db, name);
   if (coll?.options.viewOn !== undefined) {
     throw new CommandError(
@@ -181,7 +198,12 @@ function databaseTotals(catalog: Catalog, db: string) {
     totals.indexes += bytes.indexes.size;
     totals.indexSize += bytes.indexTotal;
   }
-  if (totals.views > 0) totals.collections++; // system.views
+  if (totals.views > 0) {
+    // The view definitions live in system.views, a collection with an _id index of its own in MongoDB.
+    totals.collections++;
+    totals.indexes++;
+    totals.indexSize += 4 * totals.views;
+  }
   return totals;
 }
 
@@ -193,10 +215,10 @@ export function databaseBytes(catalog: Catalog, db: string): number {
 
 /** dbStats: counts as int64, sizes as doubles divided by the scale, as MongoDB 7.0 reports them. */
 function dbStats(ctx: CommandContext): Document {
-  const scale = scaleArgument(ctx.body.scale, "dbStats.scale") ?? 1;
+  // MongoDB reads the scale as an int64, clamping larger values to its range.
+  const scale = Math.min(scaleArgument(ctx.body.scale, "dbStats.scale") ?? 1, 2 ** 63 - 1);
   if (scale <= 0) throw new CommandError("BadValue", "Scale factor must be greater than zero");
   const freeStorage = freeStorageArgument(ctx.body.freeStorage);
-  const exists = ctx.engine.catalog.collections(ctx.db).length > 0;
   const t = databaseTotals(ctx.engine.catalog, ctx.db);
   const size = (n: number) => new Double(n / scale);
   const out: Document = {
@@ -212,18 +234,18 @@ function dbStats(ctx: CommandContext): Document {
     totalSize: size(t.storage + t.indexSize),
   };
   if (freeStorage) {
-    const free = ctx.engine.catalog.collections(ctx.db).reduce((sum, coll) => sum + coll.docs.table.freeBytes, 0);
     Object.assign(out, {
-      freeStorageSize: size(free),
+      freeStorageSize: size(t.free),
       indexFreeStorageSize: size(0),
-      totalFreeStorageSize: size(free),
+      totalFreeStorageSize: size(t.free),
     });
   }
   out.scaleFactor = Long.fromNumber(scale);
   // An engine in memory has no filesystem to report, as MongoDB's in-memory engine has none.
   const { dataDir } = ctx.engine.server;
   if (dataDir !== undefined) {
-    const fs = exists ? filesystem(dataDir) : { used: 0, total: 0 };
+    // A database that does not exist reports zeros here too, as MongoDB does.
+    const fs = t.collections > 0 ? filesystem(dataDir) : { used: 0, total: 0 };
     out.fsUsedSize = new Double(fs.used < 0 ? -1 : fs.used / scale);
     out.fsTotalSize = new Double(fs.total < 0 ? -1 : fs.total / scale);
   }

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { isEmptyFilter } from "../query/filter.ts";
 import { runRead } from "../query/plan.ts";
+import { checkStatsStages, statsSource } from "./stats-stages.ts";
 import { leadingRead } from "../query/read-stages.ts";
 import { type CollectionResolver, runPipeline, stageName } from "../query/pipeline.ts";
 import type { Variables } from "../query/variables.ts";
@@ -71,8 +72,11 @@ export function readView(
   resolve: CollectionResolver,
   variables?: Variables,
 ): Iterator<Document> {
-  const { spec, rest } = leadingRead([...view.pipeline, ...stages]);
+  const pipeline = [...view.pipeline, ...stages];
   const { collation } = view;
+  const stats = statsSource(ctx, view.source, pipeline);
+  if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolve, { collation, variables });
+  const { spec, rest } = leadingRead(pipeline);
   const input = runRead(ctx.engine.catalog.get(ctx.db, view.source), { ...spec, collation });
   return runPipeline(rest, input, resolve, { collation, variables });
 }
@@ -111,6 +115,7 @@ export function checkViewDefinition(
     }
     if (!isPlainObject(stage)) throw new CommandError("TypeMismatch", "each pipeline stage must be an object");
   }
+  checkStatsStages(stages);
   for (let source: string | undefined = viewOn, depth = 0; source !== undefined; depth++) {
     if (source === name) {
       throw new CommandError("GraphContainsCycle", `View cycle detected: ${namespace(ctx.db, name)} would read itself`);

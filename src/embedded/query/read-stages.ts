@@ -1,9 +1,51 @@
 import type { Document } from "bson";
-import { isPlainObject, toNumber } from "../bson.ts";
+import { isPlainObject, toNumber, valueText } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+import { isBsonNumber } from "./bson-types.ts";
 import type { ReadSpec } from "./plan.ts";
 
 // The leading stages of a pipeline that the engine answers itself, as an indexed read or a
 // count, before mingo runs the rest. Shared by aggregate, explain and views.
+
+/** Why a `$skip` or `$limit` argument is not a whole non-negative number, in MongoDB's words; undefined when it is. */
+function countArgumentProblem(value: unknown): string | undefined {
+  if (!isBsonNumber(value)) return "Expected a number in:";
+  const n = toNumber(value);
+  if (!Number.isInteger(n)) return "Expected an integer:";
+  if (Math.abs(n) >= 2 ** 63) return "Cannot represent as a 64-bit integer:";
+  return n < 0 ? "Expected a non-negative number in:" : undefined;
+}
+
+/**
+ * Checks the arguments of a pipeline's `$skip`, `$limit` and `$match` stages as MongoDB does
+ * (5107200, 5107201, 15958, 15959), before the engine folds them into a read or a count.
+ */
+export function checkCountingStages(pipeline: readonly Document[]): void {
+  for (const stage of pipeline) {
+    for (const [name, code] of [["$skip", "Location5107200"], ["$limit", "Location5107201"]] as const) {
+      if (!(name in stage)) continue;
+      const problem = countArgumentProblem(stage[name]);
+      if (problem) {
+        throw new CommandError(
+          code,
+          `invalid argument to ${name} stage: ${problem} ${name}: ${valueText(stage[name])}`,
+        );
+      }
+      if (name === "$limit" && toNumber(stage[name]) === 0) {
+        throw new CommandError("Location15958", "the limit must be positive");
+      }
+    }
+    if ("$match" in stage && !isPlainObject(stage.$match)) {
+      throw new CommandError("Location15959", "the match filter must be an expression in an object");
+    }
+  }
+}
+
+/** A `$group` key that is the same for every document: null, missing, or a value that is not a path, an array or a document. */
+function isConstantKey(id: unknown): boolean {
+  if (typeof id === "string") return !id.startsWith("$");
+  return !Array.isArray(id) && !isPlainObject(id);
+}
 
 /** `[$match?, $skip?, $limit?, {$group: {_id: const, n: {$sum: 1}}}]`: the driver's countDocuments. */
 export function countShape(pipeline: Document[]): { spec: ReadSpec; group: Document } | undefined {
@@ -15,7 +57,7 @@ export function countShape(pipeline: Document[]): { spec: ReadSpec; group: Docum
   if (i !== pipeline.length - 1 || !isPlainObject(pipeline[i].$group)) return undefined;
   const group = pipeline[i].$group as Document;
   const fields = Object.keys(group);
-  const constantId = typeof group._id !== "string" && !isPlainObject(group._id);
+  const constantId = isConstantKey(group._id);
   // A name $group refuses (dotted, or an operator's) goes the long way, to be refused there.
   const plainName = fields.length === 2 && !fields[1].includes(".") && !fields[1].startsWith("$");
   const counter = plainName && fields[0] === "_id" ? group[fields[1]] : undefined;

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
+import { isPlainObject, toNumber, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { numberKind } from "./number-arithmetic.ts";
@@ -224,15 +224,7 @@ function refuseOperand(doc: Document, op: string, path: string, current: unknown
 
 /** A value as MongoDB's messages print it, shortened. */
 function shortText(v: unknown): string {
-  if (typeof v === "string") return JSON.stringify(v);
-  if (bsonTag(v) === "ObjectId") return `ObjectId('${String(v)}')`;
-  if (Array.isArray(v)) return `[ ${v.slice(0, 5).map(shortText).join(", ")}${v.length > 5 ? ", ..." : ""} ]`;
-  if (isPlainObject(v)) {
-    const entries = Object.entries(v);
-    const shown = entries.slice(0, 5).map(([k, x]) => `${k}: ${shortText(x)}`);
-    return `{ ${shown.join(", ")}${entries.length > 5 ? ", ..." : ""} }`;
-  }
-  return String(v);
+  return valueText(v, 5);
 }
 
 /** The field paths an operator update writes: every operator's fields, and `$rename`'s targets. */

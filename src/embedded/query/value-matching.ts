@@ -57,10 +57,13 @@ function groupKey(obj: unknown, arg: unknown, options: Options): ValueKey {
  * MongoDB. (mingo's `$firstN`-style `n` expressions see the key as the group's id.)
  */
 export function $group(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+  // As MongoDB parses it: every output field first, then whether there is an _id.
+  if (isPlainObject(expr)) {
+    for (const field of Object.keys(expr)) if (field !== "_id") checkAccumulatorField(field, expr[field], options);
+  }
   if (!isPlainObject(expr) || !("_id" in expr)) {
     throw new CommandError("Location15955", "a group specification must include an _id");
   }
-  for (const field of Object.keys(expr)) if (field !== "_id") checkAccumulatorField(field, expr[field], options);
   const firstIds = new Map<ValueKey, unknown>();
   const keyed = { ...expr, _id: { [GROUP_KEY]: { id: expr._id, firstIds } } };
   return mingoGroup(collection, keyed, options).map((group) => {
@@ -69,7 +72,7 @@ export function $group(collection: LazyIterator, expr: Document, options: Option
   });
 }
 
-/** One output field of `$group`: an object naming one accumulator, checked as MongoDB checks it and in its order. */
+/** One output field of `$group`: an object naming one accumulator with one argument, checked in MongoDB's order. */
 function checkAccumulatorField(field: string, spec: unknown, options: Options): void {
   const accumulator = isPlainObject(spec) ? Object.keys(spec)[0] : undefined;
   if (accumulator === undefined || !accumulator.startsWith("$")) {
@@ -81,6 +84,9 @@ function checkAccumulatorField(field: string, spec: unknown, options: Options): 
   }
   if (Object.keys(spec as Document).length !== 1) {
     throw new CommandError("Location40238", `The field '${field}' must specify one accumulator`);
+  }
+  if (Array.isArray((spec as Document)[accumulator])) {
+    throw new CommandError("Location40237", `The ${accumulator} accumulator is a unary operator`);
   }
   if (!options.context.getOperator(OpType.ACCUMULATOR, accumulator)) {
     throw new CommandError("Location15952", `unknown group operator '${accumulator}'`);
