@@ -109,20 +109,26 @@ export function opMsg(command: Document, requestId = 1, opCode = 2013): Buffer {
   return frame;
 }
 
-/** Sends one frame and resolves with the first reply frame's body document. */
-export function roundTrip(socket: Socket, frame: Uint8Array): Promise<Document> {
+/** Sends one frame; resolves with the first reply frame's body document and the bytes that frame took. */
+export function exchange(socket: Socket, frame: Uint8Array): Promise<{ doc: Document; bytes: number }> {
   return new Promise((resolve, reject) => {
     let buffered = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       buffered = Buffer.concat([buffered, chunk]);
       if (buffered.length < 4 || buffered.length < buffered.readInt32LE(0)) return;
       socket.off("data", onData);
-      resolve(BSON.deserialize(buffered.subarray(21, buffered.readInt32LE(0))));
+      const bytes = buffered.readInt32LE(0);
+      resolve({ doc: BSON.deserialize(buffered.subarray(21, bytes)), bytes });
     };
     socket.on("data", onData);
     socket.once("close", () => reject(new Error("closed before replying")));
     socket.write(frame);
   });
+}
+
+/** Sends one frame and resolves with the first reply frame's body document. */
+export async function roundTrip(socket: Socket, frame: Uint8Array): Promise<Document> {
+  return (await exchange(socket, frame)).doc;
 }
 
 /**

@@ -1,10 +1,18 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Socket } from "node:net";
-import { Buffer } from "node:buffer";
 import process from "node:process";
-import { BSON, type Document, MongoServerError } from "mongodb";
-import { type Connected, connectTarget, opMsg, rawSocket, roundTrip, startTarget, type Target } from "./helpers.ts";
+import { type Document, MongoServerError } from "mongodb";
+import {
+  type Connected,
+  connectTarget,
+  exchange,
+  opMsg,
+  rawSocket,
+  roundTrip,
+  startTarget,
+  type Target,
+} from "./helpers.ts";
 
 const RAW = { promoteLongs: false, promoteValues: false } as const;
 
@@ -110,23 +118,6 @@ describe("embedded engine: serverStatus", () => {
     await conn.client.db("server_status_other").dropDatabase();
   });
 });
-
-/** Sends one frame; resolves with the reply's document and how many bytes its frame took. */
-function exchange(socket: Socket, frame: Uint8Array): Promise<{ doc: Document; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    let buffered = Buffer.alloc(0);
-    const onData = (chunk: Buffer): void => {
-      buffered = Buffer.concat([buffered, chunk]);
-      if (buffered.length < 4 || buffered.length < buffered.readInt32LE(0)) return;
-      socket.off("data", onData);
-      const bytes = buffered.readInt32LE(0);
-      resolve({ doc: BSON.deserialize(buffered.subarray(21, bytes)), bytes });
-    };
-    socket.on("data", onData);
-    socket.once("close", () => reject(new Error("closed before replying")));
-    socket.write(frame);
-  });
-}
 
 /** Connections and bytes counted exactly, over raw sockets to an engine no driver talks to. */
 describe("embedded engine: serverStatus connection and network counters", () => {

@@ -108,27 +108,20 @@ function countWrite<T>(ctx: CommandContext, name: string, reply: T): T {
   return reply;
 }
 
-/** Commands whose latency counts against the collection their first field names (getMore: its `collection`). */
+/**
+ * Commands whose latency counts against the collection their first field names (getMore: its
+ * `collection`): the writes that name one collection (but `drop`, which forgets it), and the reads.
+ */
 const TIMED = new Set([
+  ...[...COLLECTION_WRITES].filter((name) => name !== "drop"),
   "find",
   "getMore",
   "aggregate",
   "count",
   "distinct",
-  "insert",
-  "update",
-  "delete",
-  "findAndModify",
-  "findandmodify",
-  "create",
-  "collMod",
-  "createIndexes",
-  "dropIndexes",
-  "deleteIndexes",
   "listIndexes",
   "collStats",
   "collstats",
-  "validate",
   "explain",
 ]);
 
