@@ -164,7 +164,7 @@ describe("embedded engine: serverStatus connection and network counters", () => 
 
     second.destroy();
     let current = 2;
-    for (let tries = 0; current !== 1 && tries < 1000; tries++) {
+    for (let tries = 0; current !== 1 && tries < 10_000; tries++) {
       await new Promise((resolve) => setImmediate(resolve));
       current = (await roundTrip(first, serverStatus)).connections.current;
     }
