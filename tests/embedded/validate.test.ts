@@ -49,6 +49,30 @@ describe("checkCollection: indexes against documents", () => {
     assert.equal(check.keysPerIndex.get("a_1"), 29);
   });
 
+  test("an entry naming a document no longer stored is extra, not a crash; a flat index holding one twice is invalid", () => {
+    const coll = sample();
+    const a = indexNamed(coll, "a_1");
+    coll.docs.delete(5); // the document goes; its index entries stay behind
+    const check = checkCollection(coll);
+    assert.ok(check.invalidIndexes.has("a_1"));
+    assert.ok(check.extraCount >= 1, JSON.stringify(check.extraIndexEntries));
+    assert.ok(!a.multikey);
+    const twice = sample();
+    const n = twice.docs.numberOf(3)!;
+    indexNamed(twice, "a_1").entries.insert([3], n, 3);
+    assert.deepEqual([...checkCollection(twice).invalidIndexes], ["a_1"]);
+  });
+
+  test('a multikey index under a case-insensitive collation holds one key for "a" and "A", and checks out', () => {
+    const coll = new Catalog().create("validate", "collated");
+    coll.put({ _id: 1, t: ["a", "A", "b"] });
+    coll.put({ _id: 2, t: ["B", "c"] });
+    coll.addIndex({ name: "t_1", key: { t: 1 }, collation: { locale: "en", strength: 2 } });
+    const check = checkCollection(coll);
+    assert.deepEqual(check.errors, []);
+    assert.equal(check.keysPerIndex.get("t_1"), 4, "a, b for the first; b, c for the second");
+  });
+
   test("a stale index is invalid even when its entries look right", () => {
     const coll = sample();
     indexNamed(coll, "a_1_b_-1").stale = true;
@@ -64,12 +88,16 @@ describe("checkCollection: indexes against documents", () => {
     assert.equal(broken.valid, false);
     assert.equal(broken.repaired, false);
     assert.deepEqual(broken.indexDetails.a_1, { valid: false });
-    const repaired = validateCommands.validate(ctx({ validate: "sample", repair: true })) as Document;
+    coll.usage.usedIndex("a_1");
+    const order = coll.allIndexes().map((spec) => spec.name);
+    const repaired = validateCommands.validate(ctx({ validate: "sample", repair: 1 })) as Document;
     assert.equal(repaired.valid, true);
     assert.equal(repaired.repaired, true);
     assert.deepEqual(repaired.errors, []);
     assert.ok(repaired.warnings.includes("Repaired: Detected 1 missing index entries."), repaired.warnings.join("; "));
     assert.ok(indexNamed(coll, "a_1").entries.has([3], 7));
+    assert.deepEqual(coll.allIndexes().map((spec) => spec.name), order, "rebuilt in place");
+    assert.equal(coll.usage.accesses("a_1")?.ops, 1, "its usage kept");
   });
 });
 
@@ -116,14 +144,31 @@ describe("embedded engine: validate", () => {
     assert.deepEqual(result.errors, []);
   });
 
-  test("documents that break a validator added later are counted, as a warning", async () => {
+  test("documents that break a validator added later are counted: an error, a warning, or nothing, as it is set", async () => {
     const c = conn.db.collection<{ _id: number; age: unknown }>("people");
     await c.insertMany([{ _id: 1, age: 30 }, { _id: 2, age: "old" }, { _id: 3, age: -1 }]);
+    const message = "Detected one or more documents not compliant with the collection's schema.";
     await conn.db.command({ collMod: "people", validator: { age: { $type: "number", $gte: 0 } } });
-    const result = await conn.db.command({ validate: "people" });
-    assert.equal(result.nNonCompliantDocuments, 2);
-    assert.deepEqual(result.warnings, ["Detected one or more documents not compliant with the collection's schema."]);
-    assert.equal(result.valid, true);
+    const refused = await conn.db.command({ validate: "people" });
+    assert.equal(refused.nNonCompliantDocuments, 2);
+    assert.deepEqual([refused.valid, refused.errors, refused.warnings], [false, [message], []]);
+    await conn.db.command({ collMod: "people", validationAction: "warn" });
+    const warned = await conn.db.command({ validate: "people" });
+    assert.deepEqual([warned.valid, warned.errors, warned.warnings], [true, [], [message]]);
+    await conn.db.command({ collMod: "people", validationLevel: "off" });
+    const off = await conn.db.command({ validate: "people" });
+    assert.deepEqual([off.nNonCompliantDocuments, off.valid, off.warnings], [0, true, []]);
+  });
+
+  test("a collated multikey index is valid, and answers each document once", async () => {
+    const c = conn.db.collection<{ _id: number; t: string[] }>("collated");
+    await c.insertMany([{ _id: 1, t: ["a", "A", "b"] }, { _id: 2, t: ["B"] }]);
+    const collation = { locale: "en", strength: 2 };
+    await c.createIndex({ t: 1 }, { collation });
+    const result = await conn.db.command({ validate: "collated" });
+    assert.deepEqual([result.valid, result.keysPerIndex.t_1], [true, 3]);
+    assert.deepEqual((await c.find({ t: "A" }, { collation }).toArray()).map((doc) => doc._id), [1]);
+    assert.equal(await c.countDocuments({ t: "b" }, { collation }), 2);
   });
 
   test("a missing collection and a view are refused as MongoDB refuses them", async () => {

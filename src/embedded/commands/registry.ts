@@ -91,8 +91,7 @@ const COLLECTION_WRITES = new Set([
   "createIndexes",
   "dropIndexes",
   "deleteIndexes",
-  // A repair can change what a query through a rebuilt index answers.
-  "validate",
+  "validate", // counted as a write only when it repaired (see countWrite)
 ]);
 
 /** The collection a write touches, or undefined when it may touch any (dropDatabase, anything unknown). */
@@ -102,8 +101,13 @@ function writtenCollection(ctx: CommandContext, name: string): string | undefine
   return COLLECTION_WRITES.has(name) && typeof target === "string" ? target : undefined;
 }
 
-/** Counts a finished write. After the change was applied, so a reader that saw it also sees the count move. */
+/**
+ * Counts a finished write. After the change was applied, so a reader that saw it also sees the
+ * count move. A validate counts only when it repaired: queries through a rebuilt index may answer
+ * differently, and nothing else it does changes what a read sees.
+ */
 function countWrite<T>(ctx: CommandContext, name: string, reply: T): T {
+  if (name === "validate" && (reply as Document | undefined)?.repaired !== true) return reply;
   ctx.engine.writes.count(ctx.db, writtenCollection(ctx, name));
   return reply;
 }

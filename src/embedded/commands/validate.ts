@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import { trueValue } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { checkCollection, type CollectionCheck } from "../store/collection-check.ts";
 import type { Collection } from "../store/collection.ts";
@@ -6,17 +7,18 @@ import { collectionName, namespace } from "./args.ts";
 import type { CommandContext, Handler } from "./context.ts";
 import { compliance } from "./validation.ts";
 
-/** What MongoDB 7.0 says of documents that break the collection's validator (a warning: the collection stays valid). */
+/**
+ * What MongoDB 7.0 says of documents that break the collection's validator: an error that makes
+ * the collection invalid under validationAction "error", a warning under "warn".
+ */
 const NON_COMPLIANT = "Detected one or more documents not compliant with the collection's schema.";
 
-/** Builds each inconsistent secondary index again from the documents (validate's `repair`). */
+/** Builds each inconsistent secondary index again from the documents, in place (validate's `repair`). */
 function repairIndexes(coll: Collection, check: CollectionCheck): boolean {
   let repaired = false;
-  for (const name of check.invalidIndexes) {
-    const spec = coll.indexes.get(name);
-    if (spec === undefined) continue; // the _id order is the documents' own; nothing to build it from
-    coll.dropIndex(name);
-    coll.addIndex(spec, true);
+  for (const index of coll.orderedIndexes()) {
+    if (!check.invalidIndexes.has(index.spec.name)) continue;
+    index.build(coll.docs.numbers());
     repaired = true;
   }
   return repaired;
@@ -35,13 +37,14 @@ function validate(ctx: CommandContext): Document {
   if (coll?.options.viewOn !== undefined) throw new CommandError("CommandNotSupportedOnView", "Cannot validate a view");
   if (coll === undefined) throw new CommandError("NamespaceNotFound", `Collection '${ns}' does not exist to validate.`);
   const found = checkCollection(coll);
-  const repaired = ctx.body.repair === true && repairIndexes(coll, found);
+  const repaired = trueValue(ctx.body.repair) && repairIndexes(coll, found);
   const check = repaired ? checkCollection(coll) : found;
   const complies = compliance(coll);
   let nonCompliant = 0;
   for (const doc of coll.docs.iterate()) if (!complies(doc)) nonCompliant++;
   const warnings = repaired ? found.errors.map((error) => `Repaired: ${error}`) : [];
-  if (nonCompliant > 0) warnings.push(NON_COMPLIANT);
+  const errors = [...check.errors];
+  if (nonCompliant > 0) (coll.options.validationAction === "warn" ? warnings : errors).push(NON_COMPLIANT);
   return {
     ns,
     nInvalidDocuments: 0,
@@ -52,10 +55,10 @@ function validate(ctx: CommandContext): Document {
     indexDetails: Object.fromEntries(
       [...check.keysPerIndex.keys()].map((index) => [index, { valid: !check.invalidIndexes.has(index) }]),
     ),
-    valid: check.errors.length === 0,
+    valid: errors.length === 0,
     repaired,
     warnings,
-    errors: check.errors,
+    errors,
     extraIndexEntries: check.extraIndexEntries,
     missingIndexEntries: check.missingIndexEntries,
     corruptRecords: [],

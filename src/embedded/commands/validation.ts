@@ -72,10 +72,10 @@ export function checkValid(coll: Collection, doc: Document, previous: Document |
   });
 }
 
-/** Whether a document meets the collection's validator (always, without one): what `validate` counts. */
+/** Whether a document meets the collection's validator (always, without one or with validation off): what `validate` counts. */
 export function compliance(coll: Collection): (doc: Document) => boolean {
-  const { validator } = coll.options;
-  if (!validator) return () => true;
+  const { validator, validationLevel } = coll.options;
+  if (!validator || validationLevel === "off") return () => true;
   const query = mingoQuery(validator, coll.collation);
   return (doc) => query.test(doc);
 }

@@ -1,17 +1,22 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { valuesAt } from "./paths.ts";
-import { compareValues, keyOf, sameValueKey, type ValueKey } from "./values.ts";
+import { compareValues, keyOf, sameValueKey } from "./values.ts";
 
 /**
  * The key tuples a document gives an index on `fields`, as MongoDB forms them: a missing field
  * (or an empty array) is null, and an array gives one tuple per distinct element (in BSON
- * order), crossed with the other fields' values.
+ * order), crossed with the other fields' values. Elements are distinct under `compare`, the
+ * index's order: under a case-insensitive collation, "a" and "A" are one key, as in MongoDB.
  */
-export function keyTuples(doc: Document, fields: readonly string[]): unknown[][] {
+export function keyTuples(
+  doc: Document,
+  fields: readonly string[],
+  compare: (a: unknown, b: unknown) => number = compareValues,
+): unknown[][] {
   let tuples: unknown[][] = [[]];
   for (const field of fields) {
-    const values = distinctValues(doc, field);
+    const values = distinctValues(doc, field, compare);
     tuples = values.length === 1
       ? tuples.map((t) => [...t, values[0]])
       : tuples.flatMap((t) => values.map((v) => [...t, v]));
@@ -67,11 +72,10 @@ function touchesArray(doc: unknown, path: string): boolean {
   return Array.isArray(current);
 }
 
-/** The distinct values of a field, in BSON order; a missing field (or empty array) is null. */
-function distinctValues(doc: Document, path: string): unknown[] {
+/** The distinct values of a field under `compare`, in its order; a missing field (or empty array) is null. */
+function distinctValues(doc: Document, path: string, compare: (a: unknown, b: unknown) => number): unknown[] {
   const values = valuesAt(doc, path).map((v) => (v === undefined ? null : v));
   if (values.length === 1) return values;
-  const seen = new Map<ValueKey, unknown>();
-  for (const v of values) seen.set(keyOf(v), v);
-  return [...seen.values()].sort(compareValues);
+  values.sort(compare);
+  return values.filter((v, i) => i === 0 || compare(values[i - 1], v) !== 0);
 }

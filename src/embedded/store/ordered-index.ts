@@ -78,7 +78,7 @@ export class OrderedIndex {
   /** The key tuples a document produces (see keyTuples); one holding an array makes the index multikey. */
   keys(doc: Document): unknown[][] {
     if (!this.multikey && touchesAnyArray(doc, this.fields)) this.multikey = true;
-    return keyTuples(doc, this.fields);
+    return keyTuples(doc, this.fields, this.entries.compareKey);
   }
 
   /** Records the entries of a stored document (`doc`, numbered `n`; its {@link topFields} suffice). */

@@ -55,6 +55,12 @@ export class OrderedDocs {
     return this.#find(id) >= 0;
   }
 
+  /** The number of the document with this `_id` in {@link table}, or undefined. */
+  numberOf(id: unknown): number | undefined {
+    const at = this.#find(id);
+    return at < 0 ? undefined : this.#list[at];
+  }
+
   /**
    * Puts document number `n` (stored in {@link table}, its `_id` being `id`, read from it when not given) in its place;
    * returns the number of the document with the same `_id` it displaced, or -1. The displaced
