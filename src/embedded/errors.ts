@@ -110,6 +110,7 @@ export const CODES = {
   Location40235: 40235,
   Location40236: 40236,
   Location40237: 40237,
+  Location15947: 15947,
   Location40238: 40238,
   Location51024: 51024,
   Location40602: 40602,

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Document } from "mongodb";
+import { Decimal128, type Document, Long } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 /** aggregate runs its stages with mingo and returns a cursor. */
@@ -186,6 +186,26 @@ describe("embedded engine: aggregate", () => {
     );
     await refused([{ $limit: 0 }], 15958, "the limit must be positive");
     await refused([{ $match: 5 }], 15959, "the match filter must be an expression in an object");
+    await refused(
+      [{ $skip: Number.NaN }],
+      5107200,
+      "invalid argument to $skip stage: Expected an integer, but found NaN in: $skip: NaN",
+    );
+    await refused(
+      [{ $limit: Infinity }],
+      5107201,
+      "invalid argument to $limit stage: Cannot represent as a 64-bit integer: $limit: Infinity",
+    );
+    await refused(
+      [{ $skip: Decimal128.fromString("1.5") }],
+      5107200,
+      "invalid argument to $skip stage: Cannot represent as a 64-bit integer: $skip: 1.5",
+    );
+    assert.deepEqual(await orders.aggregate([{ $limit: Long.MAX_VALUE }, { $count: "n" }]).toArray(), [{ n: 4 }]);
+    await assert.rejects(
+      conn.db.createCollection("limited_view", { viewOn: "orders", pipeline: [{ $limit: 0 }] }),
+      (error: Error & { code?: number }) => error.code === 15958,
+    );
     assert.deepEqual(await orders.aggregate([{ $skip: 3 }, { $group: { _id: null, n: { $sum: 1 } } }]).toArray(), [
       { _id: null, n: 1 },
     ]);

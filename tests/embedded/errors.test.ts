@@ -177,6 +177,11 @@ describe("embedded engine: error replies", () => {
       "The field 'x' must be an accumulator object",
     );
     await refused(
+      () => c.aggregate([{ $group: 5 }]).toArray(),
+      15947,
+      "a group's fields must be specified in an object",
+    );
+    await refused(
       () => c.aggregate([{ $group: { x: { $sum: 1 } } }]).toArray(),
       15955,
       "a group specification must include an _id",

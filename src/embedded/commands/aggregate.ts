@@ -123,6 +123,8 @@ function countDocuments(
       ),
     ).length
     : countMatching(source.coll, filter, spec.skip, spec.limit, collation);
+  // Answered from the collection's size, where MongoDB's pipeline scans the collection: count the scan it makes.
+  if (!source.view && filter === undefined) source.coll?.usage.scanned();
   return n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
 }
 

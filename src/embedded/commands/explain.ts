@@ -6,7 +6,7 @@ import { countStages, executionStats, findStages } from "../query/describe.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { planCount, planRead, type ReadSpec } from "../query/plan.ts";
 import { runPipeline } from "../query/pipeline.ts";
-import { countShape, leadingRead } from "../query/read-stages.ts";
+import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import type { ScanStats } from "../query/index-scan.ts";
 import { resolver } from "./aggregate.ts";
@@ -107,6 +107,7 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
   }
   const collation = operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name));
   const variables = parseLet(body);
+  checkCountingStages(pipeline);
   const counting = countShape(pipeline);
   if (counting) {
     const { spec } = counting;

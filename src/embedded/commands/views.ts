@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { isEmptyFilter } from "../query/filter.ts";
 import { runRead } from "../query/plan.ts";
 import { checkStatsStages, statsSource } from "./stats-stages.ts";
-import { leadingRead } from "../query/read-stages.ts";
+import { checkCountingStages, leadingRead } from "../query/read-stages.ts";
 import { type CollectionResolver, runPipeline, stageName } from "../query/pipeline.ts";
 import type { Variables } from "../query/variables.ts";
 import { type Collation, parseCollation, sameCollation } from "../store/collation.ts";
@@ -116,6 +116,7 @@ export function checkViewDefinition(
     if (!isPlainObject(stage)) throw new CommandError("TypeMismatch", "each pipeline stage must be an object");
   }
   checkStatsStages(stages);
+  checkCountingStages(stages);
   for (let source: string | undefined = viewOn, depth = 0; source !== undefined; depth++) {
     if (source === name) {
       throw new CommandError("GraphContainsCycle", `View cycle detected: ${namespace(ctx.db, name)} would read itself`);

@@ -1,5 +1,5 @@
-import type { Document } from "bson";
-import { isPlainObject, toNumber, valueText } from "../bson.ts";
+import type { Document, Long } from "bson";
+import { bsonTag, isPlainObject, toNumber, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isBsonNumber } from "./bson-types.ts";
 import type { ReadSpec } from "./plan.ts";
@@ -7,12 +7,24 @@ import type { ReadSpec } from "./plan.ts";
 // The leading stages of a pipeline that the engine answers itself, as an indexed read or a
 // count, before mingo runs the rest. Shared by aggregate, explain and views.
 
-/** Why a `$skip` or `$limit` argument is not a whole non-negative number, in MongoDB's words; undefined when it is. */
+const INT64_LIMIT = 2 ** 63;
+
+/**
+ * Why a `$skip` or `$limit` argument is not a whole non-negative int64, in MongoDB's words and
+ * order of checks; undefined when it is. An int64 is read exactly, a Decimal128 must be an
+ * exact integer, a double must not be NaN, infinite or fractional.
+ */
 function countArgumentProblem(value: unknown): string | undefined {
   if (!isBsonNumber(value)) return "Expected a number in:";
+  const tag = bsonTag(value);
+  if (tag === "Long") return (value as Long).isNegative() ? "Expected a non-negative number in:" : undefined;
   const n = toNumber(value);
+  if (tag === "Decimal128" && !(Number.isInteger(n) && Math.abs(n) < INT64_LIMIT)) {
+    return "Cannot represent as a 64-bit integer:";
+  }
+  if (Number.isNaN(n)) return "Expected an integer, but found NaN in:";
+  if (n >= INT64_LIMIT || n < -INT64_LIMIT) return "Cannot represent as a 64-bit integer:";
   if (!Number.isInteger(n)) return "Expected an integer:";
-  if (Math.abs(n) >= 2 ** 63) return "Cannot represent as a 64-bit integer:";
   return n < 0 ? "Expected a non-negative number in:" : undefined;
 }
 

@@ -57,11 +57,12 @@ function groupKey(obj: unknown, arg: unknown, options: Options): ValueKey {
  * MongoDB. (mingo's `$firstN`-style `n` expressions see the key as the group's id.)
  */
 export function $group(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
-  // As MongoDB parses it: every output field first, then whether there is an _id.
-  if (isPlainObject(expr)) {
-    for (const field of Object.keys(expr)) if (field !== "_id") checkAccumulatorField(field, expr[field], options);
+  if (!isPlainObject(expr)) {
+    throw new CommandError("Location15947", "a group's fields must be specified in an object");
   }
-  if (!isPlainObject(expr) || !("_id" in expr)) {
+  // As MongoDB parses it: every output field first, then whether there is an _id.
+  for (const field of Object.keys(expr)) if (field !== "_id") checkAccumulatorField(field, expr[field], options);
+  if (!("_id" in expr)) {
     throw new CommandError("Location15955", "a group specification must include an _id");
   }
   const firstIds = new Map<ValueKey, unknown>();
