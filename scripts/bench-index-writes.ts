@@ -19,7 +19,7 @@ import type { Document } from "bson";
 import { Collection } from "../src/embedded/store/collection.ts";
 import { mulberry32 } from "../tests/helpers/random.ts";
 import { loadAverage } from "./lib/report.ts";
-import { user } from "./lib/memory-users.ts";
+import { user, USER_INDEXES } from "./lib/memory-users.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -32,17 +32,10 @@ const UPDATES = Number(args.updates);
 const SEEKS = 200_000;
 const ROUNDS = 3;
 
-const INDEXES = [
-  { name: "email_unique", key: { email: 1 }, unique: true },
-  { name: "name_1__id_1", key: { name: 1, _id: 1 } },
-  { name: "created_at_-1_name_1__id_1", key: { created_at: -1, name: 1, _id: 1 } },
-  { name: "surname_1_name_1__id_1", key: { surname: 1, name: 1, _id: 1 } },
-] as const;
-
 function filled(size: number, indexed: boolean): Collection {
   const coll = new Collection("bench", "users");
   for (let id = 1; id <= size; id++) coll.put(user(id));
-  if (indexed) { for (const spec of INDEXES) coll.addIndex({ ...spec, key: { ...spec.key } }); }
+  if (indexed) { for (const spec of USER_INDEXES) coll.addIndex({ ...spec, key: { ...spec.key } }); }
   return coll;
 }
 

@@ -14,18 +14,11 @@ import { parseArgs } from "node:util";
 import { Collection } from "../src/embedded/store/collection.ts";
 import { checkCollection } from "../src/embedded/store/collection-check.ts";
 import { loadAverage, median } from "./lib/report.ts";
-import { user } from "./lib/memory-users.ts";
+import { user, USER_INDEXES } from "./lib/memory-users.ts";
 
 const { values: args } = parseArgs({ options: { sizes: { type: "string", default: "10000,100000" } } });
 const SIZES = args.sizes.split(",").map(Number);
 const ROUNDS = 3;
-
-const INDEXES = [
-  { name: "email_unique", key: { email: 1 }, unique: true },
-  { name: "name_1__id_1", key: { name: 1, _id: 1 } },
-  { name: "created_at_-1_name_1__id_1", key: { created_at: -1, name: 1, _id: 1 } },
-  { name: "surname_1_name_1__id_1", key: { surname: 1, name: 1, _id: 1 } },
-] as const;
 
 function timed(work: () => void): number {
   const started = performance.now();
@@ -39,7 +32,7 @@ console.log(`|---:|---:|---:|---:|`);
 for (const size of SIZES) {
   const coll = new Collection("bench", "users");
   for (let id = 0; id < size; id++) coll.put(user(id));
-  for (const spec of INDEXES) coll.addIndex({ ...spec });
+  for (const spec of USER_INDEXES) coll.addIndex({ ...spec });
   const builds: number[] = [];
   const checks: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {

@@ -49,3 +49,11 @@ export function user(id: number): Record<string, unknown> {
     _rev: 1,
   };
 }
+
+/** The example User model's four indexes, as the engine's store takes their specs. */
+export const USER_INDEXES = [
+  { name: "email_unique", key: { email: 1 }, unique: true },
+  { name: "name_1__id_1", key: { name: 1, _id: 1 } },
+  { name: "created_at_-1_name_1__id_1", key: { created_at: -1, name: 1, _id: 1 } },
+  { name: "surname_1_name_1__id_1", key: { surname: 1, name: 1, _id: 1 } },
+] as const;
