@@ -1,4 +1,5 @@
-import { BSON, type Document, Long, type ObjectId } from "bson";
+import { Binary, BSON, type Document, Long, type ObjectId, type Timestamp } from "bson";
+import { Buffer } from "node:buffer";
 
 /**
  * How the engine turns wire bytes into values. Longs stay `Long` and binaries stay `Binary`
@@ -67,6 +68,31 @@ export function isPlainObject(v: unknown): v is Document {
   return proto === Object.prototype || proto === null;
 }
 
+/** A bson class instance in the shell's notation, or undefined for other values (numbers print as themselves). */
+function taggedText(v: unknown): string | undefined {
+  switch (bsonTag(v)) {
+    case "ObjectId":
+      return `ObjectId('${(v as ObjectId).toHexString()}')`;
+    case "Binary": {
+      const binary = v as Binary;
+      if (binary.sub_type === Binary.SUBTYPE_UUID && binary.position === 16) {
+        return `UUID("${binary.toUUID().toHexString()}")`;
+      }
+      const bytes = Buffer.from(binary.buffer.buffer, binary.buffer.byteOffset, binary.position);
+      return `BinData(${binary.sub_type}, ${bytes.toString("hex").toUpperCase()})`;
+    }
+    case "Timestamp": {
+      const timestamp = v as Timestamp;
+      return `Timestamp(${timestamp.high >>> 0}, ${timestamp.low >>> 0})`;
+    }
+    case "MinKey":
+      return "MinKey";
+    case "MaxKey":
+      return "MaxKey";
+  }
+  return undefined;
+}
+
 /** Items of an array or fields of a document, shown whole or cut at `maxItems` with ", ...". */
 function itemsText(items: string[], maxItems: number): string {
   const shown = items.slice(0, maxItems).join(", ");
@@ -82,7 +108,8 @@ export function valueText(v: unknown, maxItems = Infinity): string {
   if (typeof v === "string") return JSON.stringify(v);
   if (v === null || v === undefined) return "null";
   if (v instanceof Date) return `new Date(${v.getTime()})`;
-  if (bsonTag(v) === "ObjectId") return `ObjectId('${(v as ObjectId).toHexString()}')`;
+  const tagged = taggedText(v);
+  if (tagged !== undefined) return tagged;
   if (Array.isArray(v)) {
     return v.length === 0 ? "[]" : `[ ${itemsText(v.map((item) => valueText(item, maxItems)), maxItems)} ]`;
   }

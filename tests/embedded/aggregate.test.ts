@@ -202,6 +202,17 @@ describe("embedded engine: aggregate", () => {
       "invalid argument to $skip stage: Cannot represent as a 64-bit integer: $skip: 1.5",
     );
     assert.deepEqual(await orders.aggregate([{ $limit: Long.MAX_VALUE }, { $count: "n" }]).toArray(), [{ n: 4 }]);
+    await refused(
+      [{ $lookup: { from: "customers", pipeline: [{ $skip: -1 }], as: "c" } }],
+      5107200,
+      "invalid argument to $skip stage: Expected a non-negative number in: $skip: -1",
+    );
+    await refused([{ $facet: { a: [{ $match: {} }, { $limit: 0 }] } }], 15958, "the limit must be positive");
+    await refused(
+      [{ $unionWith: { coll: "customers", pipeline: [{ $match: "x" }] } }],
+      15959,
+      "the match filter must be an expression in an object",
+    );
     await assert.rejects(
       conn.db.createCollection("limited_view", { viewOn: "orders", pipeline: [{ $limit: 0 }] }),
       (error: Error & { code?: number }) => error.code === 15958,

@@ -30,7 +30,9 @@ function countArgumentProblem(value: unknown): string | undefined {
 
 /**
  * Checks the arguments of a pipeline's `$skip`, `$limit` and `$match` stages as MongoDB does
- * (5107200, 5107201, 15958, 15959), before the engine folds them into a read or a count.
+ * (5107200, 5107201, 15958, 15959), before the engine folds them into a read or a count, and
+ * those of the pipelines nested in its `$lookup`, `$unionWith` and `$facet` stages (mingo's own
+ * checks answered 2 there).
  */
 export function checkCountingStages(pipeline: readonly Document[]): void {
   for (const stage of pipeline) {
@@ -50,7 +52,18 @@ export function checkCountingStages(pipeline: readonly Document[]): void {
     if ("$match" in stage && !isPlainObject(stage.$match)) {
       throw new CommandError("Location15959", "the match filter must be an expression in an object");
     }
+    for (const nested of nestedPipelines(stage)) checkCountingStages(nested);
   }
+}
+
+/** The pipelines inside a `$lookup`, `$unionWith` or `$facet` stage, which MongoDB parses with it. */
+function nestedPipelines(stage: Document): Document[][] {
+  const argument = stage.$lookup ?? stage.$unionWith ?? stage.$facet;
+  if (!isPlainObject(argument)) return [];
+  const candidates = "$facet" in stage ? Object.values(argument) : [argument.pipeline];
+  return candidates.filter((pipeline): pipeline is Document[] =>
+    Array.isArray(pipeline) && pipeline.every(isPlainObject)
+  );
 }
 
 /** A `$group` key that is the same for every document: null, missing, or a value that is not a path, an array or a document. */
