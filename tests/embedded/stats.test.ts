@@ -271,6 +271,10 @@ describe("embedded engine: storage and usage statistics", () => {
     await fresh.drop();
     const [dropped] = await conn.db.collection("latency").aggregate([{ $collStats: { latencyStats: {} } }]).toArray();
     assert.equal(dropped.latencyStats.writes.ops, 0, "a dropped collection starts afresh");
+    const never = conn.db.collection("never_created");
+    await never.find({}).toArray();
+    const [untracked] = await never.aggregate([{ $collStats: { latencyStats: {} } }]).toArray();
+    assert.equal(untracked.latencyStats.reads.ops, 0, "a name that was never created keeps no latencies");
   });
 
   test("$collStats on a view reports the view's own latencies and refuses what needs a collection", async () => {

@@ -129,13 +129,19 @@ const TIMED = new Set([
   "explain",
 ]);
 
-/** The namespace a command's latency counts against, if any (an explained command's collection for explain). */
+/**
+ * The namespace a command's latency counts against, if any (an explained command's collection
+ * for explain). Only a collection or view that exists once the command is done: MongoDB also
+ * keeps latencies for names that were never created, which would let a client grow the engine's
+ * memory without bound by naming new ones.
+ */
 function timedNamespace(ctx: CommandContext, name: string): string | undefined {
   if (!TIMED.has(name)) return undefined;
   const { body } = ctx;
   const explained = name === "explain" && isPlainObject(body.explain) ? body.explain : undefined;
   const target = name === "getMore" ? body.collection : explained ? explained[firstKey(explained) ?? ""] : body[name];
-  return typeof target === "string" ? `${ctx.db}.${target}` : undefined;
+  if (typeof target !== "string" || ctx.engine.catalog.get(ctx.db, target) === undefined) return undefined;
+  return `${ctx.db}.${target}`;
 }
 
 /**

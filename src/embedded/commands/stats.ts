@@ -1,6 +1,6 @@
 import { BSON, type Document, Double, Long } from "bson";
 import { statfsSync } from "node:fs";
-import { firstKey, toNumber } from "../bson.ts";
+import { firstKey, toNumber, trueValue } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf, isBsonNumber } from "../query/bson-types.ts";
 import type { Catalog } from "../store/catalog.ts";
@@ -32,9 +32,7 @@ function scaleArgument(value: unknown, field: string): number | undefined {
 
 /** dbStats' `freeStorage`: a bool, or a number read as one (MongoDB's safeBool); null means false. */
 function freeStorageArgument(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value === "boolean") return value;
-  if (!isBsonNumber(value)) {
+  if (value !== undefined && value !== null && typeof value !== "boolean" && !isBsonNumber(value)) {
     throw new CommandError(
       "TypeMismatch",
       `BSON field 'dbStats.freeStorage' is the wrong type '${
@@ -42,7 +40,7 @@ function freeStorageArgument(value: unknown): boolean {
       }', expected types '[bool, long, int, decimal, double']`,
     );
   }
-  return toNumber(value) !== 0;
+  return trueValue(value);
 }
 
 /** `collStats`' and `$collStats`' scale: an int32 of at least 1 (MongoDB 7.0 clamps larger ones to int32). */
