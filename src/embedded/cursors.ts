@@ -30,6 +30,32 @@ export interface OpenCursor {
   pending: Uint8Array[];
   /** A document pulled to find out whether the source was exhausted. */
   lookahead: Document | undefined;
+  /** The key of the session that opened the cursor (see sessions.ts); getMore must run in it. */
+  readonly session: string | undefined;
+  /** Opened with `noCursorTimeout`: never idle-expires, but dies with its session. */
+  readonly noTimeout: boolean;
+}
+
+/** How {@link CursorRegistry.first} produces a first batch and keeps the rest. */
+export interface FirstBatchOptions {
+  /** Shapes each document as the client asked (null: as stored). */
+  project?: Projector;
+  /** Documents in the first batch (undefined: no count bound). */
+  batchSize?: number;
+  /** Close the cursor after the first batch whatever remains. */
+  single?: boolean;
+  /** The source yields stored documents and `project` depends on them alone: use the cache. */
+  cached?: boolean;
+  /** The key of the session the cursor is opened in. */
+  session?: string;
+  /** The client asked for `noCursorTimeout`. */
+  noTimeout?: boolean;
+}
+
+/** What getMore checks of a cursor before reading it. */
+export interface CursorOwner {
+  readonly ns: string;
+  readonly session: string | undefined;
 }
 
 /** Bytes of serialised documents kept for page reads (see {@link EncodedDocs}). */
@@ -67,12 +93,12 @@ export class CursorRegistry {
     this.#timer.unref();
   }
 
-  /** Frees cursors idle for longer than the timeout; returns how many. */
+  /** Frees cursors idle for longer than the timeout (but `noCursorTimeout` ones); returns how many. */
   sweep(): number {
     const cutoff = this.now() - this.timeoutMs;
     let n = 0;
     for (const [key, cursor] of this.#open) {
-      if (cursor.lastUsed < cutoff) {
+      if (!cursor.noTimeout && cursor.lastUsed < cutoff) {
         this.#open.delete(key);
         n++;
       }
@@ -85,29 +111,41 @@ export class CursorRegistry {
    * `cached`: the source yields stored documents and `project` depends on them alone, so their
    * serialised form may be reused (page reads; see {@link EncodedDocs}).
    */
-  first(
-    ns: string,
-    source: Iterator<Document>,
-    project: Projector,
-    batchSize: number | undefined,
-    single: boolean,
-    cached = false,
-  ): Batch {
+  first(ns: string, source: Iterator<Document>, options: FirstBatchOptions = {}): Batch {
     const cursor: OpenCursor = {
       id: Long.ZERO,
       ns,
       lastUsed: this.now(),
       source,
-      project,
-      cached,
+      project: options.project ?? null,
+      cached: options.cached ?? false,
       pending: [],
       lookahead: undefined,
+      session: options.session,
+      noTimeout: options.noTimeout ?? false,
     };
-    const { docs, more } = this.#fill(cursor, batchSize);
-    if (!more || single) return new Batch(ns, Long.ZERO, "firstBatch", docs);
+    const { docs, more } = this.#fill(cursor, options.batchSize);
+    if (!more || options.single) return new Batch(ns, Long.ZERO, "firstBatch", docs);
     cursor.id = Long.fromBigInt(++this.#nextId);
     this.#open.set(cursor.id.toString(), cursor);
     return new Batch(ns, cursor.id, "firstBatch", docs);
+  }
+
+  /** The namespace and session of an open cursor, for getMore to check; undefined when not open. */
+  ownerOf(id: Long): CursorOwner | undefined {
+    return this.#open.get(id.toString());
+  }
+
+  /** Frees the cursors opened in the given sessions (every session's, for "all"); returns how many. */
+  killSessions(keys: ReadonlySet<string> | "all"): number {
+    let n = 0;
+    for (const [key, cursor] of this.#open) {
+      if (cursor.session !== undefined && (keys === "all" || keys.has(cursor.session))) {
+        this.#open.delete(key);
+        n++;
+      }
+    }
+    return n;
   }
 
   /** The next batch of an open cursor, or undefined when the id is unknown. */
@@ -123,11 +161,6 @@ export class CursorRegistry {
   /** Frees a cursor; false when it was not open. */
   kill(id: Long): boolean {
     return this.#open.delete(id.toString());
-  }
-
-  /** The namespace of an open cursor. */
-  namespaceOf(id: Long): string | undefined {
-    return this.#open.get(id.toString())?.ns;
   }
 
   /** Stops the sweeper and frees every cursor. */

@@ -12,6 +12,7 @@ import { collectGarbageNow } from "./garbage.ts";
 import { Catalog } from "./store/catalog.ts";
 import type { SnapshotLoaded } from "./durability/mod.ts";
 import { Ledger } from "./store/ledger.ts";
+import { SessionCache } from "./sessions.ts";
 import { type ConnectionLimits, resolveConnectionLimits } from "./wire/limits.ts";
 import { listen } from "./wire/server.ts";
 import { startEngineThread } from "./thread.ts";
@@ -174,6 +175,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     writes: counterFor(options),
     latency: new LatencyStats(),
     counters: new ServerCounters(),
+    sessions: new SessionCache(),
     server: { host: "", dataDir: options.dataDir, maxConnections: connectionLimits.maxConnections },
   };
   const host = options.host ?? "127.0.0.1";
@@ -187,6 +189,8 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   // As MongoDB names itself in statistics: the machine's name, not the interface listened on.
   engine.server.host = `${hostname()}:${server.port}`;
   cursors.startSweeper();
+  // A session that expires takes its cursors with it, `noCursorTimeout` ones included.
+  engine.sessions.startSweeper((keys) => cursors.killSessions(keys));
   const stopChecks = checkOrdersInBackground(catalog);
   const stopTtl = startTtlMonitor(engine, options.ttl);
   const hostPart = host.includes(":") ? `[${host}]` : host;
@@ -197,6 +201,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
       stopChecks();
       await stopTtl();
       cursors.close();
+      engine.sessions.close();
       await server.close();
       await sink.close();
     },

@@ -95,8 +95,8 @@ describe("embedded engine: cursor expiry", () => {
     let now = 0;
     const registry = new CursorRegistry(1 << 20, 10 * 60_000, () => now);
     const source = (n: number) => Array.from({ length: n }, (_, i) => ({ _id: i }))[Symbol.iterator]();
-    const idle = registry.first("db.c", source(10), null, 2, false);
-    const busy = registry.first("db.c", source(10), null, 2, false);
+    const idle = registry.first("db.c", source(10), { batchSize: 2 });
+    const busy = registry.first("db.c", source(10), { batchSize: 2 });
     assert.equal(registry.size, 2);
     now = 9 * 60_000;
     assert.ok(registry.more(busy.cursorId, 2));
@@ -109,7 +109,7 @@ describe("embedded engine: cursor expiry", () => {
 
   test("an exhausted cursor is freed without waiting", () => {
     const registry = new CursorRegistry(1 << 20);
-    const batch = registry.first("db.c", [{ _id: 1 }][Symbol.iterator](), null, 101, false);
+    const batch = registry.first("db.c", [{ _id: 1 }][Symbol.iterator](), { batchSize: 101 });
     assert.ok(batch.cursorId.isZero());
     assert.equal(registry.size, 0);
     registry.close();

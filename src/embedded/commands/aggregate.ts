@@ -100,7 +100,8 @@ async function aggregateInto(
   const source = sourceOf(ctx, name, stages);
   await writeOutput(ctx, output, runSource(ctx, name, source), source.options);
   // Nothing is left to read, so no cursor stays open (MongoDB answers with id 0 even for batchSize 0).
-  return ctx.engine.cursors.first(namespace(ctx.db, name ?? "$cmd.aggregate"), [][Symbol.iterator](), null, 0, true);
+  const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
+  return ctx.engine.cursors.first(ns, [][Symbol.iterator](), { batchSize: 0, single: true });
 }
 
 /** The driver's countDocuments, counted from the indexes when it reads a collection. */
@@ -137,7 +138,7 @@ function aggregate(ctx: CommandContext): Reply | Promise<Reply> {
   const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
   const counting = name === undefined ? undefined : countShape(stages);
   const output = counting ? countDocuments(ctx, source, counting)[Symbol.iterator]() : runSource(ctx, name, source);
-  return ctx.engine.cursors.first(ns, output, null, batchSize, false);
+  return ctx.engine.cursors.first(ns, output, { batchSize, session: ctx.session });
 }
 
 /** The aggregate command (mingo runs the stages after the leading read the engine folds). */

@@ -47,13 +47,10 @@ function listCollections(ctx: CommandContext): Reply {
     })
     .filter((entry) => !query || query.test(entry));
   const batchSize = firstBatchSize(ctx.body.cursor);
-  return ctx.engine.cursors.first(
-    namespace(ctx.db, "$cmd.listCollections"),
-    entries[Symbol.iterator](),
-    null,
+  return ctx.engine.cursors.first(namespace(ctx.db, "$cmd.listCollections"), entries[Symbol.iterator](), {
     batchSize,
-    false,
-  );
+    session: ctx.session,
+  });
 }
 
 function listDatabases(ctx: CommandContext): Document {

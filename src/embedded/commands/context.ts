@@ -4,6 +4,7 @@ import type { Batch, CursorRegistry } from "../cursors.ts";
 import type { Catalog } from "../store/catalog.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { WriteSet } from "../store/write-set.ts";
+import type { SessionCache } from "../sessions.ts";
 import type { Request, WireLimits } from "../wire/messages.ts";
 import type { WriteCounts } from "../write-counter.ts";
 import type { LatencyStats } from "./latency.ts";
@@ -37,8 +38,13 @@ export interface EngineState {
   readonly latency: LatencyStats;
   /** Connections, bytes and operations so far. */
   readonly counters: ServerCounters;
+  /** The logical sessions used recently. */
+  readonly sessions: SessionCache;
   readonly server: ServerInfo;
 }
+
+/** One command as the wire hands it to the dispatcher. */
+export type CommandInput = Omit<CommandContext, "session">;
 
 /** One command invocation. */
 export interface CommandContext {
@@ -50,6 +56,11 @@ export interface CommandContext {
   readonly body: Document;
   /** Id of the connection, reported by hello. */
   readonly connectionId: number;
+  /**
+   * The key of the logical session the command runs in, if any: set by the dispatcher once the
+   * command's `lsid` was checked, before the command runs.
+   */
+  session: string | undefined;
 }
 
 /** A command's answer: a reply document, or a cursor batch encoded straight to the wire. */

@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
+import { SESSION_TIMEOUT_MINUTES } from "../sessions.ts";
 import type { CommandContext, Handler } from "./context.ts";
 
 /** Version reported by buildInfo: the MongoDB release whose behaviour the engine follows. */
@@ -21,7 +22,7 @@ function hello(ctx: CommandContext): Document {
     maxMessageSizeBytes,
     maxWriteBatchSize: 100_000,
     localTime: new Date(),
-    logicalSessionTimeoutMinutes: 30,
+    logicalSessionTimeoutMinutes: SESSION_TIMEOUT_MINUTES,
     connectionId: ctx.connectionId,
     minWireVersion: 0,
     maxWireVersion: MAX_WIRE_VERSION,
@@ -45,11 +46,6 @@ function buildInfo(ctx: CommandContext): Document {
   };
 }
 
-/** Sessions are accepted (drivers always send lsid) but carry no state here. */
-function endSessions(): Document {
-  return { ok: 1 };
-}
-
 /** Answers any transactional command: the engine has no multi-document transactions. */
 export function refuseTransaction(): never {
   throw new CommandError("IllegalOperation", "Transactions are not supported by the embedded engine");
@@ -68,8 +64,6 @@ export const handshakeCommands: Record<string, Handler> = {
   ping: () => ({ ok: 1 }),
   buildInfo,
   buildinfo: buildInfo,
-  endSessions,
-  killAllSessions: endSessions,
   commitTransaction: refuseTransaction,
   abortTransaction: refuseTransaction,
 };

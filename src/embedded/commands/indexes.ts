@@ -111,7 +111,10 @@ function listIndexes(ctx: CommandContext): Reply {
   if (!coll) throw new CommandError("NamespaceNotFound", `ns does not exist: ${namespace(ctx.db, name)}`);
   const entries = coll.allIndexes().map(indexDocument);
   const batchSize = firstBatchSize(ctx.body.cursor);
-  return ctx.engine.cursors.first(namespace(ctx.db, name), entries[Symbol.iterator](), null, batchSize, false);
+  return ctx.engine.cursors.first(namespace(ctx.db, name), entries[Symbol.iterator](), {
+    batchSize,
+    session: ctx.session,
+  });
 }
 
 function targets(coll: Collection, which: unknown): string[] {

@@ -1,5 +1,8 @@
 import type { Document, Long } from "bson";
-import { firstKey, isPlainObject } from "../bson.ts";
+import { firstKey, isPlainObject, trueValue } from "../bson.ts";
+import type { FirstBatchOptions } from "../cursors.ts";
+import { bsonTypeOf } from "../query/bson-types.ts";
+import { sessionText } from "../sessions.ts";
 import { CommandError } from "../errors.ts";
 import { mingoQuery } from "../query/mingo.ts";
 import { collect, countMatching, matching, planRead, type ReadSpec, runRead } from "../query/plan.ts";
@@ -24,6 +27,11 @@ import { checkHint } from "./hint.ts";
 import { findStages, readView, resolveView } from "./views.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
+/** Whose a find's cursor is: its session, and whether it may idle past the timeout. */
+function owner(ctx: CommandContext): FirstBatchOptions {
+  return { session: ctx.session, noTimeout: trueValue(ctx.body.noCursorTimeout) };
+}
+
 function find(ctx: CommandContext): Reply {
   const name = collectionName(ctx, "find");
   const { body } = ctx;
@@ -46,7 +54,11 @@ function find(ctx: CommandContext): Reply {
     if (view) throw new CommandError("InvalidPipelineOperator", "Option returnKey not supported in aggregation.");
     const natural = isPlainObject(body.hint) && "$natural" in body.hint;
     const keys = indexKeys(coll, spec, natural);
-    return ctx.engine.cursors.first(namespace(ctx.db, name), keys, null, firstBatchSize(body), single);
+    return ctx.engine.cursors.first(namespace(ctx.db, name), keys, {
+      ...owner(ctx),
+      batchSize: firstBatchSize(body),
+      single,
+    });
   }
   const source = view
     ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx))
@@ -55,7 +67,13 @@ function find(ctx: CommandContext): Reply {
   const batchSize = firstBatchSize(body);
   // A limited read is a page, likely read again: its serialised documents are worth keeping.
   const cached = limit > 0 && dependsOnDocumentOnly(project);
-  return ctx.engine.cursors.first(namespace(ctx.db, name), source, project, batchSize, single, cached);
+  return ctx.engine.cursors.first(namespace(ctx.db, name), source, {
+    ...owner(ctx),
+    project,
+    batchSize,
+    single,
+    cached,
+  });
 }
 
 /**
@@ -125,11 +143,50 @@ function compareTuples(a: unknown[], b: unknown[]): number {
   return 0;
 }
 
+/**
+ * Checks that a getMore reads the cursor it names as MongoDB does: in the cursor's namespace,
+ * and in the session that opened it (or outside any, for a cursor opened outside one).
+ */
+function checkCursorOwner(ctx: CommandContext, id: Long): void {
+  const { collection } = ctx.body;
+  if (collection === undefined) {
+    throw new CommandError("Location40414", "BSON field 'getMore.collection' is missing but a required field");
+  }
+  if (typeof collection !== "string") {
+    throw new CommandError(
+      "TypeMismatch",
+      `BSON field 'getMore.collection' is the wrong type '${bsonTypeOf(collection)}', expected type 'string'`,
+    );
+  }
+  const cursor = ctx.engine.cursors.ownerOf(id);
+  if (cursor === undefined) throw new CommandError("CursorNotFound", `cursor id ${id.toString()} not found`);
+  const ns = namespace(ctx.db, collection);
+  if (ns !== cursor.ns) {
+    throw new CommandError(
+      "Unauthorized",
+      `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+    );
+  }
+  const used = ctx.session;
+  const opened = cursor.session;
+  if (used === opened) return;
+  const prefix = `Cannot run getMore on cursor ${id.toString()}, which was`;
+  if (opened === undefined) {
+    throw new CommandError("Location50736", `${prefix} not created in a session, in session ${sessionText(used!)}`);
+  }
+  if (used === undefined) {
+    throw new CommandError("Location50737", `${prefix} created in session ${sessionText(opened)}, without an lsid`);
+  }
+  throw new CommandError(
+    "Location50738",
+    `${prefix} created in session ${sessionText(opened)}, in session ${sessionText(used)}`,
+  );
+}
+
 function getMore(ctx: CommandContext): Reply {
   const id = cursorId(ctx.body.getMore);
-  const batch = ctx.engine.cursors.more(id, optionalCount(ctx.body, "batchSize") || undefined);
-  if (!batch) throw new CommandError("CursorNotFound", `cursor id ${id.toString()} not found`);
-  return batch;
+  checkCursorOwner(ctx, id);
+  return ctx.engine.cursors.more(id, optionalCount(ctx.body, "batchSize") || undefined)!;
 }
 
 function killCursors(ctx: CommandContext): Document {

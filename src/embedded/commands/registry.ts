@@ -4,13 +4,15 @@ import { CommandError, errorReply } from "../errors.ts";
 import { aggregateCommands, aggregateOutput } from "./aggregate.ts";
 import { explainCommands } from "./explain.ts";
 import { collectionCommands } from "./collections.ts";
-import type { CommandContext, Handler, Reply } from "./context.ts";
+import type { CommandContext, CommandInput, Handler, Reply } from "./context.ts";
 import { checkCommandFields } from "./fields.ts";
 import { checkReadConcern } from "./read-concern.ts";
 import { findAndModifyCommands } from "./find-and-modify.ts";
 import { handshakeCommands, isTransactional, refuseTransaction } from "./handshake.ts";
 import { indexCommands } from "./indexes.ts";
 import { latencyKind } from "./latency.ts";
+import { commandSession } from "../sessions.ts";
+import { sessionCommands } from "./sessions.ts";
 import { readCommands } from "./read.ts";
 import { refuseViewWrite } from "./views.ts";
 import { renameCommands } from "./rename.ts";
@@ -35,6 +37,7 @@ const HANDLERS = new Map<string, Handler>(
     ...statsCommands,
     ...serverStatusCommands,
     ...validateCommands,
+    ...sessionCommands,
   }),
 );
 
@@ -55,7 +58,12 @@ const READS = new Set([
   "listIndexes",
   "listCollections",
   "listDatabases",
+  "startSession",
+  "refreshSessions",
   "endSessions",
+  "killSessions",
+  "killAllSessions",
+  "killAllSessionsByPattern",
   "explain",
   "dbStats",
   "dbstats",
@@ -135,7 +143,7 @@ const TIMED = new Set([
  * keeps latencies for names that were never created, which would let a client grow the engine's
  * memory without bound by naming new ones.
  */
-function timedNamespace(ctx: CommandContext, name: string): string | undefined {
+function timedNamespace(ctx: CommandInput, name: string): string | undefined {
   if (!TIMED.has(name)) return undefined;
   const { body } = ctx;
   const explained = name === "explain" && isPlainObject(body.explain) ? body.explain : undefined;
@@ -149,7 +157,7 @@ function timedNamespace(ctx: CommandContext, name: string): string | undefined {
  * collection it names for `$collStats`; a dropped collection's or database's latencies are
  * forgotten.
  */
-export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
+export function dispatch(ctx: CommandInput): Reply | Promise<Reply> {
   const started = performance.now();
   const name = firstKey(ctx.body) ?? "";
   const { latency, counters } = ctx.engine;
@@ -173,15 +181,26 @@ export function dispatch(ctx: CommandContext): Reply | Promise<Reply> {
 }
 
 /**
+ * The session a command runs in, marked used (MongoDB's "vivify"); undefined outside a session.
+ * A malformed `lsid` fails the command, as in MongoDB.
+ */
+function useSession(input: CommandInput): string | undefined {
+  const session = commandSession(input.body);
+  return session === undefined ? undefined : input.engine.sessions.touch(session);
+}
+
+/**
  * Runs a command and always comes back with a reply: any failure (including bugs and mingo
  * rejecting a query) becomes `{ ok: 0, errmsg, code, codeName }` instead of escaping. A command
  * that completes synchronously (every read) answers synchronously, so its reply can be written
  * without a promise and a turn of the microtask queue; only the rest return a promise.
  */
-function run(ctx: CommandContext, name: string): Reply | Promise<Reply> {
+function run(input: CommandInput, name: string): Reply | Promise<Reply> {
+  const ctx: CommandContext = { ...input, session: undefined };
   try {
     const handler = HANDLERS.get(name);
     if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);
+    ctx.session = useSession(input);
     if (isTransactional(ctx.body)) refuseTransaction();
     checkCommandFields(name, ctx.body);
     checkReadConcern(ctx.body);

@@ -5,11 +5,13 @@ import { bsonTypeOf } from "../query/bson-types.ts";
 import { stageName } from "../query/pipeline.ts";
 import { namespace } from "./args.ts";
 import { indexDocument } from "./indexes.ts";
+import { localSessionDocuments, parseListLocalSessions } from "./sessions.ts";
 import type { CommandContext } from "./context.ts";
 import { checkFlags, storageScale, storageStats } from "./stats.ts";
 
-// `$collStats` and `$indexStats`: aggregation stages that read the engine's statistics instead
-// of documents, so the aggregate command runs them before mingo sees the pipeline.
+// `$collStats`, `$indexStats` and `$listLocalSessions`: aggregation stages that read the engine's
+// statistics and sessions instead of documents, so the aggregate command runs them before mingo
+// sees the pipeline.
 
 /** What a `$collStats` stage asks for. */
 interface CollStatsSpec {
@@ -20,7 +22,7 @@ interface CollStatsSpec {
 }
 
 const COLL_STATS_FIELDS = ["latencyStats", "storageStats", "count", "queryExecStats"];
-const SOURCE_STAGES = new Set(["$collStats", "$indexStats"]);
+const SOURCE_STAGES = new Set(["$collStats", "$indexStats", "$listLocalSessions"]);
 
 function wrongType(field: string, value: unknown, expected: string): CommandError {
   return new CommandError(
@@ -102,6 +104,7 @@ export function checkStatsStages(pipeline: readonly Document[]): void {
     const name = stageName(stage);
     if (name === "$collStats") parseCollStats(stage[name]);
     if (name === "$indexStats") checkIndexStats(stage[name]);
+    if (name === "$listLocalSessions") parseListLocalSessions(stage[name]);
   }
   pipeline.forEach((stage, i) => {
     const name = stageName(stage);
@@ -176,16 +179,17 @@ function indexStatsDocuments(ctx: CommandContext, name: string, view: ViewSource
   });
 }
 
-/** True when a pipeline starts with `$collStats` or `$indexStats`. */
+/** True when a pipeline starts with `$collStats`, `$indexStats` or `$listLocalSessions`. */
 function startsWithStats(stages: readonly Document[]): boolean {
   return stages.length > 0 && SOURCE_STAGES.has(stageName(stages[0]));
 }
 
 /**
- * The documents a pipeline's leading `$collStats` or `$indexStats` stage produces on `name`
+ * The documents a pipeline's leading `$collStats`, `$indexStats` or `$listLocalSessions` stage produces on `name`
  * (undefined for `aggregate: 1`), and the stages after it; undefined when the pipeline starts
- * with neither. `view` is `name` resolved when it is a view the command reads: `$collStats`
- * reports the view itself, `$indexStats` its collection's indexes.
+ * with none of them. `view` is `name` resolved when it is a view the command reads: `$collStats`
+ * reports the view itself, `$indexStats` its collection's indexes. `$listLocalSessions` runs
+ * only in `aggregate: 1`.
  */
 export function statsSource(
   ctx: CommandContext,
@@ -195,6 +199,18 @@ export function statsSource(
 ): { docs: Document[]; rest: Document[] } | undefined {
   if (!startsWithStats(stages)) return undefined;
   const first = stageName(stages[0]);
+  if (first === "$listLocalSessions") {
+    if (name !== undefined) {
+      throw new CommandError(
+        "InvalidNamespace",
+        "$listLocalSessions must be run against the database with {aggregate: 1}, not a collection",
+      );
+    }
+    return {
+      docs: localSessionDocuments(ctx, parseListLocalSessions(stages[0].$listLocalSessions)),
+      rest: stages.slice(1),
+    };
+  }
   if (name === undefined) {
     throw new CommandError("InvalidNamespace", `{aggregate: 1} is not valid for '${first}'; a collection is required.`);
   }
