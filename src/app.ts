@@ -12,6 +12,7 @@ import { ResponseCache } from "./http/response-cache.ts";
 import { withDirectFetch } from "./http/direct-fetch.ts";
 import { dropBody, headAsGet } from "./http/head.ts";
 import { empty, errorResponse } from "./http/responses.ts";
+import { withRefusalAnswer } from "./http/refusal.ts";
 import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
 import { type BoundHandler, routeTable } from "./handlers/table.ts";
 import type { Model, Serializer } from "./model/define.ts";
@@ -261,15 +262,24 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   let service: Service;
   try {
-    service = new Service(options, { db: database.db, languages, models: options.models, basePath }, core);
+    const routes = table.map(({ method, path, enabled, name, target }) => ({
+      method,
+      path,
+      enabled,
+      target: { model: target.route.model.name, handler: name },
+    }));
+    service = new Service(options, { db: database.db, languages, models: options.models, routes, failed }, core);
   } catch (error) {
     await database.close();
     throw error;
   }
   const app: App = {
-    fetch: withDirectFetch<ConnectionInfo, App["fetch"]>(
-      (request, info) => service.fetch(request, info),
-      (request, info) => service.respond(request, info),
+    fetch: withRefusalAnswer<ConnectionInfo, App["fetch"]>(
+      withDirectFetch<ConnectionInfo, App["fetch"]>(
+        (request, info) => service.fetch(request, info),
+        (request, info) => service.respond(request, info),
+      ),
+      (request, refusal) => service.answerRefusal(request, refusal),
     ),
     onError(handler) {
       errorHandler = handler;

@@ -4,6 +4,7 @@ import { msg } from "../i18n/message.ts";
 import { type HeaderRecord, withHeaders } from "../http/fast-response.ts";
 import { empty, errorResponse } from "../http/responses.ts";
 import { dropBody } from "../http/head.ts";
+import type { Refusal } from "../http/refusal.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import { checkTrustProxy, clientAddress, type ConnectionInfo, type TrustProxy } from "./client.ts";
@@ -12,7 +13,7 @@ import { healthResponse, isHealthPath } from "./health.ts";
 import { requestLogger } from "./logging.ts";
 import { requestLog } from "./request-log.ts";
 import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
-import { type RequestTarget, targetResolver } from "./target.ts";
+import { type RequestTarget, targetResolver, type TargetRoutes } from "./target.ts";
 import { requestIdOf } from "./request-id.ts";
 
 /** The service options of `createApp`: all off unless given, except the health probes. */
@@ -38,12 +39,21 @@ export interface RequestContext {
 /** The app's own answer to a request: routing, handlers and the error boundary (synchronous on a cache hit). */
 export type CoreFetch = (request: Request, context: RequestContext) => Response | Promise<Response>;
 
+/**
+ * The app's error boundary: turns an unexpected error into the error handler's response
+ * (logging it once, with the request's id), or rejects as the handler does.
+ */
+export type FailedFetch = (error: unknown, request: Request, context: RequestContext) => Promise<Response>;
+
 /** What the service layer needs of the app. */
 export interface ServiceDeps {
   db: Db;
   languages: Languages;
   models: Iterable<Model>;
-  basePath: string;
+  /** The app's routes, for per-model limits to know which model a request is for. */
+  routes: TargetRoutes;
+  /** Where the service's own failures go (a rate-limit store that is down, a key function that throws). */
+  failed: FailedFetch;
 }
 
 /**
@@ -65,7 +75,7 @@ export class Service {
     this.#deps = deps;
     this.#cors = options.cors === undefined ? undefined : new Cors(options.cors);
     this.#limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit, models, deps.db);
-    this.#target = targetResolver(deps.basePath, models.values());
+    this.#target = targetResolver(deps.routes);
     this.#trustProxy = checkTrustProxy(options.trustProxy);
     this.#health = options.health !== false;
   }
@@ -82,20 +92,22 @@ export class Service {
   respond(request: Request, info?: ConnectionInfo): Response | Promise<Response> {
     const started = performance.now();
     const pathname = pathnameOf(request.url);
-    const context: RequestContext = {
-      language: this.#deps.languages.negotiate(request.headers.get("accept-language")),
-      requestId: requestIdOf(request),
-    };
+    const context = this.#contextOf(request);
     let answer: Response | Promise<Response>;
     try {
       answer = this.#answer(request, info, pathname, context);
     } catch (error) {
+      this.#log(500, request, pathname, context, started);
       throw this.#failed(error, request, context);
     }
     if (!(answer instanceof Promise)) return this.#logged(answer, request, pathname, context, started);
     return answer.then(
       (response) => this.#logged(response, request, pathname, context, started),
-      (error: unknown) => Promise.reject(this.#failed(error, request, context)),
+      (error: unknown) => {
+        // The runtime answers 500 for a rejected fetch (the Node adapter and Deno.serve alike).
+        this.#log(500, request, pathname, context, started);
+        return Promise.reject(this.#failed(error, request, context));
+      },
     );
   }
 
@@ -107,18 +119,16 @@ export class Service {
 
   /** Writes the request's log line, if the log takes it, and hands the response back. */
   #logged(response: Response, request: Request, pathname: string, context: RequestContext, started: number): Response {
-    const level = isHealthPath(pathname) ? "debug" : "info";
-    if (requestLog.enabled(level)) {
-      const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      requestLog.log(level, {
-        method: request.method,
-        path: pathname,
-        status: response.status,
-        durationMs,
-        requestId: context.requestId,
-      });
-    }
+    this.#log(response.status, request, pathname, context, started);
     return response;
+  }
+
+  /** Writes the request's log line, if the log takes it. */
+  #log(status: number, request: Request, pathname: string, context: RequestContext, started: number): void {
+    const level = isHealthPath(pathname) ? "debug" : "info";
+    if (!requestLog.enabled(level)) return;
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    requestLog.log(level, { method: request.method, path: pathname, status, durationMs, requestId: context.requestId });
   }
 
   /** Writes the request lines still waiting for their batch (the app calls it as it closes). */
@@ -143,28 +153,71 @@ export class Service {
     return true;
   }
 
+  /**
+   * Answers a request the adapter refuses before the app runs it (see http/refusal.ts) as
+   * the app answers its own errors: in the client's language, with the request id, CORS and
+   * Vary headers, and logged.
+   */
+  answerRefusal(request: Request, refusal: Refusal): Response {
+    const started = performance.now();
+    const pathname = pathnameOf(request.url);
+    const context = this.#contextOf(request);
+    const extra = this.#baseHeaders(context);
+    const text = this.#deps.languages.text(context.language, refusal.message);
+    const response = errorResponse(text, refusal.status, context.language);
+    const decorated = this.#decorate(response, extra, this.#corsOrigin(request)) as Response;
+    return this.#logged(decorated, request, pathname, context, started);
+  }
+
+  #contextOf(request: Request): RequestContext {
+    return {
+      language: this.#deps.languages.negotiate(request.headers.get("accept-language")),
+      requestId: requestIdOf(request),
+    };
+  }
+
+  /** The headers every response carries: the request id, and the language when it is not the default. */
+  #baseHeaders(context: RequestContext): HeaderRecord {
+    const extra: HeaderRecord = { "x-request-id": context.requestId };
+    if (context.language !== this.#deps.languages.defaultLanguage) extra["content-language"] = context.language;
+    return extra;
+  }
+
+  /** The request's Origin when CORS is configured and allows it, else null. */
+  #corsOrigin(request: Request): string | null {
+    const cors = this.#cors;
+    const origin = cors === undefined ? null : request.headers.get("origin");
+    return cors !== undefined && cors.allows(origin) ? origin : null;
+  }
+
   #answer(
     request: Request,
     info: ConnectionInfo | undefined,
     pathname: string,
     context: RequestContext,
   ): Response | Promise<Response> {
-    const { languages } = this.#deps;
-    const extra: HeaderRecord = { "x-request-id": context.requestId };
-    if (context.language !== languages.defaultLanguage) extra["content-language"] = context.language;
+    const extra = this.#baseHeaders(context);
     if (this.#health && isHealthPath(pathname) && (request.method === "GET" || request.method === "HEAD")) {
       return this.#probe(request, pathname, context, extra);
     }
     const cors = this.#cors;
-    const origin = cors === undefined ? null : request.headers.get("origin");
-    const corsOrigin = cors !== undefined && cors.allows(origin) ? origin : null;
+    const corsOrigin = this.#corsOrigin(request);
     if (corsOrigin !== null && cors!.isPreflight(request)) {
       return empty(204, context.language, { ...extra, ...cors!.preflightHeaders(request, corsOrigin) });
     }
     if (this.#limiter !== undefined) {
-      const counted = this.#limit(request, info, pathname, context, extra);
+      const failed = (error: unknown) => this.#decorate(this.#deps.failed(error, request, context), extra, corsOrigin);
+      let counted: Response | undefined | Promise<Response | undefined>;
+      try {
+        counted = this.#limit(request, info, pathname, context, extra);
+      } catch (error) {
+        return failed(error);
+      }
       if (counted instanceof Promise) {
-        return counted.then((refused) => this.#decorate(refused ?? this.#core(request, context), extra, corsOrigin));
+        return counted.then(
+          (refused) => this.#decorate(refused ?? this.#core(request, context), extra, corsOrigin),
+          failed,
+        );
       }
       if (counted !== undefined) return this.#decorate(counted, extra, corsOrigin);
     }

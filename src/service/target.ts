@@ -1,4 +1,5 @@
-import type { HandlerName, Model } from "../model/define.ts";
+import type { HandlerName } from "../model/define.ts";
+import { buildRouter, type RouteDefinition } from "../http/router.ts";
 
 /** The model and handler a request addresses, for per-model limits. */
 export interface RequestTarget {
@@ -6,39 +7,15 @@ export interface RequestTarget {
   handler: HandlerName;
 }
 
-const ONE_RECORD: Record<string, HandlerName> = {
-  GET: "show",
-  HEAD: "show",
-  PUT: "update",
-  PATCH: "patch",
-  DELETE: "delete",
-};
-const COLLECTION: Record<string, HandlerName> = { GET: "paginate", HEAD: "paginate", POST: "insert" };
+/** The app's routes as the service needs them: each method and path, and the model and handler serving it. */
+export type TargetRoutes = readonly RouteDefinition<RequestTarget>[];
 
 /**
- * Works out from the path alone which model and handler a request is for, mirroring the
- * generated routes: `/<plural>`, `/<plural>/<id>`, `/<plural>/<id>/force` and the nested
- * `/<parent>/<id>/<child plural>`. Undefined for anything else (a 404 or 405 to be).
+ * Works out which model and handler a request is for, with the app's own route table and
+ * router: every generated route, nested ones at any depth included, matches exactly as the app
+ * will route it (HEAD as the GET it answers). Undefined for anything else (a 404 or 405 to be).
  */
-export function targetResolver(
-  basePath: string,
-  models: Iterable<Model>,
-): (method: string, pathname: string) => RequestTarget | undefined {
-  const byRoute = new Map<string, string>();
-  for (const model of models) byRoute.set(model.route, model.name);
-  const prefix = basePath.replace(/\/+$/, "") + "/";
-  return (method, pathname) => {
-    if (!pathname.startsWith(prefix)) return undefined;
-    const segments = pathname.slice(prefix.length).replace(/\/+$/, "").split("/");
-    const [first, , third] = segments;
-    if (segments.length === 3 && third === "force" && method === "DELETE") return named(byRoute.get(first!), "delete");
-    if (segments.length === 3) return named(byRoute.get(third!), COLLECTION[method]);
-    if (segments.length === 2) return named(byRoute.get(first!), ONE_RECORD[method]);
-    if (segments.length === 1) return named(byRoute.get(first!), COLLECTION[method]);
-    return undefined;
-  };
-}
-
-function named(model: string | undefined, handler: HandlerName | undefined): RequestTarget | undefined {
-  return model === undefined || handler === undefined ? undefined : { model, handler };
+export function targetResolver(routes: TargetRoutes): (method: string, pathname: string) => RequestTarget | undefined {
+  const router = buildRouter(routes);
+  return (method, pathname) => router.match(method === "HEAD" ? "GET" : method, pathname)?.target;
 }

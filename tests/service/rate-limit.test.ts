@@ -139,6 +139,41 @@ describe("rate limits: trustProxy, keys, per model and per handler", async () =>
     assert.equal(list.headers.get("ratelimit-remaining"), "0"); // the Post limit: three hits so far
   });
 
+  it("nested routes at any depth count against their own model's and handler's limits", async () => {
+    const nested = await exampleApp({
+      rateLimit: {
+        now: clock.now,
+        models: {
+          Post: { windowMs: MINUTE, max: 5, handlers: { patch: { windowMs: MINUTE, max: 1 } } },
+          Comment: { windowMs: MINUTE, max: 1 },
+        },
+      },
+    });
+    try {
+      const call = (method: string, path: string) =>
+        nested.fetch(
+          new Request(`http://localhost${path}`, {
+            method,
+            headers: { "content-type": "application/json" },
+            body: method === "PATCH" ? "{}" : undefined,
+          }),
+          { remoteAddr: { hostname: "203.0.113.20" } },
+        );
+      const remaining = async (method: string, path: string) => {
+        const response = await call(method, path);
+        return [response.status, response.headers.get("ratelimit-remaining")];
+      };
+      assert.deepEqual(await remaining("GET", "/api/v1/users/1/posts/1"), [404, "4"]); // a Post show
+      assert.deepEqual(await remaining("HEAD", "/api/v1/users/1/posts/1"), [404, "3"]);
+      assert.deepEqual(await remaining("PATCH", "/api/v1/users/1/posts/1"), [404, "0"]); // the patch limit
+      assert.deepEqual(await remaining("PATCH", "/api/v1/users/1/posts/1"), [429, "0"]);
+      assert.deepEqual(await remaining("GET", "/api/v1/users/1/posts/1/comments"), [404, "0"]); // a Comment list
+      assert.deepEqual(await remaining("GET", "/api/v1/users/1/posts/1/comments"), [429, "0"]);
+    } finally {
+      await nested.close();
+    }
+  });
+
   it("a key function groups requests its own way", async () => {
     assert.equal((await get(keyed, "/api/v1/users", "192.0.2.1", { "x-api-key": "a" })).status, 200);
     assert.equal((await get(keyed, "/api/v1/users", "192.0.2.2", { "x-api-key": "a" })).status, 429);

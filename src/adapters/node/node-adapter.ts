@@ -3,6 +3,7 @@ import "./tick-shape.ts";
 import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { directFetchOf } from "../../http/direct-fetch.ts";
+import { refusalAnswerOf } from "../../http/refusal.ts";
 import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { englishOnly, type Translator } from "../../i18n/message.ts";
 import {
@@ -75,6 +76,7 @@ export interface NodeServer {
 export async function serveNode(fetch: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const context: ServerContext = {
     fetch: directFetchOf(fetch),
+    answerRefusal: refusalAnswerOf(fetch),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     languages: options.languages ?? englishOnly(options.language),
     origin: "",
@@ -132,6 +134,7 @@ export function createNodeListener(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const context: ServerContext = {
     fetch: directFetchOf(fetch),
+    answerRefusal: refusalAnswerOf(fetch),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     languages: options.languages ?? englishOnly(options.language),
     origin: options.origin ?? "http://localhost",

@@ -1,5 +1,6 @@
 import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
 import { directResponse } from "../../http/fast-response.ts";
+import type { Refusal, RefusalAnswer } from "../../http/refusal.ts";
 import { declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
 import { type Message, msg, type Translator } from "../../i18n/message.ts";
 import { BodyLimitError } from "./node-body.ts";
@@ -13,6 +14,12 @@ type Socket = IncomingMessage["socket"];
 /** What every exchange on one server shares. */
 export interface ServerContext {
   fetch: FetchHandler;
+  /**
+   * The app's own answer to a request the adapter refuses before calling it (see
+   * http/refusal.ts), so the refusal carries the app's headers and gets its log line; absent
+   * for a plain fetch handler, whose refusals the adapter answers itself.
+   */
+  answerRefusal: RefusalAnswer<Connection["info"]> | undefined;
   bodyLimit: number;
   /** Translates the errors the adapter answers itself into the client's language. */
   languages: Translator;
@@ -66,7 +73,7 @@ export class Exchange implements BodySource {
       // Refused before a byte of the body is read; the client may still be sending it.
       this.#track();
       this.#handlerDone = true;
-      this.#refuse(413, tooLarge(this.limit));
+      this.#refuseEarly({ status: 413, message: tooLarge(this.limit) });
       return;
     }
     const url = requestUrl(this.#req, context.origin);
@@ -159,9 +166,35 @@ export class Exchange implements BodySource {
     if (!(error instanceof BodyLimitError) && !(this.#wireDone && isConnectionReset(error))) console.error(error);
     const res = this.#res;
     if (res.headersSent || res.destroyed) return;
+    if (error instanceof BodyLimitError) return this.#refuse(413, tooLarge(error.limit));
     this.#settleContinue();
     // The spec's constant text in every language, as the app's own 500; labelled like it.
     writeJson(res, 500, INTERNAL_ERROR_BODY, this.#clientLanguage());
+  }
+
+  /**
+   * Refuses a request before its handler runs, through the app's own answer when it has one
+   * (written as any response, on a connection that then closes: the body stays unread), else
+   * as the adapter's `{error}`.
+   */
+  #refuseEarly(refusal: Refusal): void {
+    const answer = this.#context.answerRefusal;
+    const url = answer && requestUrl(this.#req, this.#context.origin);
+    const direct = url && this.#answeredRefusal(answer!, url, refusal);
+    if (!direct) return this.#refuse(refusal.status, refusal.message);
+    this.#res.shouldKeepAlive = false;
+    writeDirect(this.#res, direct, this.#req.method ?? "GET");
+  }
+
+  /** The app's answer to a refusal as parts to write, or undefined when it cannot give one. */
+  #answeredRefusal(answer: RefusalAnswer<Connection["info"]>, url: string, refusal: Refusal) {
+    try {
+      const response = answer(createNodeRequest(this.#req, url, this), refusal, this.#connection.info);
+      return response.status === refusal.status ? directResponse(response) : undefined;
+    } catch (error) {
+      console.error(error);
+      return undefined;
+    }
   }
 
   /** Answers `{error}` in the client's language and closes the connection (the body stays unread). */
@@ -191,10 +224,14 @@ export class Exchange implements BodySource {
     res.on("finish", release);
   }
 
-  /** The body outgrew the limit while the handler read it: answer 413 now, unless too late. */
+  /**
+   * The body outgrew the limit while the handler read it. The app answers that read's failure
+   * with its own 413 (headers, log line and all), so it is left to; for a plain fetch handler
+   * the adapter answers 413 now, unless too late. Either way the connection then closes.
+   */
   onOverflow(error: BodyLimitError): void {
-    if (!this.#res.headersSent) this.#refuse(413, tooLarge(error.limit));
-    else this.onAbandon();
+    if (this.#res.headersSent || this.#context.answerRefusal !== undefined) this.onAbandon();
+    else this.#refuse(413, tooLarge(error.limit));
   }
 
   /** The rest of the body stays on the wire unread: this connection cannot carry another request. */
