@@ -92,6 +92,14 @@ class LightResponse {
     return new LightResponse(light.#body, light.#status, light.#headers, merged) as unknown as Response;
   }
 
+  /** A header of a LightResponse (lower-case name) without materialising it; undefined for any other Response. */
+  static header(response: Response, name: string): string | null | undefined {
+    if (!(#body in response)) return undefined;
+    const light = response as unknown as LightResponse;
+    if (light.#real !== undefined) return light.#real.headers.get(name);
+    return light.#extra?.[name] ?? light.#headers[name] ?? null;
+  }
+
   static {
     // Everything else a Response has (whatever this runtime's Response offers) is served by
     // the real one, made on first use.
@@ -129,11 +137,16 @@ export function directResponse(response: Response): DirectResponse | undefined {
 }
 
 /**
- * `response` with `extra` headers set (replacing same-named ones). A response made by
+ * `response` with `extra` headers set (replacing same-named ones, but `vary`, which is merged
+ * with the response's own: a shared cache must still key on what the app's own Vary names). A response made by
  * createResponse stays light and keeps `extra` as a second record, so adding headers costs
  * nothing here: the adapter writes both. `extra` must not be changed afterwards.
  */
 export function withHeaders(response: Response, extra: HeaderRecord): Response {
+  if (extra.vary !== undefined) {
+    const own = LightResponse.header(response, "vary") ?? response.headers.get("vary");
+    if (own) extra.vary = mergeVary(own, extra.vary);
+  }
   const light = LightResponse.extend(response, extra);
   if (light !== undefined) return light;
   let target = response;
@@ -145,4 +158,22 @@ export function withHeaders(response: Response, extra: HeaderRecord): Response {
     for (const [name, value] of Object.entries(extra)) target.headers.set(name, value);
   }
   return target;
+}
+
+/**
+ * The Vary value naming both lists' fields once each (compared case-insensitively), the
+ * response's own first; "*" stays "*".
+ * @example mergeVary("Authorization", "Origin") // "Authorization, Origin"
+ */
+export function mergeVary(own: string, added: string): string {
+  const fields = own.split(",").map((field) => field.trim()).filter(Boolean);
+  const seen = new Set(fields.map((field) => field.toLowerCase()));
+  if (seen.has("*")) return "*";
+  for (const field of added.split(",").map((name) => name.trim())) {
+    if (field && !seen.has(field.toLowerCase())) {
+      seen.add(field.toLowerCase());
+      fields.push(field);
+    }
+  }
+  return fields.join(", ");
 }

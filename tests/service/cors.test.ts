@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { exampleApp } from "../helpers/app.ts";
+import { ApiError } from "../../src/mod.ts";
 import { Cors } from "../../src/service/cors.ts";
 
 const ORIGIN = "https://app.example.com";
@@ -116,6 +117,32 @@ describe("CORS", async () => {
         "ETag, Link, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id",
       "access-control-allow-origin": "https://a.example.org",
     });
+  });
+
+  it("adds Origin to the app's own Vary instead of replacing it", async () => {
+    const varying = await exampleApp({
+      cors: { origin: [ORIGIN] },
+      hooks: {
+        User: {
+          onAfterPaginate(ctx) {
+            ctx.headers.set("vary", "Authorization");
+          },
+        },
+        Post: {
+          onBeforePaginate() {
+            throw new ApiError("Sign in first.", { status: 401, headers: { Vary: "authorization, Origin" } });
+          },
+        },
+      },
+    });
+    try {
+      const users = await send(varying, "GET", "/api/v1/users", { origin: ORIGIN });
+      assert.deepEqual([users.status, users.headers.get("vary")], [200, "Authorization, Origin"]);
+      const posts = await send(varying, "GET", "/api/v1/posts", { origin: ORIGIN });
+      assert.deepEqual([posts.status, posts.headers.get("vary")], [401, "authorization, Origin, Accept-Language"]);
+    } finally {
+      await varying.close();
+    }
   });
 
   it("a malformed cors option stops start-up with one line", async () => {
