@@ -172,9 +172,9 @@ function dispatch(
   const found = router.match(request.method, pathname);
   if (found) return found.target.handler(request, found.target.route, found.params);
   const page = docs?.(request, pathname);
-  if (page) return page;
+  if (page instanceof Promise) return page;
   const method = request.method;
-  const allowed = router.allowedFor(method, pathname);
+  const allowed = page?.allow ?? router.allowedFor(method, pathname);
   if (allowed === null) {
     return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
   }

@@ -1,6 +1,6 @@
 import { etagOf } from "../http/etag.ts";
 import { createResponse } from "../http/fast-response.ts";
-import { cachedJson, empty, errorResponse } from "../http/responses.ts";
+import { cachedJson } from "../http/responses.ts";
 import { SWAGGER_FILES, swaggerAsset } from "./assets.ts";
 import { docsHtml, docsInitScript } from "./page.ts";
 
@@ -16,12 +16,16 @@ export interface DocsSettings {
   language: string;
 }
 
-/** Answers one of the docs routes, or undefined when the path is none of them. */
-export type DocsRoutes = (request: Request, pathname: string) => Promise<Response> | undefined;
+/**
+ * Answers a GET of one of the docs routes; for another method on one of them, the methods it
+ * allows (the app answers OPTIONS and 405 as for its other routes); undefined when the path
+ * is none of them.
+ */
+export type DocsRoutes = (request: Request, pathname: string) => Promise<Response> | { allow: string[] } | undefined;
 
 type Page = (request: Request) => Response | Promise<Response>;
 
-const ALLOW = "GET, HEAD, OPTIONS";
+const ALLOWED = { allow: ["GET", "HEAD", "OPTIONS"] };
 
 function text(body: string, contentType: string, language: string): Page {
   return () =>
@@ -62,17 +66,13 @@ function pages(settings: DocsSettings): Map<string, Page> {
 
 /**
  * The OpenAPI document at `<basePath>/openapi.json` and the Swagger UI page at `/docs`, whose
- * files come from node_modules through the app. GET and HEAD only; OPTIONS lists them, and any
- * other method is a 405.
+ * files come from node_modules through the app. GET and HEAD only.
  */
 export function docsRoutes(settings: DocsSettings): DocsRoutes {
   const routes = pages(settings);
   return (request, pathname) => {
     const page = routes.get(pathname);
     if (!page) return undefined;
-    if (request.method === "GET") return Promise.resolve(page(request));
-    if (request.method === "OPTIONS") return Promise.resolve(empty(204, settings.language, { allow: ALLOW }));
-    const message = `The ${request.method} method is not allowed here; allowed: ${ALLOW}.`;
-    return Promise.resolve(errorResponse(message, 405, settings.language, { allow: ALLOW }));
+    return request.method === "GET" ? Promise.resolve(page(request)) : ALLOWED;
   };
 }

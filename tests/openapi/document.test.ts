@@ -299,6 +299,11 @@ test("the document follows the base path, answers HEAD and 304, and refuses othe
     const post = await call(moved, "POST", "/v2/openapi.json", {});
     assert.equal(post.status, 405);
     assert.equal(post.headers.get("allow"), "GET, HEAD, OPTIONS");
+    const german = await call(moved, "DELETE", "/docs", undefined, { "accept-language": "de" });
+    assert.deepEqual([german.status, german.headers.get("content-language")], [405, "de"]);
+    assert.deepEqual(await german.json(), {
+      error: "Die Methode DELETE ist hier nicht erlaubt; erlaubt: GET, HEAD, OPTIONS.",
+    });
     assert.equal((await call(moved, "GET", "/api/v1/openapi.json")).status, 404);
   } finally {
     await moved.close();
