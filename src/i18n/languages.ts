@@ -10,6 +10,35 @@ export const SHIPPED_CATALOGS: Readonly<Record<string, Catalog>> = Object.freeze
 /** What `createApp({ messages })` takes: per language, texts that replace or add to the shipped ones. */
 export type MessageOverrides = Record<string, Partial<Record<MessageKey, string>>>;
 
+/**
+ * Stops start-up on a mistake in `messages`, with one line: every language's texts must be
+ * strings, under keys the catalogs have (a misspelt key would otherwise be ignored silently).
+ */
+function checkOverrides(overrides: unknown): asserts overrides is MessageOverrides {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === "object" && !Array.isArray(value);
+  if (!isObject(overrides)) {
+    throw new TypeError(`messages must be an object of texts by language, got ${String(overrides)}`);
+  }
+  for (const [tag, texts] of Object.entries(overrides)) {
+    if (!isObject(texts)) {
+      throw new TypeError(`messages.${tag} must be an object of texts by key, got ${String(texts)}`);
+    }
+    for (const [key, text] of Object.entries(texts)) {
+      if (!Object.hasOwn(en, key)) {
+        const near = Object.keys(en).find((known) => known.toLowerCase() === key.toLowerCase());
+        const hint = near
+          ? `did you mean "${near}"?`
+          : `the keys are those of the English catalog (i18n/catalog-en.ts)`;
+        throw new TypeError(`messages.${tag} has an unknown key "${key}"; ${hint}`);
+      }
+      if (typeof text !== "string") {
+        throw new TypeError(`messages.${tag}["${key}"] must be a string, got ${JSON.stringify(text)}`);
+      }
+    }
+  }
+}
+
 // Browsers send the same few Accept-Language values over and over; parsing each once is enough.
 const MEMO_SIZE = 256;
 
@@ -29,6 +58,7 @@ export class Languages implements Translator {
   readonly #plainEnglish: boolean;
 
   constructor(defaultLanguage = "en", overrides: MessageOverrides = {}) {
+    checkOverrides(overrides);
     const tags = new Set([defaultLanguage, ...Object.keys(SHIPPED_CATALOGS), ...Object.keys(overrides)]);
     for (const tag of tags) {
       const base = tag.split("-")[0]!;

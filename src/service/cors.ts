@@ -1,4 +1,5 @@
 import type { HeaderRecord } from "../http/fast-response.ts";
+import { checkKeys, isPlainObject } from "../model/strict.ts";
 
 /** `createApp({ cors })`: which browser origins may call the API. Off unless given. */
 export interface CorsOptions {
@@ -29,9 +30,64 @@ const DEFAULT_EXPOSED = [
 /** Origins whose response headers are kept ready; past this many (a predicate allowing many), the oldest go. */
 const CACHED_ORIGINS = 256;
 
+const CORS_KEYS = ["origin", "methods", "headers", "exposeHeaders", "credentials", "maxAge"];
+/** An HTTP token (RFC 9110): what a method or header name is made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 function checkList(value: unknown, name: string): void {
-  if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === "string"))) {
+  if (value === undefined) return;
+  if (!(Array.isArray(value) && value.every((item) => typeof item === "string"))) {
     throw new TypeError(`cors.${name} must be an array of strings, got ${JSON.stringify(value)}`);
+  }
+  const bad = value.find((item) => !TOKEN.test(item));
+  if (bad !== undefined) {
+    throw new TypeError(`cors.${name} must hold header or method names, got ${JSON.stringify(bad)}`);
+  }
+}
+
+/** True for `*` and for an origin as browsers send it: scheme, host and port, nothing more. */
+function isOrigin(value: string): boolean {
+  if (value === "*") return true;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops start-up on a mistake in the cors option, with one line. */
+function checkCorsOptions(options: CorsOptions): void {
+  if (!isPlainObject(options)) {
+    throw new TypeError(
+      `cors must be an object such as { origin: ["https://app.example.com"] }, got ${String(options)}`,
+    );
+  }
+  checkKeys("cors", options, CORS_KEYS);
+  const { origin } = options;
+  if (typeof origin !== "function" && !(Array.isArray(origin) && origin.every((item) => typeof item === "string"))) {
+    throw new TypeError(
+      `cors.origin must be an array of origins or a function (origin) => boolean, got ${JSON.stringify(origin)}`,
+    );
+  }
+  const malformed = Array.isArray(origin) ? origin.find((item) => !isOrigin(item)) : undefined;
+  if (malformed !== undefined) {
+    throw new TypeError(
+      `cors.origin entries must be "*" or origins as browsers send them, like "https://app.example.com" (no path, no trailing slash); got ${
+        JSON.stringify(malformed)
+      }`,
+    );
+  }
+  if (options.credentials !== undefined && typeof options.credentials !== "boolean") {
+    throw new TypeError(`cors.credentials must be true or false, got ${JSON.stringify(options.credentials)}`);
+  }
+  if (Array.isArray(origin) && origin.includes("*") && options.credentials === true) {
+    throw new TypeError(
+      'cors.origin ["*"] with credentials: true would let every website send credentialed requests; list the origins, or pass a function',
+    );
+  }
+  for (const name of ["methods", "headers", "exposeHeaders"] as const) checkList(options[name], name);
+  if (options.maxAge !== undefined && !(Number.isSafeInteger(options.maxAge) && options.maxAge >= 0)) {
+    throw new TypeError(`cors.maxAge must be a number of seconds, got ${JSON.stringify(options.maxAge)}`);
   }
 }
 
@@ -54,17 +110,12 @@ export class Cors {
   #lastAllowed = false;
 
   constructor(options: CorsOptions) {
-    const origin = options?.origin;
+    checkCorsOptions(options);
+    const origin = options.origin;
     if (typeof origin === "function") this.#allowed = origin;
-    else if (Array.isArray(origin) && origin.every((item) => typeof item === "string")) {
+    else {
       const origins = new Set(origin);
       this.#allowed = origins.has("*") ? () => true : (candidate) => origins.has(candidate);
-    } else {throw new TypeError(
-        `cors.origin must be an array of origins or a function (origin) => boolean, got ${JSON.stringify(origin)}`,
-      );}
-    for (const name of ["methods", "headers", "exposeHeaders"] as const) checkList(options[name], name);
-    if (options.maxAge !== undefined && !(Number.isSafeInteger(options.maxAge) && options.maxAge >= 0)) {
-      throw new TypeError(`cors.maxAge must be a number of seconds, got ${JSON.stringify(options.maxAge)}`);
     }
     const credentials: Record<string, string> = options.credentials
       ? { "access-control-allow-credentials": "true" }

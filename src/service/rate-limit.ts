@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import { HANDLER_NAMES, type HandlerName, type Model } from "../model/define.ts";
+import { checkKeys, isPlainObject } from "../model/strict.ts";
 import { MongoRateLimitStore } from "./rate-limit-mongo.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type WindowCount } from "./rate-limit-store.ts";
 
@@ -51,6 +52,52 @@ interface Scope extends RateLimitRule {
 
 type ScopeRule = Pick<Scope, "name" | "windowMs" | "max">;
 
+const RATE_LIMIT_KEYS = ["windowMs", "max", "key", "store", "collection", "models", "now"];
+const MODEL_LIMIT_KEYS = ["windowMs", "max", "handlers"];
+const RULE_KEYS = ["windowMs", "max"];
+
+/** `value` as an object of options, or one line saying what `where` must be. */
+function optionsObject(value: unknown, where: string, keys: readonly string[]): Record<string, unknown> {
+  if (!isPlainObject(value)) {
+    throw new TypeError(`${where} must be an object such as { windowMs: 60000, max: 100 }, got ${String(value)}`);
+  }
+  checkKeys(where, value, keys);
+  return value;
+}
+
+/** Stops start-up on a mistake in the rateLimit option's shape, with one line (the rules' numbers are checked as they are read). */
+function checkRateLimitOptions(options: RateLimitOptions): void {
+  optionsObject(options, "rateLimit", RATE_LIMIT_KEYS);
+  for (const name of ["key", "now"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "function") {
+      throw new TypeError(`rateLimit.${name} must be a function, got ${JSON.stringify(options[name])}`);
+    }
+  }
+  const { collection } = options;
+  if (collection !== undefined && !(typeof collection === "string" && /^[^$\0]+$/.test(collection))) {
+    throw new TypeError(`rateLimit.collection must be a collection name, got ${JSON.stringify(collection)}`);
+  }
+  if (options.models !== undefined && !isPlainObject(options.models)) {
+    throw new TypeError(`rateLimit.models must be an object of limits by model name, got ${String(options.models)}`);
+  }
+  for (const [name, limit] of Object.entries(options.models ?? {})) {
+    const where = `rateLimit.models.${name}`;
+    const { windowMs, max, handlers } = optionsObject(limit, where, MODEL_LIMIT_KEYS);
+    if (windowMs === undefined && max === undefined && Object.keys(handlers ?? {}).length === 0) {
+      throw new TypeError(`${where} sets no limit: give windowMs and max, or limits per handler in handlers`);
+    }
+    if (handlers === undefined) continue;
+    if (!isPlainObject(handlers)) throw new TypeError(`${where}.handlers must be an object, got ${String(handlers)}`);
+    for (const [handler, rule] of Object.entries(handlers)) {
+      optionsObject(rule, `${where}.handlers.${handler}`, RULE_KEYS);
+    }
+  }
+  const hasModels = Object.keys(options.models ?? {}).length > 0;
+  if (options.windowMs === undefined && options.max === undefined && !hasModels) {
+    throw new TypeError("rateLimit sets no limit: give windowMs and max, limits per model in models, or leave it out");
+  }
+}
+
 function checkRule(rule: Partial<RateLimitRule>, where: string): void {
   for (const name of ["windowMs", "max"] as const) {
     const value = rule[name];
@@ -77,6 +124,7 @@ export class RateLimiter {
   readonly #now: () => number;
 
   constructor(options: RateLimitOptions, models: ReadonlyMap<string, Model>, db: Db) {
+    checkRateLimitOptions(options);
     this.#store = sharedStoreOf(options, db);
     if (options.windowMs !== undefined || options.max !== undefined) {
       checkRule(options, "rateLimit");

@@ -154,5 +154,23 @@ describe("CORS", async () => {
       exampleApp({ cors: { origin: [ORIGIN], maxAge: -1 } }),
       /cors.maxAge must be a number of seconds/,
     );
+    const refusals: [unknown, RegExp][] = [
+      [null, /^TypeError: cors must be an object/],
+      [{ origin: [ORIGIN], credentail: true }, /^TypeError: cors: unknown key "credentail"/],
+      [
+        { origin: [`${ORIGIN}/`] },
+        /cors.origin entries must be "\*" or origins .*; got "https:\/\/app.example.com\/"$/,
+      ],
+      [{ origin: ["app.example.com"] }, /cors.origin entries must be/],
+      [{ origin: [ORIGIN], credentials: "no" }, /^TypeError: cors.credentials must be true or false, got "no"$/],
+      [{ origin: ["*"], credentials: true }, /cors.origin \["\*"\] with credentials: true would let every website/],
+      [
+        { origin: [ORIGIN], exposeHeaders: ["ETag\r\nSet-Cookie: x=1"] },
+        /cors.exposeHeaders must hold header or method names/,
+      ],
+    ];
+    for (const [cors, message] of refusals) {
+      await assert.rejects(exampleApp({ cors: cors as never }), message, JSON.stringify(cors));
+    }
   });
 });

@@ -189,4 +189,26 @@ describe("apps override messages and add languages", async () => {
     const res = await call(app, "POST", "/api/v1/tags", { label: "x" }, { "accept-language": "fr" });
     assert.deepEqual(await jsonOf(res), { status: 403, body: { error: "Kein Zutritt." } });
   });
+
+  it("a mistake in messages stops start-up with one line", async () => {
+    const refusals: [unknown, RegExp][] = [
+      [{ de: { "record.notFound": 42 } }, /^TypeError: messages.de\["record.notFound"\] must be a string, got 42$/],
+      [
+        { de: { "record.notfound": "x" } },
+        /^TypeError: messages.de has an unknown key "record.notfound"; did you mean "record.notFound"\?$/,
+      ],
+      [
+        { de: { "no.such.key": "x" } },
+        /^TypeError: messages.de has an unknown key "no.such.key"; the keys are those of the English catalog/,
+      ],
+      [{ de: "Hallo" }, /^TypeError: messages.de must be an object of texts by key, got Hallo$/],
+    ];
+    for (const [messages, message] of refusals) {
+      await assert.rejects(
+        createApp({ models: [Tag], messages: messages as never }),
+        message,
+        JSON.stringify(messages),
+      );
+    }
+  });
 });

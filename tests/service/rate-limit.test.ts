@@ -201,6 +201,25 @@ describe("rate limits: trustProxy, keys, per model and per handler", async () =>
       exampleApp({ trustProxy: "yes" as never }),
       /trustProxy must be true, false or the number of proxies/,
     );
+    const refusals: [unknown, RegExp][] = [
+      [null, /^TypeError: rateLimit must be an object such as \{ windowMs: 60000, max: 100 \}, got null$/],
+      [{}, /^TypeError: rateLimit sets no limit/],
+      [
+        { windowMs: MINUTE, max: 1, key: "x-api-key" },
+        /^TypeError: rateLimit.key must be a function, got "x-api-key"$/,
+      ],
+      [
+        { windowMs: MINUTE, max: 1, store: "mongodb", collection: 42 },
+        /rateLimit.collection must be a collection name/,
+      ],
+      [{ windowMs: MINUTE, max: 1, modles: {} }, /^TypeError: rateLimit: unknown key "modles"/],
+      [{ models: { Post: 5 } }, /^TypeError: rateLimit.models.Post must be an object/],
+      [{ models: { Post: {} } }, /^TypeError: rateLimit.models.Post sets no limit/],
+      [{ models: { Post: { handlers: { insert: null } } } }, /rateLimit.models.Post.handlers.insert must be an object/],
+    ];
+    for (const [rateLimit, message] of refusals) {
+      await assert.rejects(exampleApp({ rateLimit: rateLimit as never }), message, JSON.stringify(rateLimit));
+    }
   });
 });
 
