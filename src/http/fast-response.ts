@@ -144,7 +144,9 @@ export function directResponse(response: Response): DirectResponse | undefined {
  */
 export function withHeaders(response: Response, extra: HeaderRecord): Response {
   if (extra.vary !== undefined) {
-    const own = LightResponse.header(response, "vary") ?? response.headers.get("vary");
+    // A light response's own headers are read without making it real (null: it has none).
+    const light = LightResponse.header(response, "vary");
+    const own = light === undefined ? response.headers.get("vary") : light;
     if (own) extra.vary = mergeVary(own, extra.vary);
   }
   const light = LightResponse.extend(response, extra);
