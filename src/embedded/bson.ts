@@ -1,5 +1,6 @@
 import { Binary, BSON, type Document, Long, type ObjectId, type Timestamp } from "bson";
 import { Buffer } from "node:buffer";
+import { CommandError } from "./errors.ts";
 
 /**
  * How the engine turns wire bytes into values. Longs stay `Long` and binaries stay `Binary`
@@ -24,9 +25,36 @@ export function readDocument(bytes: Uint8Array): Document {
   return BSON.deserialize(bytes, DESERIALIZE);
 }
 
-/** Serialises one document for the wire. */
+/** The largest document a reply may carry: MongoDB's 16 MiB plus its 16 KiB of room for command fields. */
+export const MAX_REPLY_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024;
+
+/**
+ * Serialises one document for the wire. One larger than MongoDB allows (a `$group` that pushed
+ * too much, say) is refused with its code, 10334: js-bson serialises into a fixed 17 MiB buffer
+ * and cuts anything longer short without a word, so every longer result must stop here.
+ */
 export function writeDocument(doc: Document): Uint8Array {
-  return BSON.serialize(doc, SERIALIZE);
+  let bytes: Uint8Array;
+  try {
+    bytes = BSON.serialize(doc, SERIALIZE);
+  } catch (error) {
+    // Some overlong values make js-bson write past its buffer's end instead: a RangeError.
+    throw error instanceof RangeError ? tooLarge(doc) ?? error : error;
+  }
+  if (bytes.length > MAX_REPLY_DOCUMENT) throw tooLarge(doc)!;
+  return bytes;
+}
+
+/** MongoDB's 10334 for a document over {@link MAX_REPLY_DOCUMENT}, or undefined when it is not. */
+function tooLarge(doc: Document): CommandError | undefined {
+  const size = BSON.calculateObjectSize(doc, SERIALIZE);
+  if (size <= MAX_REPLY_DOCUMENT) return undefined;
+  return new CommandError(
+    "BSONObjectTooLarge",
+    `BSONObj size: ${size} (0x${
+      size.toString(16).toUpperCase()
+    }) is invalid. Size must be between 0 and ${MAX_REPLY_DOCUMENT}(16MB)`,
+  );
 }
 
 /**

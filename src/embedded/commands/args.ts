@@ -3,13 +3,15 @@ import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { DEFAULT_FIRST_BATCH } from "../cursors.ts";
 import { CommandError } from "../errors.ts";
 import type { CommandContext } from "./context.ts";
+import { checkCollectionName } from "./names.ts";
 
-/** The collection a command targets (the value of its first field). */
+/** The collection a command targets (the value of its first field), a name MongoDB accepts. */
 export function collectionName(ctx: CommandContext, name: string): string {
   const value = ctx.body[name];
   if (typeof value !== "string" || value === "") {
     throw new CommandError("InvalidNamespace", `collection name has invalid type ${typeof value}`);
   }
+  checkCollectionName(ctx.db, value);
   return value;
 }
 
@@ -47,11 +49,20 @@ export function optionalDocument(body: Document, field: string): Document | unde
   return value;
 }
 
-/** The statements of a write: the kind-1 sequence if sent that way, else the body's array. */
+/** Statements one write command may carry, as hello's maxWriteBatchSize says. */
+export const MAX_WRITE_BATCH = 100_000;
+
+/** The statements of a write: the kind-1 sequence if sent that way, else the body's array (1 to 100,000 of them). */
 export function statements(ctx: CommandContext, field: string): Document[] {
   const fromSequence = ctx.request.sequences.get(field);
   const value = fromSequence ?? ctx.body[field];
   if (!Array.isArray(value)) throw new CommandError("FailedToParse", `'${field}' must be an array`);
+  if (value.length < 1 || value.length > MAX_WRITE_BATCH) {
+    throw new CommandError(
+      "InvalidLength",
+      `Write batch sizes must be between 1 and ${MAX_WRITE_BATCH}. Got ${value.length} operations.`,
+    );
+  }
   for (const item of value) {
     if (!isPlainObject(item)) throw new CommandError("TypeMismatch", `each entry of '${field}' must be an object`);
   }

@@ -1,5 +1,7 @@
 import type { Document } from "bson";
+import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { bsonTypeOf } from "../query/bson-types.ts";
 
 /**
  * Fields every command may carry (MongoDB's generic arguments): routing, sessions,
@@ -199,8 +201,26 @@ export function checkCommandFields(name: string, body: Document): void {
   for (const field of Object.keys(body)) if (!allowed.has(field)) throw unknownField(`${name}.${field}`);
 }
 
-/** Refuses a field that a write statement (`update.updates`, `delete.deletes`) does not define. */
+/** The fields a write statement must have: a filter, and what to do with its matches. */
+const REQUIRED_FIELDS = { "update.updates": ["q", "u"], "delete.deletes": ["q", "limit"] } as const;
+
+/**
+ * Refuses a write statement (`update.updates`, `delete.deletes`) with a field it does not
+ * define, or without one it needs, or whose filter is not a document, as MongoDB's command
+ * parser does before any statement runs: a missing `q` must never read as "every document".
+ */
 export function checkStatementFields(path: "update.updates" | "delete.deletes", statement: Document): void {
   const allowed = STATEMENT_FIELDS[path];
   for (const field of Object.keys(statement)) if (!allowed.has(field)) throw unknownField(`${path}.${field}`);
+  for (const field of REQUIRED_FIELDS[path]) {
+    if (statement[field] === undefined) {
+      throw new CommandError("Location40414", `BSON field '${path}.${field}' is missing but a required field`);
+    }
+  }
+  if (!isPlainObject(statement.q)) {
+    throw new CommandError(
+      "TypeMismatch",
+      `BSON field '${path}.q' is the wrong type '${bsonTypeOf(statement.q)}', expected type 'object'`,
+    );
+  }
 }

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import { SESSION_TIMEOUT_MINUTES } from "../sessions.ts";
+import { MAX_WRITE_BATCH } from "./args.ts";
 import type { CommandContext, Handler } from "./context.ts";
 
 /** Version reported by buildInfo: the MongoDB release whose behaviour the engine follows. */
@@ -20,7 +21,7 @@ function hello(ctx: CommandContext): Document {
     isWritablePrimary: true,
     maxBsonObjectSize,
     maxMessageSizeBytes,
-    maxWriteBatchSize: 100_000,
+    maxWriteBatchSize: MAX_WRITE_BATCH,
     localTime: new Date(),
     logicalSessionTimeoutMinutes: SESSION_TIMEOUT_MINUTES,
     connectionId: ctx.connectionId,

@@ -18,6 +18,7 @@ import { storeVersion } from "./updates.ts";
 import { bypassValidation, checkValid } from "./validation.ts";
 import { refuseViewWrite } from "./views.ts";
 import { prepareInsert } from "./write.ts";
+import { checkCollectionName } from "./names.ts";
 
 /** A pipeline's `$out` or `$merge` stage, parsed. */
 export type OutputStage = { kind: "$out"; into: string } | ({ kind: "$merge" } & MergeSpec);
@@ -33,8 +34,14 @@ interface MergeSpec {
 const WHEN_MATCHED = new Set(["replace", "keepExisting", "merge", "fail"]);
 const WHEN_NOT_MATCHED = new Set(["insert", "discard", "fail"]);
 
-/** The target collection of `$out`/`$merge`: a name, or `{db, coll}` naming the command's own database. */
+/** The target collection of `$out`/`$merge`: a name, or `{db, coll}` naming the command's own database; a valid name. */
 function target(ctx: CommandContext, stage: string, value: unknown): string {
+  const name = targetName(ctx, stage, value);
+  checkCollectionName(ctx.db, name);
+  return name;
+}
+
+function targetName(ctx: CommandContext, stage: string, value: unknown): string {
   if (typeof value === "string" && value !== "") return value;
   if (isPlainObject(value) && typeof value.coll === "string" && value.coll !== "") {
     if (value.db !== undefined && value.db !== ctx.db) {

@@ -12,6 +12,8 @@ import { handshakeCommands, isTransactional, refuseTransaction } from "./handsha
 import { indexCommands } from "./indexes.ts";
 import { latencyKind } from "./latency.ts";
 import { commandSession } from "../sessions.ts";
+import { OP_MSG, OP_QUERY } from "../wire/messages.ts";
+import { checkDatabaseName } from "./names.ts";
 import { sessionCommands } from "./sessions.ts";
 import { readCommands } from "./read.ts";
 import { refuseViewWrite } from "./views.ts";
@@ -198,6 +200,7 @@ function useSession(input: CommandInput): string | undefined {
 function run(input: CommandInput, name: string): Reply | Promise<Reply> {
   const ctx: CommandContext = { ...input, session: undefined };
   try {
+    checkRequest(input, name);
     const handler = HANDLERS.get(name);
     if (!handler) throw new CommandError("CommandNotFound", `no such command: '${name}'`);
     ctx.session = useSession(input);
@@ -215,6 +218,30 @@ function run(input: CommandInput, name: string): Reply | Promise<Reply> {
       ? settled.then((done) => countWrite(ctx, name, done))
       : countWrite(ctx, name, settled);
   } catch (error) {
-    return countWrite(ctx, name, errorReply(error));
+    const reply = errorReply(error);
+    try {
+      return countWrite(ctx, name, reply);
+    } catch {
+      // Counting looks into the command; one too malformed for that changed nothing anyway.
+      return reply;
+    }
   }
+}
+
+/** Commands a client may still send over the legacy OP_QUERY: the handshake only, as in MongoDB 7.0. */
+const OP_QUERY_COMMANDS = new Set(["hello", "isMaster", "ismaster"]);
+
+/** Refuses what MongoDB refuses before looking at the command: OP_QUERY beyond the handshake, a missing or invalid `$db`. */
+function checkRequest(input: CommandInput, name: string): void {
+  const { request } = input;
+  if (request.opCode === OP_QUERY && !OP_QUERY_COMMANDS.has(name)) {
+    throw new CommandError(
+      "UnsupportedOpQueryCommand",
+      `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal`,
+    );
+  }
+  if (request.opCode === OP_MSG && typeof input.body.$db !== "string") {
+    throw new CommandError("Location40571", "OP_MSG requests require a $db argument");
+  }
+  checkDatabaseName(input.db);
 }

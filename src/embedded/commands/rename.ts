@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import type { Namespace } from "../store/write-set.ts";
 import { type CommandContext, commit, startWrites } from "./context.ts";
+import { checkCollectionName, checkDatabaseName } from "./names.ts";
 
 /**
  * `renameCollection` (what the driver's `collection.rename()` and `db.renameCollection()` send):
@@ -50,6 +51,8 @@ function namespaceOf(value: unknown, role: "source" | "target"): Namespace {
   if (/[/\\. "$*<>:|?\0]/.test(ns.db) || /[$\0]/.test(ns.name)) {
     throw new CommandError("InvalidNamespace", `Invalid ${role} namespace: ${value}`);
   }
+  checkDatabaseName(ns.db);
+  checkCollectionName(ns.db, ns.name);
   if (ns.name.startsWith("system.")) {
     throw new CommandError("IllegalOperation", `error with ${role} namespace: cannot rename a system collection`);
   }

@@ -28,7 +28,7 @@ function parseStatement(
   s: Document,
   variables: Variables | undefined,
 ): { q: Document; u: UpdateSpec; multi: boolean; upsert: boolean; arrayFilters?: Document[] } {
-  const q = bindFilter(s.q ?? {}, variables);
+  const q = bindFilter(s.q, variables);
   const u = s.u;
   if (!isPlainObject(q)) throw new CommandError("TypeMismatch", "'q' must be an object");
   if (!isPlainObject(u) && !Array.isArray(u)) {

@@ -135,7 +135,13 @@ class Connection {
     }
     const engine = this.#engine;
     engine.counters.network.numRequests++;
-    const reply = dispatch({ engine, request, db: request.db, body: request.body, connectionId: this.#id });
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = dispatch({ engine, request, db: request.db, body: request.body, connectionId: this.#id });
+    } catch (error) {
+      // dispatch answers every failure itself; should a bug still throw, one client gets an error, not the process.
+      reply = errorReply(error);
+    }
     if (!(reply instanceof Promise)) return this.#send(request, reply);
     // Only commands still running need tracking (and a promise): reads answer at once.
     this.#busy = true;
@@ -154,13 +160,19 @@ class Connection {
   #send(request: Request, reply: Reply): void {
     const socket = this.#socket;
     if (request.moreToCome || socket.destroyed) return;
+    let bytes: Uint8Array;
     try {
-      const bytes = encode(request, reply);
-      this.#engine.counters.network.bytesOut += bytes.length;
-      socket.write(bytes);
-    } catch {
-      this.#fail();
+      bytes = encode(request, reply);
+    } catch (error) {
+      // A reply too large to send (BSONObjectTooLarge) is answered with the error instead.
+      try {
+        bytes = encode(request, errorReply(error));
+      } catch {
+        return this.#fail();
+      }
     }
+    this.#engine.counters.network.bytesOut += bytes.length;
+    socket.write(bytes);
   }
 
   /** Arms the timer for `kind`; one already armed for the same kind starts over. */

@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import type { Document } from "bson";
-import { readDocument, writeDocument } from "../bson.ts";
+import { isPlainObject, readDocument, writeDocument } from "../bson.ts";
+import { crc32c } from "./crc32c.ts";
 import { HEADER_SIZE, ProtocolError } from "./frames.ts";
 
 /** Opcodes the engine speaks. */
@@ -66,6 +67,8 @@ function parseSequence(frame: Buffer, offset: number, end: number, limits: WireL
     docs.push(doc);
     p += docSize;
   }
+  // Two sequences of one name would leave which one the command acts on to chance.
+  if (request.sequences.has(name)) throw new ProtocolError(`Duplicate document sequence: ${name}`);
   request.sequences.set(name, docs);
   return sectionEnd;
 }
@@ -75,6 +78,9 @@ function parseMsg(frame: Buffer, requestId: number, limits: WireLimits): Request
   const flags = frame.readUInt32LE(HEADER_SIZE);
   if (flags & REQUIRED_BITS & ~(CHECKSUM_PRESENT | MORE_TO_COME)) throw new ProtocolError("unknown required flag");
   const end = flags & CHECKSUM_PRESENT ? frame.length - 4 : frame.length;
+  if (flags & CHECKSUM_PRESENT && (end < HEADER_SIZE + 5 || crc32c(frame, 0, end) !== frame.readUInt32LE(end))) {
+    throw new ProtocolError("OP_MSG checksum does not match contents");
+  }
   const request: Request = {
     requestId,
     opCode: OP_MSG,
@@ -96,7 +102,14 @@ function parseMsg(frame: Buffer, requestId: number, limits: WireLimits): Request
     else throw new ProtocolError(`unknown section kind ${kind}`);
   }
   if (bodies !== 1) throw new ProtocolError("OP_MSG needs exactly one body section");
-  request.db = typeof request.body.$db === "string" ? request.body.$db : "admin";
+  for (const name of request.sequences.keys()) {
+    // A field given both ways (deletes in the body and as a sequence) is as ambiguous.
+    if (name in request.body) {
+      throw new ProtocolError(`Duplicate field between command BSON and document sequence ${name}`);
+    }
+  }
+  // A missing $db is refused when the command runs (40571), with a reply rather than a closed connection.
+  request.db = typeof request.body.$db === "string" ? request.body.$db : "";
   return request;
 }
 
@@ -104,7 +117,8 @@ function parseQuery(frame: Buffer, requestId: number): Request {
   const nameEnd = cstringEnd(frame, HEADER_SIZE + 4, frame.length);
   const ns = frame.toString("utf8", HEADER_SIZE + 4, nameEnd);
   const { doc } = docAt(frame, nameEnd + 9, frame.length);
-  const body = "$query" in doc && typeof doc.$query === "object" ? (doc.$query as Document) : doc;
+  if ("$query" in doc && !isPlainObject(doc.$query)) throw new ProtocolError("$query must be a document");
+  const body = "$query" in doc ? (doc.$query as Document) : doc;
   const dot = ns.indexOf(".");
   if (dot < 0 || ns.slice(dot + 1) !== "$cmd") throw new ProtocolError("OP_QUERY is only supported for commands");
   return { requestId, opCode: OP_QUERY, db: ns.slice(0, dot), body, sequences: new Map(), moreToCome: false };
