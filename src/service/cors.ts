@@ -91,6 +91,11 @@ function checkCorsOptions(options: CorsOptions): void {
   }
 }
 
+/** True for a CORS preflight: OPTIONS with Access-Control-Request-Method. */
+export function isPreflight(request: Request): boolean {
+  return request.method === "OPTIONS" && request.headers.has("access-control-request-method");
+}
+
 /**
  * CORS for the API. Every answer to an allowed origin names that origin (never `*`, so
  * credentials work) with `Vary: Origin`; a preflight gets 204 with the allowed methods and
@@ -147,11 +152,6 @@ export class Cors {
     this.#lastOrigin = origin;
     this.#lastAllowed = allowed;
     return allowed;
-  }
-
-  /** A preflight (OPTIONS with Access-Control-Request-Method) is answered here, before routing. */
-  isPreflight(request: Request): boolean {
-    return request.method === "OPTIONS" && request.headers.has("access-control-request-method");
   }
 
   /** The headers answering an allowed origin's preflight. */

@@ -8,13 +8,16 @@ import type { Refusal } from "../http/refusal.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import { checkTrustProxy, clientAddress, type ConnectionInfo, type TrustProxy } from "./client.ts";
-import { Cors, type CorsOptions } from "./cors.ts";
+import { Cors, type CorsOptions, isPreflight } from "./cors.ts";
 import { healthResponse, isHealthPath } from "./health.ts";
 import { requestLogger } from "./logging.ts";
 import { requestLog } from "./request-log.ts";
 import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
 import { type RequestTarget, targetResolver, type TargetRoutes } from "./target.ts";
 import { requestIdOf } from "./request-id.ts";
+
+/** The methods the health probes answer. */
+const PROBE_METHODS = "GET, HEAD, OPTIONS";
 
 /** The service options of `createApp`: all off unless given, except the health probes. */
 export interface ServiceOptions {
@@ -197,15 +200,15 @@ export class Service {
     context: RequestContext,
   ): Response | Promise<Response> {
     const extra = this.#baseHeaders(context);
-    if (this.#health && isHealthPath(pathname) && (request.method === "GET" || request.method === "HEAD")) {
-      return this.#probe(request, pathname, context, extra);
-    }
+    if (this.#health && isHealthPath(pathname)) return this.#probe(request, pathname, context, extra);
     const cors = this.#cors;
     const corsOrigin = this.#corsOrigin(request);
-    if (corsOrigin !== null && cors!.isPreflight(request)) {
+    const preflight = isPreflight(request);
+    if (corsOrigin !== null && preflight) {
       return empty(204, context.language, { ...extra, ...cors!.preflightHeaders(request, corsOrigin) });
     }
-    if (this.#limiter !== undefined) {
+    // Preflights are not counted, whoever sends them: a browser sends one before its request.
+    if (this.#limiter !== undefined && !preflight) {
       const failed = (error: unknown) => this.#decorate(this.#deps.failed(error, request, context), extra, corsOrigin);
       let counted: Response | undefined | Promise<Response | undefined>;
       try {
@@ -224,7 +227,17 @@ export class Service {
     return this.#decorate(this.#core(request, context), extra, corsOrigin);
   }
 
+  /** A health probe: GET and HEAD answer; OPTIONS lists them, and any other method is a 405. */
   async #probe(request: Request, pathname: string, context: RequestContext, extra: HeaderRecord): Promise<Response> {
+    const { method } = request;
+    if (method === "OPTIONS") return empty(204, context.language, { ...extra, allow: PROBE_METHODS });
+    if (method !== "GET" && method !== "HEAD") {
+      const text = this.#deps.languages.text(
+        context.language,
+        msg("request.methodNotAllowed", { method, allow: PROBE_METHODS }),
+      );
+      return errorResponse(text, 405, context.language, { ...extra, allow: PROBE_METHODS });
+    }
     const response = await healthResponse(pathname, this.#deps.db, this.#deps.languages, context.language);
     return withHeaders(request.method === "HEAD" ? await dropBody(response) : response, extra);
   }

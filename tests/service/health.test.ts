@@ -28,6 +28,19 @@ describe("health probes", async () => {
     assert.ok((await call(app, "GET", "/healthz")).headers.get("x-request-id"));
   });
 
+  it("other methods get 405 with Allow, OPTIONS lists the methods", async () => {
+    for (const method of ["POST", "DELETE"]) {
+      const refused = await call(app, method, "/healthz", undefined, { "accept-language": "de" });
+      assert.deepEqual([refused.status, refused.headers.get("allow")], [405, "GET, HEAD, OPTIONS"]);
+      assert.deepEqual(await refused.json(), {
+        error: `Die Methode ${method} ist hier nicht erlaubt; erlaubt: GET, HEAD, OPTIONS.`,
+      });
+      assert.ok(refused.headers.get("x-request-id"));
+    }
+    const options = await call(app, "OPTIONS", "/readyz");
+    assert.deepEqual([options.status, options.headers.get("allow")], [204, "GET, HEAD, OPTIONS"]);
+  });
+
   it("health: false leaves the paths to the router", async () => {
     assert.equal((await call(off, "GET", "/healthz")).status, 404);
   });

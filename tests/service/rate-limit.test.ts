@@ -82,6 +82,22 @@ describe("rate limits: memory store", async () => {
     assert.equal((await get(app, "/api/v1/users", "192.0.2.3")).headers.get("ratelimit-remaining"), "1");
   });
 
+  it("CORS preflights are not counted, whatever their origin, with CORS off too", async () => {
+    const preflight = {
+      origin: "https://elsewhere.example",
+      "access-control-request-method": "POST",
+    };
+    for (let i = 0; i < 3; i++) {
+      const res = await app.fetch(
+        new Request("http://localhost/api/v1/users", { method: "OPTIONS", headers: preflight }),
+        { remoteAddr: { hostname: "192.0.2.4" } },
+      );
+      assert.equal(res.status, 204);
+      assert.equal(res.headers.get("ratelimit-limit"), null);
+    }
+    assert.equal((await get(app, "/api/v1/users", "192.0.2.4")).headers.get("ratelimit-remaining"), "1");
+  });
+
   it("X-Forwarded-For is ignored without trustProxy", async () => {
     clock.advance(MINUTE);
     for (const forwarded of ["203.0.113.1", "203.0.113.2"]) {
