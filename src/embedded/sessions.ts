@@ -3,7 +3,7 @@ import { clearInterval, setInterval } from "node:timers";
 import { Binary, type Document } from "bson";
 import { isPlainObject } from "./bson.ts";
 import { CommandError } from "./errors.ts";
-import { bsonTypeOf } from "./query/bson-types.ts";
+import { missingField, wrongType } from "./field-errors.ts";
 
 // Logical sessions, as a standalone MongoDB keeps them in its local session cache: every command
 // that carries an `lsid` marks its session used, `startSession` opens one, `endSessions` ends
@@ -66,7 +66,7 @@ export function parseSessionId(value: unknown, field: string): SessionId {
   if (!isPlainObject(value)) throw wrongType(field, value, "object");
   const { id, uid } = value;
   if (id === undefined) {
-    throw new CommandError("Location40414", `BSON field '${field}.id' is missing but a required field`);
+    throw missingField(`${field}.id`);
   }
   if (!(id instanceof Binary)) throw wrongType(`${field}.id`, id, "binData");
   if (id.sub_type !== Binary.SUBTYPE_UUID || id.length() !== 16) {
@@ -83,13 +83,6 @@ export function parseSessionId(value: unknown, field: string): SessionId {
 /** The session a command runs in (its `lsid`), or undefined outside a session. */
 export function commandSession(body: Document): SessionId | undefined {
   return body.lsid === undefined ? undefined : parseSessionId(body.lsid, "OperationSessionInfo.lsid");
-}
-
-function wrongType(field: string, value: unknown, expected: string): CommandError {
-  return new CommandError(
-    "TypeMismatch",
-    `BSON field '${field}' is the wrong type '${bsonTypeOf(value)}', expected type '${expected}'`,
-  );
 }
 
 /** The sessions used recently, by {@link sessionKey}; expiry is swept, with an injectable clock. */

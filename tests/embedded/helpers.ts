@@ -156,3 +156,14 @@ export const withCode = (expected: number) => (error: unknown): true => {
   assert.equal(error.code, expected, error.message);
   return true;
 };
+
+/** Runs a command that must fail with server error `code`, and with `message` (exactly, or matching) when given. */
+export async function refused(run: () => Promise<unknown>, code: number, message?: string | RegExp): Promise<void> {
+  await assert.rejects(run, (error: unknown) => {
+    assert.ok(error instanceof MongoServerError, String(error));
+    assert.equal(error.code, code, error.message);
+    if (typeof message === "string") assert.equal(error.message, message);
+    else if (message) assert.match(error.message, message);
+    return true;
+  });
+}

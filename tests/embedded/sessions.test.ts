@@ -1,23 +1,13 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Socket } from "node:net";
-import { Binary, type ClientSession, type Document, type Long, MongoServerError, UUID } from "mongodb";
+import { Binary, type ClientSession, type Document, type Long, UUID } from "mongodb";
 import { CursorRegistry } from "../../src/embedded/cursors.ts";
 import { NO_AUTH_DIGEST, SessionCache, sessionKey, userDigest } from "../../src/embedded/sessions.ts";
-import { type Connected, connectTarget, opMsg, rawSocket, roundTrip } from "./helpers.ts";
+import { type Connected, connectTarget, opMsg, rawSocket, refused, roundTrip } from "./helpers.ts";
 
 /** SHA-256 of the empty string, in base64: the user digest of every session without authentication. */
 const NO_AUTH_UID = "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
-
-async function refused(run: () => Promise<unknown>, code: number, message?: string | RegExp): Promise<void> {
-  await assert.rejects(run, (error: unknown) => {
-    assert.ok(error instanceof MongoServerError, String(error));
-    assert.equal(error.code, code, error.message);
-    if (typeof message === "string") assert.equal(error.message, message);
-    else if (message) assert.match(error.message, message);
-    return true;
-  });
-}
 
 /** A session's id as the engine keys it. */
 const keyOf = (id: Binary) => sessionKey({ id, uid: NO_AUTH_DIGEST });

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BSON, type Collection, type Document, MongoServerError } from "mongodb";
-import { type Connected, connectTarget } from "./helpers.ts";
+import { BSON, type Collection, type Document } from "mongodb";
+import { type Connected, connectTarget, refused } from "./helpers.ts";
 
 interface Item {
   _id: number;
@@ -17,16 +17,6 @@ const RAW = { promoteLongs: false, promoteValues: false } as const;
 
 function typeOf(value: unknown): string {
   return (value as { _bsontype?: string })?._bsontype ?? typeof value;
-}
-
-async function refused(run: () => Promise<unknown>, code: number, message?: string | RegExp): Promise<void> {
-  await assert.rejects(run, (error: unknown) => {
-    assert.ok(error instanceof MongoServerError, String(error));
-    assert.equal(error.code, code, error.message);
-    if (typeof message === "string") assert.equal(error.message, message);
-    else if (message) assert.match(error.message, message);
-    return true;
-  });
 }
 
 const ITEMS: Item[] = Array.from({ length: 40 }, (_, i) => ({ _id: i, n: i % 5, text: "x".repeat(i) }));

@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
-import { bsonTypeOf } from "../query/bson-types.ts";
+import { missingField, wrongType } from "../field-errors.ts";
 
 /**
  * Fields every command may carry (MongoDB's generic arguments): routing, sessions,
@@ -214,13 +214,8 @@ export function checkStatementFields(path: "update.updates" | "delete.deletes", 
   for (const field of Object.keys(statement)) if (!allowed.has(field)) throw unknownField(`${path}.${field}`);
   for (const field of REQUIRED_FIELDS[path]) {
     if (statement[field] === undefined) {
-      throw new CommandError("Location40414", `BSON field '${path}.${field}' is missing but a required field`);
+      throw missingField(`${path}.${field}`);
     }
   }
-  if (!isPlainObject(statement.q)) {
-    throw new CommandError(
-      "TypeMismatch",
-      `BSON field '${path}.q' is the wrong type '${bsonTypeOf(statement.q)}', expected type 'object'`,
-    );
-  }
+  if (!isPlainObject(statement.q)) throw wrongType(`${path}.q`, statement.q, "object");
 }

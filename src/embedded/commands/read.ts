@@ -1,7 +1,7 @@
 import type { Document, Long } from "bson";
 import { firstKey, isPlainObject, trueValue } from "../bson.ts";
 import type { FirstBatchOptions } from "../cursors.ts";
-import { bsonTypeOf } from "../query/bson-types.ts";
+import { missingField, wrongType } from "../field-errors.ts";
 import { sessionText } from "../sessions.ts";
 import { CommandError } from "../errors.ts";
 import { mingoQuery } from "../query/mingo.ts";
@@ -150,14 +150,9 @@ function compareTuples(a: unknown[], b: unknown[]): number {
 function checkCursorOwner(ctx: CommandContext, id: Long): void {
   const { collection } = ctx.body;
   if (collection === undefined) {
-    throw new CommandError("Location40414", "BSON field 'getMore.collection' is missing but a required field");
+    throw missingField("getMore.collection");
   }
-  if (typeof collection !== "string") {
-    throw new CommandError(
-      "TypeMismatch",
-      `BSON field 'getMore.collection' is the wrong type '${bsonTypeOf(collection)}', expected type 'string'`,
-    );
-  }
+  if (typeof collection !== "string") throw wrongType("getMore.collection", collection, "string");
   const cursor = ctx.engine.cursors.ownerOf(id);
   if (cursor === undefined) throw new CommandError("CursorNotFound", `cursor id ${id.toString()} not found`);
   const ns = namespace(ctx.db, collection);

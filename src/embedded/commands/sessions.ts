@@ -2,6 +2,7 @@ import { Binary, type Document, UUID } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "../query/bson-types.ts";
+import { missingField, wrongType } from "../field-errors.ts";
 import {
   NO_AUTH_DIGEST,
   parseSessionId,
@@ -15,13 +16,6 @@ import type { CommandContext, Handler } from "./context.ts";
 // The session commands of MongoDB 7.0 on a standalone server without authentication, and the
 // `$listLocalSessions` stage. Killing a session kills its cursors (the engine runs one command
 // at a time, so there is never an operation of it to interrupt).
-
-function wrongType(field: string, value: unknown, expected: string): CommandError {
-  return new CommandError(
-    "TypeMismatch",
-    `BSON field '${field}' is the wrong type '${bsonTypeOf(value)}', expected type '${expected}'`,
-  );
-}
 
 /** The array argument of a session command (`refreshSessions: [...]`), each element an object. */
 function objectArray(ctx: CommandContext, name: string): Document[] {
@@ -44,7 +38,7 @@ function userOf(element: Document, field: string): Binary {
   for (const part of ["user", "db"] as const) {
     const value = element[part];
     if (value === undefined) {
-      throw new CommandError("Location40414", `BSON field '${field}.${part}' is missing but a required field`);
+      throw missingField(`${field}.${part}`);
     }
     if (typeof value !== "string") throw wrongType(`${field}.${part}`, value, "string");
   }

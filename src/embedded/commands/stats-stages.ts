@@ -2,6 +2,7 @@ import { type Document, Long } from "bson";
 import { isPlainObject, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { bsonTypeOf } from "../query/bson-types.ts";
+import { wrongType } from "../field-errors.ts";
 import { stageName } from "../query/pipeline.ts";
 import { namespace } from "./args.ts";
 import { indexDocument } from "./indexes.ts";
@@ -23,13 +24,6 @@ interface CollStatsSpec {
 
 const COLL_STATS_FIELDS = ["latencyStats", "storageStats", "count", "queryExecStats"];
 const SOURCE_STAGES = new Set(["$collStats", "$indexStats", "$listLocalSessions"]);
-
-function wrongType(field: string, value: unknown, expected: string): CommandError {
-  return new CommandError(
-    "TypeMismatch",
-    `BSON field '${field}' is the wrong type '${bsonTypeOf(value)}', expected type '${expected}'`,
-  );
-}
 
 /** An optional sub-document of `$collStats` (null counts as absent). */
 function subDocument(spec: Document, field: string): Document | undefined {
