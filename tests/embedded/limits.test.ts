@@ -19,6 +19,9 @@ function serverError(code: number, message: RegExp) {
 }
 
 /** A document `levels` deep: each level holds the next under `d`, down to `leaf`. */
+/** MongoDB 7.0's nesting limit for stored documents: maxBSONDepth 200, less 20 levels kept for the server. */
+const MAX_DEPTH = 180;
+
 function nested(levels: number, leaf: Document = { x: 1 }): Document {
   let doc = leaf;
   for (let i = 1; i < levels; i++) doc = { d: doc };
@@ -61,34 +64,34 @@ describe("embedded engine: document limits", {
     assert.equal((await c.findOne({ _id: 1 } as Document))?.b, "fits");
   });
 
-  test("documents nested deeper than 100 levels are refused on insert and update (Overflow, 15)", async () => {
+  test("documents nested deeper than 180 levels (MongoDB 7.0's storage depth) are refused on insert and update (Overflow, 15)", async () => {
     const c = conn.db.collection("depth");
-    await c.insertOne({ _id: 1, ...nested(100) } as Document);
-    // Empty documents and arrays add no level: this one is 100 levels deep.
-    await c.insertOne({ _id: 2, ...nested(100, { x: {}, y: [] }) } as Document);
+    await c.insertOne({ _id: 1, ...nested(MAX_DEPTH) } as Document);
+    // Empty documents and arrays add no level: this one is MAX_DEPTH levels deep.
+    await c.insertOne({ _id: 2, ...nested(MAX_DEPTH, { x: {}, y: [] }) } as Document);
     await assert.rejects(
-      c.insertOne({ _id: 3, ...nested(101) } as Document),
-      serverError(15, /exceeds 100 levels of nesting/),
+      c.insertOne({ _id: 3, ...nested(MAX_DEPTH + 1) } as Document),
+      serverError(15, /exceeds 180 levels of nesting/),
     );
     const batch = await conn.db.command({
       insert: "depth",
       ordered: false,
-      documents: [{ _id: 4, d: nested(150) }, { _id: 5 }],
+      documents: [{ _id: 4, d: nested(MAX_DEPTH + 50) }, { _id: 5 }],
     });
     assert.equal(batch.n, 1);
     assert.deepEqual(batch.writeErrors.map((e: Document) => [e.index, e.code]), [[0, 15]]);
     await assert.rejects(
-      c.updateOne({ _id: 5 } as Document, { $set: { d: nested(100) } }),
-      serverError(15, /levels of nesting/),
+      c.updateOne({ _id: 5 } as Document, { $set: { d: nested(MAX_DEPTH) } }),
+      serverError(15, /^Document exceeds maximum nesting depth of 180$/),
     );
-    const innermost = "d.".repeat(99);
+    const innermost = "d.".repeat(MAX_DEPTH - 1);
     await assert.rejects(
       c.updateOne({ _id: 2 } as Document, { $set: { [innermost + "x"]: { z: 1 } } }),
-      serverError(15, /levels of nesting/),
+      serverError(15, /^Document exceeds maximum nesting depth of 180$/),
     );
     await assert.rejects(
       c.updateOne({ _id: 2 } as Document, { $push: { [innermost + "y"]: [] } } as Document),
-      serverError(15, /levels of nesting/),
+      serverError(15, /^Document exceeds maximum nesting depth of 180$/),
     );
     await c.updateOne({ _id: 2 } as Document, { $set: { [innermost + "z"]: 1 } });
     assert.deepEqual((await c.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id), [1, 2, 5]);

@@ -3,10 +3,12 @@ import { isPlainObject, SERIALIZE } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 
 /**
- * MongoDB's limit on how deeply documents and arrays may nest in a stored document. The top
- * level counts as 1; an empty document or array adds no level (as in MongoDB).
+ * MongoDB's limit on how deeply documents and arrays may nest in a stored document: its
+ * `maxBSONDepth` (200) less the 20 levels it keeps for wrapping a document in replies and
+ * the oplog. The manual's "100 levels" is older than that. The top level counts as 1; an
+ * empty document or array adds no level (as in MongoDB).
  */
-export const MAX_NESTING = 100;
+export const MAX_NESTING = 180;
 
 /** Which write produced the document: MongoDB words the errors differently. */
 export type WriteKind = "insert" | "update";
@@ -47,8 +49,12 @@ function visit(value: unknown, depth: number, kind: WriteKind): void {
   if (value === null || typeof value !== "object") return;
   if (!Array.isArray(value) && !isPlainObject(value)) return; // a BSON value: no level
   if (depth >= MAX_NESTING && !isEmpty(value)) {
-    const what = kind === "insert" ? "cannot insert document because it" : "the document after update";
-    throw new CommandError("Overflow", `${what} exceeds ${MAX_NESTING} levels of nesting`);
+    throw new CommandError(
+      "Overflow",
+      kind === "insert"
+        ? `cannot insert document because it exceeds ${MAX_NESTING} levels of nesting`
+        : `Document exceeds maximum nesting depth of ${MAX_NESTING}`,
+    );
   }
   walk(value, depth + 1, kind);
 }
