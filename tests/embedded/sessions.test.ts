@@ -58,8 +58,11 @@ describe("embedded engine: the session cache", () => {
     const session = { id: new UUID(), uid: NO_AUTH_DIGEST };
     cache.touch(session);
     now = 31 * 60_000;
+    // The sweeper's timer is unref'd (an idle engine must not keep a process alive): hold the loop open meanwhile.
+    const keepAlive = setInterval(() => {}, 60_000);
     const expired = new Promise<ReadonlySet<string>>((resolve) => cache.startSweeper(resolve, 1));
     assert.deepEqual([...await expired], [sessionKey(session)]);
+    clearInterval(keepAlive);
     cache.close();
   });
 });

@@ -180,17 +180,18 @@ export class Exchange implements BodySource {
   #refuseEarly(refusal: Refusal): void {
     const answer = this.#context.answerRefusal;
     const url = answer && requestUrl(this.#req, this.#context.origin);
-    const direct = url && this.#answeredRefusal(answer!, url, refusal);
-    if (!direct) return this.#refuse(refusal.status, refusal.message);
+    const response = url && this.#answeredRefusal(answer!, url, refusal);
+    if (!response) return this.#refuse(refusal.status, refusal.message);
     this.#res.shouldKeepAlive = false;
-    writeDirect(this.#res, direct, this.#req.method ?? "GET");
+    // A light response is written at once; a real one (as on Deno) is streamed.
+    writeResponse(this.#res, response, this.#req.method ?? "GET")?.catch((error: unknown) => this.#fail(error));
   }
 
-  /** The app's answer to a refusal as parts to write, or undefined when it cannot give one. */
-  #answeredRefusal(answer: RefusalAnswer<Connection["info"]>, url: string, refusal: Refusal) {
+  /** The app's answer to a refusal, or undefined when it cannot give one. */
+  #answeredRefusal(answer: RefusalAnswer<Connection["info"]>, url: string, refusal: Refusal): Response | undefined {
     try {
       const response = answer(createNodeRequest(this.#req, url, this), refusal, this.#connection.info);
-      return response.status === refusal.status ? directResponse(response) : undefined;
+      return response.status === refusal.status ? response : undefined;
     } catch (error) {
       console.error(error);
       return undefined;
