@@ -5,6 +5,7 @@ import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { CursorState } from "../query/cursor.ts";
+import { isCountText } from "../query/page.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import type { ParamSource } from "../query/plan.ts";
 import { parseSort } from "../query/sort.ts";
@@ -87,7 +88,8 @@ export function checkPinned(
     throw differs("q");
   }
   const perPage = params.get("per_page");
-  if (perPage !== null && perPage !== String(state.perPage)) throw differs("per_page");
+  if (perPage !== null && !isCountText(perPage, state.perPage)) throw differs("per_page");
+  // Only a soft-delete model's cursor pins trashed: elsewhere the parameter selects nothing.
   const trashed = params.get("trashed");
-  if (trashed !== null && trashed !== (state.trashed ?? "false")) throw differs("trashed");
+  if (model.softDelete && trashed !== null && trashed !== (state.trashed ?? "false")) throw differs("trashed");
 }

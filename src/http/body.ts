@@ -51,6 +51,15 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
   return bytes;
 }
 
+/** The body's text; bytes that are not UTF-8 (as JSON must be) are refused, never replaced with U+FFFD. */
+function utf8Text(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw apiError("request.bodyInvalidJson");
+  }
+}
+
 function parseObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -77,5 +86,5 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rec
   if (!isJsonType(request.headers.get("content-type"))) {
     throw apiError("request.unsupportedMediaType", undefined, 415);
   }
-  return parseObject(new TextDecoder().decode(bytes));
+  return parseObject(utf8Text(bytes));
 }

@@ -86,6 +86,8 @@ export const de: Catalog = {
   "with.extraBrace": "unausgeglichene Klammern, unerwartete }",
   "query.sortEmpty": "Leerer Feldname in sort; schreiben Sie z. B. sort=-created_at,name",
   "query.sortTwice": 'Das Feld "{field}" kommt in sort zweimal vor',
+  "query.sortNotScalar":
+    "Nach {field} kann nicht sortiert werden: das Feld enthält eine Liste oder ein Objekt, also keinen einzelnen Wert; sortieren Sie nach einem Feld mit einem Wert",
   "query.limitExceeded": "{what} überschreitet das Limit von {max}",
   "limit.queryLength": "Die Länge von q in Bytes",
   "limit.conditions": "Die Anzahl der Bedingungen in q",

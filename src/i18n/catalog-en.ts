@@ -91,6 +91,8 @@ export const en = {
   "with.extraBrace": "unbalanced braces, unexpected }",
   "query.sortEmpty": "Empty field name in sort; write e.g. sort=-created_at,name",
   "query.sortTwice": 'Field "{field}" appears twice in sort',
+  "query.sortNotScalar":
+    "Sorting on {field} is not allowed: it holds a list or an object, which has no single value to order by; sort on a field with one value",
   "query.limitExceeded": "{what} exceeds the limit of {max}",
   "limit.queryLength": "The length of q in bytes",
   "limit.conditions": "The number of conditions in q",

@@ -86,6 +86,8 @@ export const fr: Catalog = {
   "with.extraBrace": "accolades déséquilibrées, } inattendue",
   "query.sortEmpty": "Nom de champ vide dans sort ; écrivez par ex. sort=-created_at,name",
   "query.sortTwice": 'Le champ "{field}" apparaît deux fois dans sort',
+  "query.sortNotScalar":
+    "Impossible de trier sur {field} : ce champ contient une liste ou un objet, sans valeur unique ; triez sur un champ à valeur unique",
   "query.limitExceeded": "{what} dépasse la limite de {max}",
   "limit.queryLength": "La longueur de q en octets",
   "limit.conditions": "Le nombre de conditions dans q",

@@ -3,7 +3,10 @@
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // Not Date.UTC: it reads years 0-99 as 1900-1999 (and 1900 is no leap year, 0000 is).
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 0);
+  return date.getUTCDate();
 }
 
 function offsetMinutes(zone: string | undefined): number | null {
@@ -30,9 +33,10 @@ export function parseIsoDate(text: string): Date | null {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   if (hour > 23 || minute > 59 || second > 59 || offset === null) return null;
   const millis = Number((m[7] ?? "0").padEnd(3, "0").slice(0, 3));
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000;
-  const date = new Date(utc);
-  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear restores what the client wrote.
-  if (year < 100) date.setUTCFullYear(date.getUTCFullYear() - 1900);
+  // Not Date.UTC, which reads years 0-99 as 1900-1999: setUTCFullYear takes the year as written.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  date.setTime(date.getTime() - offset * 60_000);
   return Number.isNaN(date.getTime()) ? null : date;
 }

@@ -13,7 +13,13 @@ export interface PageBounds {
   maxPerPage: number;
 }
 
-const DIGITS = /^[0-9]{1,15}$/;
+/** A count as digits: leading zeros allowed, then at most 16 digits (2^53 has 16). */
+const DIGITS = /^0*[0-9]{1,16}$/;
+
+/** True when `raw` is the text of the count `value`, however written (`05` is 5). */
+export function isCountText(raw: string, value: number): boolean {
+  return DIGITS.test(raw) && Number(raw) === value;
+}
 
 function parseInteger(name: string, raw: string, min: number, max: number): number {
   const value = DIGITS.test(raw) ? Number(raw) : NaN;

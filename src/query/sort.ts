@@ -24,6 +24,19 @@ function entries(raw: string): string[] {
   return parts;
 }
 
+/** superstruct types whose values are lists or objects: MongoDB orders them by one element, which no page cursor can follow. */
+const COMPOUND_TYPES = new Set(["array", "tuple", "object", "type", "record"]);
+
+/**
+ * Refuses a sort on a field holding a list or an object. MongoDB orders an array by its
+ * smallest (or largest) element while a range condition matches any element, so a cursor's
+ * "after this key" would repeat or skip records, or never end.
+ */
+function refuseCompound(model: Model, keys: readonly SortKey[]): void {
+  const compound = keys.find((key) => COMPOUND_TYPES.has(model.fields[key.field]?.type ?? ""));
+  if (compound !== undefined) throw apiError("query.sortNotScalar", { field: compound.field });
+}
+
 /** A model with a `sortable` list refuses other fields, so no client can make it sort a large collection without an index. */
 function refuseUnsortable(model: Model, keys: readonly SortKey[]): void {
   if (model.sortable === null) return;
@@ -51,6 +64,7 @@ export function parseSort(raw: string | null, model: Model): Document {
   const unknown = unknownColumns(model, keys.map((key) => key.field));
   if (unknown.length > 0) throw undefinedColumns(unknown);
   refuseUnsortable(model, keys);
+  refuseCompound(model, keys);
   const sort = new Map<string, 1 | -1>();
   for (const { field, direction } of keys) {
     const path = storedName(field);

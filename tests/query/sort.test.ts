@@ -48,6 +48,9 @@ describe("parseSort: rejected input", () => {
     ["name,-name", /Field "name" appears twice in sort/],
     ["id,-id", /Field "id" appears twice in sort/],
     ["constructor", /Undefined column names: constructor/],
+    // A list orders by one of its elements, which no page cursor can follow.
+    ["tags", /^Sorting on tags is not allowed: it holds a list or an object/],
+    ["name,-tags", /^Sorting on tags is not allowed/],
   ];
   for (const [raw, message] of cases) {
     test(raw, () =>
