@@ -49,6 +49,18 @@ function resolveKinds(def: ModelDefinition, hidden: ReadonlySet<string>): Map<st
   return kinds;
 }
 
+/** superstruct types whose values are lists or objects. */
+const COMPOUND_TYPES = new Set(["array", "tuple", "object", "type", "record"]);
+
+/**
+ * True when a field holds a list or an object rather than one value. MongoDB orders such a
+ * value by one of its elements while range conditions match any, so no page cursor can
+ * follow a sort on it: such fields are not sortable.
+ */
+export function holdsManyValues(model: Pick<Model, "fields">, field: string): boolean {
+  return COMPOUND_TYPES.has(model.fields[field]?.type ?? "");
+}
+
 /** `sortable` / `filterable`: visible fields only, and `id` is always allowed (the primary key's own index). */
 function allowedFields(
   def: ModelDefinition,
@@ -59,6 +71,9 @@ function allowedFields(
   if (names === undefined) return null;
   for (const name of names) {
     if (!visible.has(name)) throw new TypeError(`Model ${def.name}: ${option} field "${name}" is not a visible field`);
+    if (option === "sortable" && holdsManyValues(def, name)) {
+      throw new TypeError(`Model ${def.name}: sortable field "${name}" holds a list or an object, which cannot be sorted on`);
+    }
   }
   return new Set(["id", ...names]);
 }

@@ -1,4 +1,4 @@
-import { SYSTEM_FIELDS } from "../model/define.ts";
+import { holdsManyValues, SYSTEM_FIELDS } from "../model/define.ts";
 import { type OperationInfo, READS, RECORD_WRITES } from "./kinds.ts";
 import type { JsonSchema } from "./schemas.ts";
 
@@ -47,10 +47,12 @@ function largestPage(op: OperationInfo): number {
   return Math.min(op.model.maxPerPage, op.relation?.limit ?? Infinity);
 }
 
-/** The fields a list may be sorted on: the model's `sortable` list (id included), else every visible field. */
+/** The fields a list may be sorted on: the model's `sortable` list (id included), else every visible field with one value. */
 function sortableFields(model: OperationInfo["model"]): string[] {
   const allowed = model.sortable;
-  return allowed ? model.visible.filter((name) => allowed.has(name)) : [...model.visible];
+  return allowed
+    ? model.visible.filter((name) => allowed.has(name))
+    : model.visible.filter((name) => !holdsManyValues(model, name));
 }
 
 /** The order of a list without `sort`: id, or on a nested list the relation's `sort`, then id. */

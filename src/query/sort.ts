@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { apiError } from "../errors.ts";
-import type { Model } from "../model/define.ts";
+import { holdsManyValues, type Model } from "../model/define.ts";
 import { storedName, undefinedColumns, unknownColumns } from "./columns.ts";
 
 interface SortKey {
@@ -24,16 +24,9 @@ function entries(raw: string): string[] {
   return parts;
 }
 
-/** superstruct types whose values are lists or objects: MongoDB orders them by one element, which no page cursor can follow. */
-const COMPOUND_TYPES = new Set(["array", "tuple", "object", "type", "record"]);
-
-/**
- * Refuses a sort on a field holding a list or an object. MongoDB orders an array by its
- * smallest (or largest) element while a range condition matches any element, so a cursor's
- * "after this key" would repeat or skip records, or never end.
- */
+/** Refuses a sort on a field holding a list or an object (see holdsManyValues): a cursor could not follow it. */
 function refuseCompound(model: Model, keys: readonly SortKey[]): void {
-  const compound = keys.find((key) => COMPOUND_TYPES.has(model.fields[key.field]?.type ?? ""));
+  const compound = keys.find((key) => holdsManyValues(model, key.field));
   if (compound !== undefined) throw apiError("query.sortNotScalar", { field: compound.field });
 }
 

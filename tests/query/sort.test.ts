@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import type { Document } from "bson";
 import { ApiError } from "../../src/errors.ts";
 import { parseSort } from "../../src/query/sort.ts";
+import { array, optional, string } from "superstruct";
+import { createApp, defineModel } from "../../src/mod.ts";
 import { Trashable, User } from "./models.ts";
 
 describe("parseSort", () => {
@@ -61,4 +63,29 @@ describe("parseSort: rejected input", () => {
         return true;
       }));
   }
+});
+
+describe("fields holding lists or objects", () => {
+  test("a model cannot declare one sortable, and the OpenAPI sort enum leaves them out", async () => {
+    assert.throws(
+      () => defineModel({ name: "Tagged", fields: { tags: optional(array(string())) }, sortable: ["tags"] }),
+      /^TypeError: Model Tagged: sortable field "tags" holds a list or an object, which cannot be sorted on$/,
+    );
+    const Tagged = defineModel({
+      name: "Tagged",
+      fields: { label: optional(string()), tags: optional(array(string())) },
+    });
+    const app = await createApp({ models: [Tagged] });
+    try {
+      const document = await (await app.fetch(new Request("http://localhost/api/v1/openapi.json"))).json();
+      const sort = document.paths["/api/v1/taggeds"].get.parameters.find((p: { name: string }) => p.name === "sort");
+      assert.ok(sort.schema.items.enum.includes("-label"), JSON.stringify(sort.schema));
+      assert.ok(
+        !sort.schema.items.enum.includes("tags") && !sort.schema.items.enum.includes("-tags"),
+        JSON.stringify(sort.schema),
+      );
+    } finally {
+      await app.close();
+    }
+  });
 });
