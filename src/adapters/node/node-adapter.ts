@@ -13,7 +13,8 @@ import {
   refusalBytes,
   refusalFor,
 } from "./node-client-error.ts";
-import { Exchange, isResponding, type ServerContext } from "./node-exchange.ts";
+import { isResponding } from "./node-connection.ts";
+import { Exchange, type ServerContext } from "./node-exchange.ts";
 import { cutMessage, type ShutdownLog, withinDeadline } from "../../http/shutdown.ts";
 import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 
