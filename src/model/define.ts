@@ -72,7 +72,9 @@ function allowedFields(
   for (const name of names) {
     if (!visible.has(name)) throw new TypeError(`Model ${def.name}: ${option} field "${name}" is not a visible field`);
     if (option === "sortable" && holdsManyValues(def, name)) {
-      throw new TypeError(`Model ${def.name}: sortable field "${name}" holds a list or an object, which cannot be sorted on`);
+      throw new TypeError(
+        `Model ${def.name}: sortable field "${name}" holds a list or an object, which cannot be sorted on`,
+      );
     }
   }
   return new Set(["id", ...names]);
