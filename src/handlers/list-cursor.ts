@@ -1,7 +1,7 @@
 import { EJSON } from "bson";
 import { type ApiError, apiError } from "../errors.ts";
 import type { QueryParams } from "../http/params.ts";
-import { pathnameOf } from "../http/router.ts";
+import { pathnameOf, withoutTrailingSlashes } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { CursorState } from "../query/cursor.ts";
@@ -27,6 +27,11 @@ function pinnedValue(state: CursorState, name: (typeof PINNED)[number]): string 
   return state[name];
 }
 
+/** The list a cursor belongs to: its path as the router matches it, trailing slashes and all one list. */
+export function listPath(url: string): string {
+  return withoutTrailingSlashes(pathnameOf(url));
+}
+
 /**
  * Opens the request's `cursor`, if any: checks its signature, that it was issued by this very
  * list (same model and parent), and that no other parameter moves the page it points at.
@@ -39,9 +44,8 @@ export async function openCursor(params: QueryParams, url: string, route: Route)
     throw apiError("cursor.withPage");
   }
   const state = await route.app.cursors.open(raw);
-  if (state.list !== pathnameOf(url)) {
-    throw apiError("cursor.otherList", { list: pathnameOf(url) });
-  }
+  const list = listPath(url);
+  if (state.list !== list) throw apiError("cursor.otherList", { list });
   return { state, params: new PinnedParams(state, params) };
 }
 

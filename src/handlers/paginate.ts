@@ -1,6 +1,5 @@
 import type { Document } from "mongodb";
 import { linkHeader } from "../http/link.ts";
-import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
 import { type SortKey, sortKeys } from "../query/keyset.ts";
@@ -10,6 +9,7 @@ import { parentKeys } from "../query/with.ts";
 import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import type { ListQuery, PaginateContext } from "./context.ts";
+import { listPath } from "./list-cursor.ts";
 import { readWindow, type Window } from "./list-window.ts";
 import { parentFilter } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
@@ -99,7 +99,7 @@ async function sealNeighbours(
   window: Window,
 ) {
   const base = {
-    list: pathnameOf(url),
+    list: listPath(url),
     q: params.get("q"),
     sort: params.get("sort"),
     trashed: route.model.softDelete ? params.get("trashed") : null,

@@ -46,6 +46,18 @@ describe("list parameters, however they are written", () => {
     assert.equal(other.status, 400);
   });
 
+  test("a cursor issued on the list with a trailing slash serves the list without one, and back", async () => {
+    for (const [from, to] of [["/api/v1/users/", "/api/v1/users"], ["/api/v1/users", "/api/v1/users//"]]) {
+      const first = await jsonOf(await call(app, "GET", `${from}?per_page=5`));
+      assert.equal(first.status, 200);
+      const second = await jsonOf(
+        await call(app, "GET", `${to}?cursor=${encodeURIComponent(first.body.pagination.next)}`),
+      );
+      assert.equal(second.status, 200, `${from} → ${to}: ${JSON.stringify(second.body)}`);
+      assert.equal(second.body.data[0].id, first.body.data[4].id + 1);
+    }
+  });
+
   test("a body that is not UTF-8 is refused, not stored with replacement characters", async () => {
     const bytes = new Uint8Array([
       ...new TextEncoder().encode('{"email":"bad@example.com","name":"A'),
