@@ -144,6 +144,31 @@ describe("durable store", () => {
     assert.equal((await stat(path)).size, goodSize);
   });
 
+  test("damage before intact records of the newest journal refuses to start and keeps the file", async () => {
+    for (const damage of ["payload", "length", "zero"] as const) {
+      const folder = fresh();
+      const { store: first } = await reopen(folder);
+      for (let i = 0; i < 6; i++) await first.append([put(i)]);
+      await first.close();
+      const path = join(folder, (await filesLike(folder, "journal-"))[0]);
+      const bytes = await readFile(path);
+      let third = 0; // the third record's offset
+      for (let i = 0; i < 2; i++) third += 8 + bytes.readUInt32LE(third);
+      if (damage === "payload") bytes[third + 20] ^= 0x01;
+      else if (damage === "length") bytes[third] ^= 0x40;
+      else bytes.writeUInt32LE(0, third);
+      await writeFile(path, bytes);
+      await assert.rejects(
+        reopen(folder),
+        new RegExp(
+          `is damaged at byte ${third}, and an intact record follows at byte \\d+: this is damage inside acknowledged writes`,
+        ),
+        damage,
+      );
+      assert.deepEqual(await readFile(path), bytes, `${damage}: the journal is left as it was`);
+    }
+  });
+
   test("a multi-change append survives or vanishes as a whole", async () => {
     const folder = fresh();
     const { store: first } = await reopen(folder);

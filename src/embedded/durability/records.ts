@@ -61,6 +61,35 @@ export async function scanRecords(
   }
 }
 
+/**
+ * The offset of the first intact record after `from` in `path`, if any. After a crash only the
+ * last write can be incomplete (each group of records is fsync'ed before the next is
+ * written), so an intact record beyond a damaged one means damage inside acknowledged data,
+ * not a torn tail. Each offset is tested cheaply first: a plausible length, and a payload
+ * that starts with a plausible BSON document, before its checksum.
+ */
+export async function intactRecordAfter(path: string, from: number): Promise<number | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const reader = new BlockReader(handle, (await handle.stat()).size);
+    for (let offset = from + 1; offset + RECORD_HEADER_BYTES + 5 <= reader.size; offset++) {
+      if (await plausibleRecordAt(reader, offset) && (await readRecordAt(reader, offset)) !== undefined) return offset;
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function plausibleRecordAt(reader: BlockReader, offset: number): Promise<boolean> {
+  const start = await reader.bytesAt(offset, RECORD_HEADER_BYTES + 4);
+  if (!start) return false;
+  const length = start.readUInt32LE(0);
+  const firstDocument = start.readInt32LE(RECORD_HEADER_BYTES);
+  return length >= 5 && offset + RECORD_HEADER_BYTES + length <= reader.size && firstDocument >= 5 &&
+    firstDocument <= length;
+}
+
 async function readRecordAt(reader: BlockReader, offset: number): Promise<Buffer | undefined> {
   const header = await reader.bytesAt(offset, RECORD_HEADER_BYTES);
   if (!header) return undefined;

@@ -2,7 +2,7 @@ import { open, stat } from "node:fs/promises";
 import type { RecoveredChange } from "../changes.ts";
 import { replayChanges } from "./codec.ts";
 import { fsyncDir, journalPath, listFolder, removeIfExists, removeOlderThan } from "./files.ts";
-import { scanRecords } from "./records.ts";
+import { intactRecordAfter, scanRecords } from "./records.ts";
 import { readSnapshot } from "./snapshot.ts";
 
 /** What recovery found, for the store to carry on from. */
@@ -89,6 +89,16 @@ async function replayJournal(
     throw new Error(
       `Journal ${path} is damaged at byte ${scan.validBytes} (${lost} bytes unreadable) ` +
         `and newer journals follow it; the engine will not start with a hole in its history.`,
+    );
+  }
+  const intact = await intactRecordAfter(path, scan.validBytes);
+  if (intact !== undefined) {
+    // A crash leaves only its last write incomplete: intact records after the damage were
+    // written after it was acknowledged, so dropping them as a torn tail would lose data.
+    throw new Error(
+      `Journal ${path} is damaged at byte ${scan.validBytes}, and an intact record follows at byte ${intact}: ` +
+        `this is damage inside acknowledged writes, not a write cut short by a crash. The engine will not start ` +
+        `and drop them; restore the data folder from a backup.`,
     );
   }
   warn(
