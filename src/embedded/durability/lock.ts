@@ -10,7 +10,7 @@ import { errorCode, removeIfExists } from "./files.ts";
  * it, so the second one must be refused.
  *
  * The lock is a listening local socket whose name is derived from the folder's identity
- * (device and inode). Only one socket can be bound to a name, binding is atomic, and the
+ * (device, inode and real path). Only one socket can be bound to a name, binding is atomic, and the
  * kernel closes a process's sockets the moment it dies, before it lingers as a zombie waiting
  * to be reaped. So a crashed engine never holds the folder, and two engines starting at once
  * on a crashed folder cannot both win: there is no stale state to judge and take over.
@@ -61,7 +61,9 @@ export async function acquireLock(dir: string, platform: string = process.platfo
 async function lockAddress(folder: string, platform: string): Promise<string> {
   if (platform !== "linux" && platform !== "win32") return join(folder, SOCKET_FILE);
   const { dev, ino } = await stat(folder, { bigint: true });
-  const id = createHash("sha256").update(`${dev}:${ino}`).digest("hex");
+  // The real path too: a deleted folder's inode number is reused by the next one made, and a
+  // process still holding the old folder's lock would then hold the new folder's as well.
+  const id = createHash("sha256").update(`${dev}:${ino}:${folder}`).digest("hex");
   if (platform === "win32") return `\\\\?\\pipe\\mongorest-engine-${id}`;
   return `\0mongorest-engine-lock-${id}`.padEnd(ABSTRACT_NAME_LENGTH + 1, "-");
 }
