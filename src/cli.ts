@@ -10,6 +10,7 @@ import process from "node:process";
 import { join } from "node:path";
 import { listen, type RunningServer } from "./adapters/serve.ts";
 import { type App, createApp } from "./app.ts";
+import { StartupError } from "./errors.ts";
 import { defaultErrorHandler } from "./http/errors.ts";
 import { loadHooks, loadModels } from "./loader.ts";
 import { projectDataDir } from "./store/engine-early.ts";
@@ -37,7 +38,8 @@ export interface ServedProject {
 
 /**
  * Loads the project's models and hooks, connects, and serves; a broken project, or a bad
- * timeout variable, throws one clear TypeError.
+ * timeout variable, throws one clear TypeError; a busy port, a held data folder or an
+ * unreachable MONGODB_URI throws a {@link StartupError}.
  */
 export async function serveProject(options: ProjectOptions = {}): Promise<ServedProject> {
   const root = options.root ?? ".";
@@ -58,6 +60,9 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
     host: env.HOST || "127.0.0.1",
     languages: app.languages,
     ...timeouts,
+  }).catch(async (error: unknown) => {
+    await app.close(); // a busy port must not leave the data folder held
+    throw error;
   });
   let stopping: Promise<void> | undefined;
   // The HTTP side drains (or hits its deadline) before the driver closes, so no request still
@@ -75,8 +80,9 @@ export async function runProject(options: ProjectOptions = {}): Promise<void> {
   try {
     project = await serveProject(options);
   } catch (error) {
-    // Configuration mistakes (a broken project, a bad variable) are one line, not a stack.
-    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    // Configuration mistakes (a broken project, a bad variable) and an environment that keeps
+    // the server from starting (a busy port, a held data folder) are one line, not a stack.
+    if (!(error instanceof TypeError || error instanceof RangeError || error instanceof StartupError)) throw error;
     console.error(`mongorest: ${error.message}`);
     process.exit(1);
   }

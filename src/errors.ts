@@ -133,3 +133,15 @@ export class CatalogValidationError extends ValidationError {
     this.details = details;
   }
 }
+
+/**
+ * The environment keeps the server from starting: a busy port, a data folder another engine
+ * holds, a MongoDB URI that is malformed or unreachable. Its message says what to change;
+ * the CLI prints it as one line, as it does configuration mistakes, instead of a stack.
+ */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StartupError";
+  }
+}

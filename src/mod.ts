@@ -30,7 +30,7 @@ export {
 export type { ModelRegistry } from "./model/registry.ts";
 export type { DatabaseOptions } from "./store/connect.ts";
 export { email, id } from "./model/types.ts";
-export { ApiError, type ApiErrorOptions, type FieldErrors, ValidationError } from "./errors.ts";
+export { ApiError, type ApiErrorOptions, type FieldErrors, StartupError, ValidationError } from "./errors.ts";
 export { defaultErrorHandler, type ErrorContext, type ErrorHandler } from "./http/errors.ts";
 export {
   defineHooks,

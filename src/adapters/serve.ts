@@ -1,6 +1,7 @@
 // First, on Node: keeps node's tick records on V8's fast path (see node/tick-shape.ts).
 import "./node/tick-shape.ts";
 import { denoRuntime, serveDeno } from "./deno.ts";
+import { StartupError } from "../errors.ts";
 import type { ShutdownLog } from "../http/shutdown.ts";
 import type { Translator } from "../i18n/message.ts";
 
@@ -48,8 +49,31 @@ export interface ConnectionInfo {
  * Node. The adapter is imported only on Node, so Deno never loads `node:http`.
  */
 export async function listen(fetch: FetchHandler, options: ListenOptions): Promise<RunningServer> {
-  const deno = denoRuntime();
-  if (deno) return serveDeno(deno, fetch, options);
-  const { serveNode } = await import("./node/node-adapter.ts");
-  return await serveNode(fetch, options);
+  try {
+    const deno = denoRuntime();
+    if (deno) return serveDeno(deno, fetch, options);
+    const { serveNode } = await import("./node/node-adapter.ts");
+    return await serveNode(fetch, options);
+  } catch (error) {
+    const reason = listenFailure(error);
+    if (reason === undefined) throw error;
+    throw new StartupError(`cannot listen on ${options.host}:${options.port}: ${reason}`, { cause: error });
+  }
+}
+
+/** Why the system refused the address (Node's error codes, Deno's error names), if it did. */
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: "the port is in use; stop what holds it or set PORT",
+  AddrInUse: "the port is in use; stop what holds it or set PORT",
+  EACCES: "permission denied; ports below 1024 need privileges, so set PORT",
+  PermissionDenied: "permission denied; ports below 1024 need privileges, so set PORT",
+  EADDRNOTAVAIL: "no interface of this machine has that address; set HOST",
+  AddrNotAvailable: "no interface of this machine has that address; set HOST",
+  ENOTFOUND: "the host name does not resolve; set HOST",
+};
+
+function listenFailure(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return LISTEN_FAILURES[typeof code === "string" ? code : error.name];
 }

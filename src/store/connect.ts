@@ -1,5 +1,6 @@
 import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
 import { type EngineThread, startEngineThread } from "../embedded/thread.ts";
+import { StartupError } from "../errors.ts";
 import { takeEarlyEngine } from "./engine-early.ts";
 
 /** Where the data lives: a MongoDB URI, or the embedded engine (in memory, or in `dataDir`). */
@@ -49,23 +50,53 @@ async function startEngine(dataDir: string | undefined, thread: boolean): Promis
   return startEmbeddedEngine({ dataDir });
 }
 
+/** The engine started early on this folder if there is one, else a new one. */
+async function embeddedEngine(dataDir: string | undefined, thread: boolean): Promise<EngineThread> {
+  try {
+    const early = thread && dataDir ? takeEarlyEngine(dataDir) : undefined;
+    return (await early) ?? await startEngine(dataDir, thread);
+  } catch (error) {
+    // A held, damaged or unreadable data folder: the engine's message says what to do.
+    throw new StartupError(`the embedded engine cannot start: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+/** A client for the user's URI; a malformed one (or bad options) is a start-up error naming what is wrong. */
+function clientFor(uri: string, options: MongoClientOptions | undefined): MongoClient {
+  try {
+    return new MongoClient(uri, options);
+  } catch (error) {
+    throw new StartupError(`the MongoDB URI or client options are not valid: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+/** The URI's hosts without credentials or options, for messages and logs. */
+function hostsOf(uri: string): string {
+  const match = /^(mongodb(?:\+srv)?:\/\/)(?:[^@/]*@)?([^/?]*)/.exec(uri);
+  return match ? match[1] + match[2] : "the configured URI";
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Connects the driver to MongoDB, starting the embedded engine first when no URI is given. */
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const thread = options.engineThread ?? true;
-  const early = options.uri || !thread || !options.dataDir ? undefined : takeEarlyEngine(options.dataDir);
-  const engine = options.uri ? null : (await early) ?? await startEngine(options.dataDir, thread);
+  const engine = options.uri ? null : await embeddedEngine(options.dataDir, thread);
   const uri = options.uri ?? engine!.uri;
   // The engine closes connections idle for 10 minutes; the pool lets them go after one, so it
   // never picks a connection the engine is closing.
-  const client = new MongoClient(
-    uri,
-    engine ? { maxIdleTimeMS: 60_000, ...options.clientOptions } : options.clientOptions,
-  );
+  const client = engine
+    ? new MongoClient(uri, { maxIdleTimeMS: 60_000, ...options.clientOptions })
+    : clientFor(uri, options.clientOptions);
   try {
     await client.connect();
   } catch (error) {
     await engine?.close();
-    throw error;
+    throw engine
+      ? error
+      : new StartupError(`cannot connect to MongoDB at ${hostsOf(uri)}: ${messageOf(error)}`, { cause: error });
   }
   const db = client.db(databaseName(uri, options.dbName));
   return {
