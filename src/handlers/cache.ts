@@ -14,6 +14,8 @@ export interface ReadResult {
   headers?: HeaderRecord;
   /** A hook's 2xx instead of 200; never set on a cached read (reads with hooks are not cached). */
   status?: number;
+  /** The record's own ETag when an after-hook reshaped the body (see hookedEtag); hooked reads only. */
+  recordTag?: string;
 }
 
 function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
@@ -108,7 +110,7 @@ async function uncachedGet(
   bypass: string | undefined,
   run: () => Promise<ReadResult>,
 ): Promise<Response> {
-  const { body, headers, status } = await run();
+  const { body, headers, status, recordTag } = await run();
   // A hook's own Cache-Status, like its other headers, replaces the framework's.
   return cacheableJson(
     request,
@@ -117,6 +119,7 @@ async function uncachedGet(
     undefined,
     bypass === undefined ? headers : { "cache-status": bypass, ...headers },
     status,
+    recordTag,
   );
 }
 
@@ -124,7 +127,9 @@ const HIT = `${CACHE_NAME}; hit`;
 
 /** The kept body, or a 304 when the client has it already; the 200's headers are the entry's, shared. */
 function hitResponse(request: Request, hit: CachedBody, language: string): Response {
-  if (noneMatch(request.headers.get("if-none-match"), hit.etag)) return notModified(hit.etag, language, HIT);
+  if (noneMatch(request.headers.get("if-none-match"), hit.etag)) {
+    return notModified(hit.etag, language, hit.headers ?? { "cache-status": HIT });
+  }
   return createResponse(hit.bytes, 200, hit.headers!);
 }
 

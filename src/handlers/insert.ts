@@ -8,6 +8,7 @@ import { checkReferences } from "./integrity.ts";
 import { liveParentFilter, parentIdsOf } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
+import { recordEtag } from "./preconditions.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { type Handler, hookContext } from "./route.ts";
 
@@ -31,7 +32,8 @@ export const insert: Handler = async (request, route, params) => {
   const doc = await route.store.insert(data);
   ctx.item = toStoredRecord(doc);
   ctx.result = toRecord(model, doc);
+  const recordTag = hooks.onAfterInsert && (await recordEtag(request, route, doc));
   await hooks.onAfterInsert?.(ctx);
   const output = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterInsert), []);
-  return writtenJson(output, hookStatus(ctx, 201), app.language, hookHeaders(ctx));
+  return writtenJson(output, hookStatus(ctx, 201), app.language, hookHeaders(ctx), recordTag);
 };

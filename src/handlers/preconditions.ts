@@ -1,6 +1,6 @@
 import type { Document } from "mongodb";
 import { type ApiError, apiError, notFound } from "../errors.ts";
-import { etagOf, ifMatch } from "../http/etag.ts";
+import { etagOf, ifMatch, noneMatchRecord } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
 import type { Route } from "./route.ts";
@@ -12,19 +12,21 @@ export function preconditionFailed(): ApiError {
 }
 
 /**
- * The ETag a plain SHOW (and the last write's response) gives the stored record: of its
- * serialized form when a serializer applies, run with this request as a GET with the same
- * headers would run it. Without one the record is compared as the framework builds it.
+ * The record's own ETag: that of the body a plain SHOW without an after-hook sends for it
+ * (serialized when a serializer applies, run with this request as a GET with the same headers
+ * would run it). A response an after-hook reshaped carries it as its first part (hookedEtag),
+ * so If-Match compares the version and never needs the hook run again.
  */
-async function currentEtag(request: Request, route: Route, current: StoredDocument): Promise<string> {
+export async function recordEtag(request: Request, route: Route, current: StoredDocument): Promise<string> {
   const record = await serializeRecord(request, route.app, route.model, toRecord(route.model, current), []);
   return etagOf(JSON.stringify(record));
 }
 
 /**
- * Checks If-Match against the record as SHOW would send it, and returns the guard the write
- * must use. With If-Match the guard pins the record's revision, so of many concurrent writers
- * that all read the same version, exactly one succeeds and the rest get 412.
+ * Checks If-Match, then If-None-Match (RFC 9110 13.2.2's order), against the record as SHOW
+ * would send it, and returns the guard the write must use. With either header the guard pins
+ * the record's revision, so of many concurrent writers that all read the same version,
+ * exactly one succeeds and the rest get 412.
  */
 export async function writeGuard(
   request: Request,
@@ -32,10 +34,14 @@ export async function writeGuard(
   current: StoredDocument,
   scope: Document,
 ): Promise<Document> {
-  const header = request.headers.get("if-match");
+  const match = request.headers.get("if-match");
+  const noneMatch = request.headers.get("if-none-match");
   const guard: Document = { ...scope, _id: current._id };
-  if (header === null) return guard;
-  if (!ifMatch(header, await currentEtag(request, route, current))) throw preconditionFailed();
+  if (match === null && noneMatch === null) return guard;
+  const etag = await recordEtag(request, route, current);
+  if (!ifMatch(match, etag)) throw preconditionFailed();
+  // `If-None-Match: *` asks to write only where nothing exists yet; the record does.
+  if (noneMatch !== null && !noneMatchRecord(noneMatch, etag)) throw apiError("record.unchanged", undefined, 412);
   guard._rev = current._rev;
   return guard;
 }

@@ -1,7 +1,9 @@
 import { notFound } from "../errors.ts";
+import { etagOf } from "../http/etag.ts";
+import type { ApiRecord } from "../model/serialize.ts";
 import { toRecord } from "../model/serialize.ts";
 import { projection } from "../query/projection.ts";
-import { parentKeys } from "../query/with.ts";
+import { parentKeys, type WithNode } from "../query/with.ts";
 import { loadRelations } from "./relations.ts";
 import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
 import { type ShowContext, toStoredRecord } from "./context.ts";
@@ -44,12 +46,28 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => readScope(m, trashed), narrow);
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
+  const recordTag = hooks.onAfterShow && (await plainTag(request, route, record, query.with));
   await hooks.onAfterShow?.(ctx);
   const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), query.with);
   return {
+    recordTag,
     body,
     collections: collectionsRead(route, query.with),
     headers: hookHeaders(ctx),
     status: hookStatus(ctx, 200),
   };
+}
+
+/**
+ * The tag this SHOW would carry without its after-hook: If-Match compares the record's part of
+ * the hooked tag with it. Serializing works on a copy, since it rewrites relations in place.
+ */
+async function plainTag(
+  request: Request,
+  route: Route,
+  record: ApiRecord,
+  nodes: readonly WithNode[],
+): Promise<string> {
+  const plain = await serializeRecord(request, route.app, route.model, structuredClone(record), nodes);
+  return etagOf(JSON.stringify(plain));
 }

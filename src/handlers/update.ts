@@ -11,7 +11,7 @@ import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { serializeRecord } from "./serialize-output.ts";
-import { missedWrite, writeGuard } from "./preconditions.ts";
+import { missedWrite, recordEtag, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
@@ -66,9 +66,10 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     const doc = (await route.store.update(guard, set, unset)) ?? (await missedWrite(route, id, guard));
     ctx.item = toStoredRecord(doc);
     ctx.result = toRecord(model, doc);
+    const recordTag = hooks.onAfterUpdate && (await recordEtag(request, route, doc));
     await hooks.onAfterUpdate?.(ctx);
     const output = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterUpdate), []);
-    return writtenJson(output, hookStatus(ctx, 200), app.language, hookHeaders(ctx));
+    return writtenJson(output, hookStatus(ctx, 200), app.language, hookHeaders(ctx), recordTag);
   };
 }
 

@@ -49,8 +49,36 @@ export function noneMatch(header: string | null, etag: string): boolean {
   return tags(header).some((tag) => tag === "*" || tag.replace(/^W\//, "") === etag);
 }
 
-/** If-Match uses the strong comparison: a weak tag never matches. Absent header: no precondition. */
+/**
+ * The ETag of a record response an after-hook reshaped: the record's own tag (as a plain
+ * response without the hook would carry it) joined to the tag of the body actually sent. A
+ * 304 then still follows the body, while If-Match can check the record's version alone,
+ * which the server can recompute without running the hook again.
+ * @example hookedEtag('"8-abc"', '"9-def"') // '"8-abc.9-def"'
+ */
+export function hookedEtag(recordTag: string, bodyTag: string): string {
+  return `${recordTag.slice(0, -1)}.${bodyTag.slice(1)}`;
+}
+
+/** The record's part of a tag: before the "." of a {@link hookedEtag}, else the whole tag. */
+function recordPart(tag: string): string {
+  const dot = tag.indexOf(".");
+  return dot === -1 ? tag : `${tag.slice(0, dot)}"`;
+}
+
+/**
+ * If-None-Match on a write (PUT, PATCH, DELETE) of a record that exists: true when it holds,
+ * i.e. no listed tag is `*` or, by the weak comparison, the record's own tag (RFC 9110 13.1.2).
+ */
+export function noneMatchRecord(header: string, etag: string): boolean {
+  return !tags(header).some((tag) => tag === "*" || recordPart(tag.replace(/^W\//, "")) === etag);
+}
+
+/**
+ * If-Match uses the strong comparison: a weak tag never matches. Absent header: no precondition.
+ * `etag` is the record's own tag, which a {@link hookedEtag} carries as its first part.
+ */
 export function ifMatch(header: string | null, etag: string): boolean {
   if (header === null) return true;
-  return tags(header).some((tag) => tag === "*" || tag === etag);
+  return tags(header).some((tag) => tag === "*" || recordPart(tag) === etag);
 }

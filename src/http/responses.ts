@@ -1,4 +1,4 @@
-import { etagOf, noneMatch } from "./etag.ts";
+import { etagOf, hookedEtag, noneMatch } from "./etag.ts";
 import { createResponse, type HeaderRecord } from "./fast-response.ts";
 
 /** Headers every JSON response carries. */
@@ -32,9 +32,10 @@ export function cacheableJson(
   remember?: (text: string, etag: string) => void,
   extra?: HeaderRecord,
   status = 200,
+  recordTag?: string,
 ): Response {
   const text = JSON.stringify(body);
-  const etag = etagOf(text);
+  const etag = bodyEtag(text, recordTag);
   remember?.(text, etag);
   return cachedJson(request, text, etag, language, extra, status);
 }
@@ -52,15 +53,27 @@ export function cachedJson(
   status = 200,
 ): Response {
   if (noneMatch(request.headers.get("if-none-match"), etag)) {
-    return notModified(etag, language, extra?.["cache-status"]);
+    return notModified(etag, language, extra);
   }
   return bodyOrEmpty(text, status, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
 }
 
-/** The bodyless 304 for a matching If-None-Match. */
-export function notModified(etag: string, language: string, cacheStatus: string | undefined): Response {
-  // A 304 says what the 200 would have said about the cache (Cache-Status), not the Link.
-  return empty(304, language, cacheStatus === undefined ? { etag } : { etag, "cache-status": cacheStatus });
+/**
+ * What a 304 repeats of the 200 it stands for: what caches need to store and reuse it (RFC
+ * 9110 15.4.5), and Cache-Status; not the Link or the headers that describe a body.
+ */
+const KEPT_ON_304 = ["cache-status", "cache-control", "vary", "expires", "content-location"] as const;
+
+/** The bodyless 304 for a matching If-None-Match; `extra` holds the 200's own headers. */
+export function notModified(etag: string, language: string, extra: HeaderRecord | undefined): Response {
+  const headers: HeaderRecord = { etag };
+  if (extra !== undefined) {
+    for (const name of KEPT_ON_304) {
+      const value = extra[name];
+      if (value !== undefined) headers[name] = value;
+    }
+  }
+  return empty(304, language, headers);
 }
 
 // Statuses a response must send without a body.
@@ -72,8 +85,22 @@ function bodyOrEmpty(text: string, status: number, headers: HeaderRecord): Respo
   return createResponse(null, status, rest);
 }
 
-/** A JSON response for a record just written, with the ETag a later If-Match should send. */
-export function writtenJson(body: unknown, status: number, language: string, extra?: HeaderRecord): Response {
+/**
+ * A JSON response for a record just written, with the ETag a later If-Match should send;
+ * `recordTag` is the record's own tag when an after-hook reshaped the body (see hookedEtag).
+ */
+export function writtenJson(
+  body: unknown,
+  status: number,
+  language: string,
+  extra?: HeaderRecord,
+  recordTag?: string,
+): Response {
   const text = JSON.stringify(body);
-  return bodyOrEmpty(text, status, jsonHeaders(language, { etag: etagOf(text), ...extra }));
+  return bodyOrEmpty(text, status, jsonHeaders(language, { etag: bodyEtag(text, recordTag), ...extra }));
+}
+
+function bodyEtag(text: string, recordTag: string | undefined): string {
+  const etag = etagOf(text);
+  return recordTag === undefined || recordTag === etag ? etag : hookedEtag(recordTag, etag);
 }

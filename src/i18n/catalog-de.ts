@@ -29,6 +29,8 @@ export const de: Catalog = {
   "shape.nestedStringTooLong": "enthält eine Zeichenkette, die länger als {max} Zeichen ist",
   "record.notFound": "Der Datensatz wurde in {model} nicht gefunden.",
   "record.changed": "Der Datensatz wurde geändert: If-Match entspricht nicht seinem aktuellen ETag.",
+  "record.unchanged":
+    "Der Datensatz liegt noch in der Version vor, die If-None-Match nennt (oder If-None-Match ist *, und er existiert): nichts wurde geschrieben.",
   "record.duplicate": "Der Wert von {field} ist bereits vergeben.",
   "storage.full":
     "Der Server hat keinen Speicherplatz mehr, daher wurde dieser Schreibvorgang nicht gespeichert. Wiederholen Sie ihn, sobald wieder Platz frei ist.",

@@ -33,6 +33,8 @@ export const en = {
   // records
   "record.notFound": "The item is not found on {model}.",
   "record.changed": "The item has changed: If-Match does not match its current ETag.",
+  "record.unchanged":
+    "The item is still in the version If-None-Match names (or If-None-Match is *, and it exists): nothing was written.",
   "record.duplicate": "The {field} has already been taken.",
   "storage.full":
     "The server is out of storage space, so this write was not saved. Retry it once space has been freed.",

@@ -29,6 +29,8 @@ export const fr: Catalog = {
   "shape.nestedStringTooLong": "contient une chaîne de plus de {max} caractères",
   "record.notFound": "L'élément est introuvable dans {model}.",
   "record.changed": "L'élément a changé : If-Match ne correspond pas à son ETag actuel.",
+  "record.unchanged":
+    "L'élément est toujours dans la version que nomme If-None-Match (ou If-None-Match vaut *, et il existe) : rien n'a été écrit.",
   "record.duplicate": "La valeur de {field} est déjà prise.",
   "storage.full":
     "Le serveur n'a plus d'espace de stockage ; cette écriture n'a donc pas été enregistrée. Réessayez dès que de l'espace aura été libéré.",

@@ -72,7 +72,11 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
   {
     status: "412",
     appliesTo: kindIn(RECORD_WRITES),
-    build: () => jsonResponse("If-Match does not match the record's current ETag; nothing was written.", ref("Error")),
+    build: () =>
+      jsonResponse(
+        "If-Match does not match the record's current ETag, or If-None-Match does (or is `*`); nothing was written.",
+        ref("Error"),
+      ),
   },
   {
     status: "413",
