@@ -23,10 +23,14 @@ interface WriteChange {
 /**
  * PUT replaces: every writable field is validated as on create, and fields left out are removed.
  * Hidden fields are kept unless sent: a client never sees them, so sending back what GET
- * returned must not erase them.
+ * returned must neither erase them nor fail as a required field left out.
  */
-function replacement(model: Model, body: Record<string, unknown>): WriteChange {
-  const set = validateBody(model, body);
+function replacement(model: Model, body: Record<string, unknown>, current: StoredRecord): WriteChange {
+  const kept: Record<string, unknown> = {};
+  for (const field of model.hidden) {
+    if (!Object.hasOwn(body, field) && current[field] !== undefined) kept[field] = current[field];
+  }
+  const set = validateBody(model, { ...kept, ...body });
   return { set, unset: Object.keys(model.fields).filter((field) => !(field in set) && !model.hidden.has(field)) };
 }
 

@@ -22,6 +22,8 @@ export const de: Catalog = {
   "shape.dollarKey": 'hat einen Schlüssel "{key}", der mit "$" beginnt',
   "shape.dotKey": 'hat einen Schlüssel "{key}", der "." enthält',
   "shape.nulKey": "hat einen Schlüssel mit einem NUL-Zeichen",
+  "shape.loneSurrogate":
+    "enthält Text, der kein gültiges Unicode ist: ein einzelnes UTF-16-Surrogat (\\ud800 bis \\udfff) ohne sein Gegenstück",
   "shape.infinite": "enthält eine zu große Zahl",
   "shape.unsafeInteger": "enthält eine ganze Zahl jenseits von ±9007199254740991, die an Genauigkeit verlieren würde",
   "shape.tooDeep": "ist tiefer als {max} Ebenen verschachtelt",

@@ -25,6 +25,8 @@ export const en = {
   "shape.dollarKey": 'has a key "{key}" that starts with "$"',
   "shape.dotKey": 'has a key "{key}" that contains "."',
   "shape.nulKey": "has a key that contains a NUL character",
+  "shape.loneSurrogate":
+    "holds text that is not valid Unicode: a lone UTF-16 surrogate (\\ud800 to \\udfff) without its pair",
   "shape.infinite": "holds a number that is too large",
   "shape.unsafeInteger": "holds an integer beyond ±9007199254740991 that would lose precision",
   "shape.tooDeep": "is nested more than {max} levels deep",

@@ -22,6 +22,8 @@ export const fr: Catalog = {
   "shape.dollarKey": 'a une clé "{key}" qui commence par "$"',
   "shape.dotKey": 'a une clé "{key}" qui contient "."',
   "shape.nulKey": "a une clé qui contient un caractère NUL",
+  "shape.loneSurrogate":
+    "contient un texte qui n'est pas de l'Unicode valide : un demi-code UTF-16 (\\ud800 à \\udfff) isolé",
   "shape.infinite": "contient un nombre trop grand",
   "shape.unsafeInteger": "contient un entier au-delà de ±9007199254740991 qui perdrait en précision",
   "shape.tooDeep": "est imbriqué sur plus de {max} niveaux",

@@ -6,7 +6,14 @@ export const MAX_NESTING = 100;
 /** Why a JSON value cannot be stored as it is, or null when it can. */
 export type ShapeProblem = Message | null;
 
+/**
+ * A surrogate without its pair: JSON's `\ud800` escape can carry one, UTF-8 and BSON cannot.
+ * Stored, it would silently become U+FFFD, so what the client sent would not be what is kept.
+ */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 function keyProblem(key: string): ShapeProblem {
+  if (LONE_SURROGATE.test(key)) return msg("shape.loneSurrogate");
   if (key.startsWith("$")) return msg("shape.dollarKey", { key });
   if (key.includes(".")) return msg("shape.dotKey", { key });
   if (key.includes("\u0000")) return msg("shape.nulKey");
@@ -14,8 +21,10 @@ function keyProblem(key: string): ShapeProblem {
 }
 
 function stringProblem(text: string, maxLength: number, topLevel: boolean): ShapeProblem {
-  if (text.length <= maxLength) return null;
-  return msg(topLevel ? "shape.stringTooLong" : "shape.nestedStringTooLong", { max: maxLength });
+  if (text.length > maxLength) {
+    return msg(topLevel ? "shape.stringTooLong" : "shape.nestedStringTooLong", { max: maxLength });
+  }
+  return LONE_SURROGATE.test(text) ? msg("shape.loneSurrogate") : null;
 }
 
 function scalarProblem(value: unknown, maxLength: number, topLevel: boolean): ShapeProblem {

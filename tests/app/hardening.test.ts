@@ -35,6 +35,8 @@ describe("hostile bodies are 400s, never 500s", () => {
     ["a $-key inside a free-form value", '{"$set":{"a":1}}', /key "\$set" that starts with "\$"/],
     ["a dotted key", '{"a.b":1}', /key "a\.b" that contains "\."/],
     ["a NUL in a key", '{"a\\u0000b":1}', /NUL character/],
+    ["a lone surrogate in a nested string", '{"a":["x\\ud800y"]}', /lone UTF-16 surrogate/],
+    ["a lone surrogate in a key", '{"\\udc00":1}', /lone UTF-16 surrogate/],
   ];
   for (const [what, meta, message] of bad) {
     test(`${what} is refused before it is stored`, async () => {
@@ -45,6 +47,24 @@ describe("hostile bodies are 400s, never 500s", () => {
       assert.equal(await app.db.collection("things").countDocuments({ label: "a" }), 0);
     });
   }
+
+  test("a lone surrogate in a field is a 400, never stored as U+FFFD; a surrogate pair (an emoji) is kept", async () => {
+    const res = await jsonOf(await call(app, "POST", "/api/v1/things", '{"label":"a\\ud800b"}'));
+    assert.deepEqual(res, {
+      status: 400,
+      body: {
+        errors: {
+          label: [
+            "The label field holds text that is not valid Unicode: a lone UTF-16 surrogate (\\ud800 to \\udfff) without its pair.",
+          ],
+        },
+      },
+    });
+    const emoji = await jsonOf(await call(app, "POST", "/api/v1/things", '{"label":"a\\ud83d\\ude00b"}'));
+    assert.equal(emoji.status, 201);
+    const shown = await jsonOf(await call(app, "GET", `/api/v1/things/${emoji.body.id}`));
+    assert.equal(shown.body.label, "a\u{1F600}b");
+  });
 
   test("a deeply nested value in a typed field is a 400 too", async () => {
     const res = await jsonOf(await call(app, "POST", "/api/v1/things", `{"label":${nested(100_000)}}`));
@@ -141,6 +161,25 @@ describe("hidden fields and ownership on writes", () => {
     const { id: _id, created_at: _c, updated_at: _u, ...writable } = body;
     assert.equal((await call(app, "PUT", "/api/v1/users/1", writable)).status, 200);
     assert.equal((await app.db.collection("users").findOne({ _id: 1 as never }))?.password, "secret");
+  });
+
+  test("PUT works on a model with a required hidden field, without the client sending or learning it", async () => {
+    const Account = defineModel({
+      name: "Account",
+      fields: { name: string(), token_hash: string() },
+      hidden: ["token_hash"],
+    });
+    const accounts = await createApp({ models: [Account] });
+    try {
+      await accounts.db.collection("accounts").insertOne({ _id: 1 as never, name: "A", token_hash: "h", _rev: 1 });
+      const { body } = await jsonOf(await call(accounts, "GET", "/api/v1/accounts/1"));
+      const put = await jsonOf(await call(accounts, "PUT", "/api/v1/accounts/1", { name: body.name }));
+      assert.deepEqual([put.status, put.body.name, "token_hash" in put.body], [200, "A", false]);
+      const stored = await accounts.db.collection("accounts").findOne({ _id: 1 as never });
+      assert.equal(stored?.token_hash, "h");
+    } finally {
+      await accounts.close();
+    }
   });
 
   test("an owner cannot hand a post to another user", async () => {
