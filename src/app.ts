@@ -18,6 +18,7 @@ import { type BoundHandler, routeTable } from "./handlers/table.ts";
 import type { Model, Serializer } from "./model/define.ts";
 import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
+import { uniqueIndexFilter } from "./model/validate.ts";
 import { CursorSealer } from "./query/cursor.ts";
 import { checkKeys, isPlainObject } from "./model/strict.ts";
 import { type QueryLimits, resolveLimits } from "./query/limits.ts";
@@ -140,7 +141,7 @@ async function prepareCollections(db: Db, models: readonly Model[]): Promise<voi
   for (const model of models) {
     await refuseHiddenRecords(db, model);
     await syncCounter(db, model.collection);
-    await ensureIndexes(db, model);
+    await ensureIndexes(db, model, (field) => uniqueIndexFilter(model, field));
   }
 }
 

@@ -36,7 +36,8 @@ export { type Relation, type RelationDefinition, type RelationType } from "./rel
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
 
-function fieldKind(struct: AnyStruct): FieldKind {
+/** What a field's struct stores: its superstruct type when the framework knows it, else "other". */
+export function fieldKind(struct: AnyStruct): FieldKind {
   return KNOWN_KINDS.has(struct.type) ? (struct.type as FieldKind) : "other";
 }
 

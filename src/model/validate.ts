@@ -3,7 +3,7 @@ import { CatalogValidationError, type FieldMessages } from "../errors.ts";
 import { type Message, msg } from "../i18n/message.ts";
 import type { MessageKey } from "../i18n/catalog-en.ts";
 import { parseIsoDate } from "./dates.ts";
-import { type AnyStruct, maxStringLength, type Model, READ_ONLY_FIELDS } from "./define.ts";
+import { type AnyStruct, type FieldKind, fieldKind, maxStringLength, type Model, READ_ONLY_FIELDS } from "./define.ts";
 import { valueShapeProblem } from "./shape.ts";
 
 const TYPE_MESSAGES: Record<string, MessageKey> = {
@@ -28,6 +28,29 @@ function failureMessage(field: string, error: StructError): Message {
   if (refined ?? typed) return msg((refined ?? typed)!, { field });
   if (failure.type === "enums") return msg("validation.enum", { field });
   return msg("validation.invalid", { field, reason: failure.message });
+}
+
+/** The BSON type (a `$type` alias) each known kind is stored as. */
+const STORED_TYPE: Partial<Record<FieldKind, string>> = {
+  string: "string",
+  integer: "number",
+  number: "number",
+  boolean: "bool",
+  date: "date",
+};
+
+/**
+ * The partial filter of a unique field's index, so that records without a value never collide,
+ * as NULLs do not in SQL: a field that may be left out is indexed only where it exists, one
+ * that may be null only where it holds its stored type. Undefined when every record has a value.
+ * @example uniqueIndexFilter(User, "phone") // { phone: { $exists: true } } for optional(string())
+ */
+export function uniqueIndexFilter(model: Model, field: string): Record<string, unknown> | undefined {
+  const struct = model.fields[field];
+  const [nullRefused, nullStored] = struct.validate(null, { coerce: true });
+  const type = STORED_TYPE[fieldKind(struct)];
+  if (!nullRefused && nullStored === null && type !== undefined) return { [field]: { $type: type } };
+  return requiredFields(model).has(field) ? undefined : { [field]: { $exists: true } };
 }
 
 const requiredCache = new WeakMap<Model, ReadonlySet<string>>();

@@ -1,0 +1,80 @@
+/**
+ * A unique field that may be left out (or be null) never collides on its absence, as NULLs do
+ * not in SQL, and an app that already has the old, all-covering index is moved over at start-up.
+ */
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { nullable, optional, string } from "superstruct";
+import { MongoClient } from "mongodb";
+import { type App, createApp, defineModel, StartupError } from "../../src/mod.ts";
+import { startEmbeddedEngine } from "../../src/embedded/mod.ts";
+import { call, jsonOf } from "../helpers/app.ts";
+
+const optionalPhone = defineModel({
+  name: "Member",
+  fields: { name: string(), phone: optional(string()), badge: optional(nullable(string())) },
+  unique: ["phone", "badge"],
+});
+
+const requiredPhone = defineModel({ name: "Member", fields: { name: string(), phone: string() }, unique: ["phone"] });
+
+async function indexNames(app: App): Promise<string[]> {
+  return (await app.db.collection("members").listIndexes().toArray()).map((index) => index.name as string).sort();
+}
+
+describe("unique fields a record may leave out", () => {
+  const apps: App[] = [];
+  after(() => Promise.all(apps.map((app) => app.close())));
+
+  test("many records without the value, or with null where allowed, are fine; a repeated value is 409", async () => {
+    const app = await createApp({ models: [optionalPhone] });
+    apps.push(app);
+    for (const name of ["a", "b"]) {
+      assert.equal((await call(app, "POST", "/api/v1/members", { name, badge: null })).status, 201, name);
+    }
+    assert.equal((await call(app, "POST", "/api/v1/members", { name: "c", phone: "1", badge: "x" })).status, 201);
+    for (const body of [{ name: "d", phone: "1" }, { name: "e", badge: "x" }]) {
+      const taken = await jsonOf(await call(app, "POST", "/api/v1/members", body));
+      assert.equal(taken.status, 409, JSON.stringify(body));
+    }
+    const dropped = await call(app, "PUT", "/api/v1/members/3", { name: "c" });
+    assert.equal(dropped.status, 200, "a PUT that leaves the value out no longer collides with the others");
+    assert.deepEqual(await indexNames(app), ["_id_", "badge_unique_if_set", "phone_unique_if_set"]);
+  });
+
+  test("an app's old index over every record is replaced, and comes back when the field is required again", async () => {
+    const engine = await startEmbeddedEngine();
+    const client = new MongoClient(engine.uri);
+    /** Starts the app on the shared database, runs `use`, and always closes it, even when `use` fails. */
+    const withApp = async (model: typeof requiredPhone, use: (app: App) => Promise<void>): Promise<void> => {
+      const app = await createApp({ models: [model], uri: engine.uri, dbName: "shop" });
+      try {
+        await use(app);
+      } finally {
+        await app.close();
+      }
+    };
+    try {
+      await withApp(requiredPhone, async (app) => assert.deepEqual(await indexNames(app), ["_id_", "phone_unique"]));
+      await withApp(optionalPhone, async (app) => {
+        assert.equal((await call(app, "POST", "/api/v1/members", { name: "a" })).status, 201);
+        assert.equal((await call(app, "POST", "/api/v1/members", { name: "b" })).status, 201);
+        assert.deepEqual(await indexNames(app), ["_id_", "badge_unique_if_set", "phone_unique_if_set"]);
+      });
+      // Two records now share "no phone": making it required and unique again must say so in one line.
+      await assert.rejects(
+        withApp(requiredPhone, async () => {}),
+        (error: unknown) =>
+          error instanceof StartupError &&
+          /^members\.phone cannot be unique: two records share a value/.test(error.message),
+      );
+      await client.db("shop").collection("members").deleteOne({ name: "b" });
+      await withApp(requiredPhone, async (app) => {
+        assert.deepEqual(await indexNames(app), ["_id_", "badge_unique_if_set", "phone_unique"]);
+      });
+    } finally {
+      await client.close();
+      await engine.close();
+    }
+  });
+});
