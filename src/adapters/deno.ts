@@ -1,3 +1,4 @@
+import { serverUrl } from "../http/server-url.ts";
 import { cutMessage, type ShutdownLog, withinDeadline } from "../http/shutdown.ts";
 import { resolveTimeouts } from "../http/timeouts.ts";
 import { englishOnly, msg, type Translator } from "../i18n/message.ts";
@@ -86,7 +87,7 @@ export function serveDeno(
     for (const cut of inFlight.values()) cut();
     finished.catch(() => {});
   };
-  return { url: `http://${options.host}:${server.addr.port}`, close: () => (closing ??= close()) };
+  return { url: serverUrl(options.host, server.addr.port), close: () => (closing ??= close()) };
 }
 
 /** Method and request target, as the Node adapter names a request it cut. */

@@ -2,6 +2,7 @@
 import "./tick-shape.ts";
 import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { serverUrl } from "../../http/server-url.ts";
 import { directFetchOf } from "../../http/direct-fetch.ts";
 import { refusalAnswerOf } from "../../http/refusal.ts";
 import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
@@ -106,7 +107,7 @@ export async function serveNode(fetch: FetchHandler, options: ServeOptions = {})
   // Past listen, a server error (say, accept() out of file descriptors) must not end the process.
   server.on("error", (error) => console.error(error));
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${urlHost(options.host)}:${port}`;
+  const url = serverUrl(options.host, port);
   context.origin = url;
   return { port, url, close: () => (context.closing ??= shutDown(server, context, timeouts.shutdownTimeout, log)) };
 }
@@ -154,12 +155,6 @@ function listen(server: Server, port: number, host: string | undefined): Promise
       resolve();
     });
   });
-}
-
-/** The host part of the server's URL: wildcard addresses are reached through localhost. */
-function urlHost(host: string | undefined): string {
-  if (host === undefined || host === "" || host === "0.0.0.0" || host === "::") return "localhost";
-  return host.includes(":") ? `[${host}]` : host;
 }
 
 /**
