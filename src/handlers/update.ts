@@ -3,7 +3,7 @@ import { readJsonBody } from "../http/body.ts";
 import { writtenJson } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import { toRecord } from "../model/serialize.ts";
-import { validateBody } from "../model/validate.ts";
+import { clearableFields, validateBody } from "../model/validate.ts";
 import { type ModelHooks, type StoredRecord, toStoredRecord, type UpdateContext } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
@@ -34,12 +34,16 @@ function replacement(model: Model, body: Record<string, unknown>, current: Store
   return { set, unset: Object.keys(model.fields).filter((field) => !(field in set) && !model.hidden.has(field)) };
 }
 
-/** PATCH merges: the sent fields are validated, then the merged record must be valid as a whole. */
+/**
+ * PATCH merges: the sent fields are validated, then the merged record must be valid as a whole.
+ * A null for an optional field removes it (responses show its absence as null).
+ */
 function merge(model: Model, body: Record<string, unknown>, current: StoredRecord): WriteChange {
   const set = validateBody(model, body, true);
-  const stored = Object.fromEntries(Object.keys(model.fields).filter((f) => f in current).map((f) => [f, current[f]]));
-  validateBody(model, { ...stored, ...set });
-  return { set, unset: [] };
+  const unset = [...clearableFields(model)].filter((field) => body[field] === null);
+  const kept = Object.keys(model.fields).filter((field) => field in current && !unset.includes(field));
+  validateBody(model, { ...Object.fromEntries(kept.map((field) => [field, current[field]])), ...set });
+  return { set, unset };
 }
 
 type Hooks = Pick<ModelHooks, "onBeforeUpdate" | "onAfterUpdate">;

@@ -66,6 +66,26 @@ export function requiredFields(model: Model): ReadonlySet<string> {
   return required;
 }
 
+const clearableCache = new WeakMap<Model, ReadonlySet<string>>();
+
+/**
+ * Optional fields without a default whose struct refuses null. A response shows such a field's
+ * absence as null, so a body's null means "no value": left out on create and PUT, removed by
+ * PATCH. What GET returned can then be sent back as it is.
+ */
+export function clearableFields(model: Model): ReadonlySet<string> {
+  let clearable = clearableCache.get(model);
+  if (!clearable) {
+    const fits = ([, struct]: [string, AnyStruct]) => {
+      const [missingRefused, missingStored] = struct.validate(undefined, { coerce: true });
+      return !missingRefused && missingStored === undefined && struct.validate(null, { coerce: true })[0] !== undefined;
+    };
+    clearable = new Set(Object.entries(model.fields).filter(fits).map(([field]) => field));
+    clearableCache.set(model, clearable);
+  }
+  return clearable;
+}
+
 function addError(errors: FieldMessages, field: string, message: Message): void {
   (errors[field] ??= []).push(message);
 }
@@ -115,15 +135,18 @@ function runStruct(struct: AnyStruct, value: unknown): [StructError | "unprintab
 /**
  * Validates a body against the model and returns only the model's fields, as they will be
  * stored. `partial` checks just the fields sent (PATCH); otherwise every required field must be
- * present and defaults are filled in (POST, PUT). All problems are thrown together.
+ * present and defaults are filled in (POST, PUT). A null for a {@link clearableFields} field is
+ * no value. All problems are thrown together.
  */
 export function validateBody(model: Model, body: Record<string, unknown>, partial = false): Record<string, unknown> {
   const errors: FieldMessages = Object.create(null);
   const clean: Record<string, unknown> = {};
   checkUnknown(model, body, errors);
   const required = requiredFields(model);
+  const clearable = clearableFields(model);
   for (const field of Object.keys(model.fields)) {
-    const value = Object.hasOwn(body, field) ? body[field] : undefined;
+    let value = Object.hasOwn(body, field) ? body[field] : undefined;
+    if (value === null && clearable.has(field)) value = undefined;
     if (value === undefined && (partial || required.has(field))) {
       if (!partial) addError(errors, field, msg("validation.required", { field }));
       continue;

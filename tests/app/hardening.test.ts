@@ -66,6 +66,23 @@ describe("hostile bodies are 400s, never 500s", () => {
     assert.equal(shown.body.label, "a\u{1F600}b");
   });
 
+  test("null means no value for an optional field, as responses show it: sending GET's body back works", async () => {
+    const created = await jsonOf(await call(app, "POST", "/api/v1/things", { label: "n", due: null }));
+    assert.deepEqual([created.status, created.body.due], [201, null]);
+    const id = created.body.id;
+    const things = app.db.collection("things");
+    assert.equal("due" in (await things.findOne({ _id: id }))!, false, "nothing stored for null");
+    await call(app, "PATCH", `/api/v1/things/${id}`, { due: "2030-01-02T00:00:00.000Z" });
+    const cleared = await jsonOf(await call(app, "PATCH", `/api/v1/things/${id}`, { due: null }));
+    assert.deepEqual([cleared.status, cleared.body.due], [200, null]);
+    assert.equal("due" in (await things.findOne({ _id: id }))!, false, "PATCH with null removed the field");
+    const { body } = await jsonOf(await call(app, "GET", `/api/v1/things/${id}`));
+    const { id: _id, created_at: _c, updated_at: _u, deleted_at: _d, ...writable } = body;
+    assert.equal((await call(app, "PUT", `/api/v1/things/${id}`, writable)).status, 200);
+    const required = await jsonOf(await call(app, "PATCH", `/api/v1/things/${id}`, { label: null }));
+    assert.deepEqual([required.status, required.body.errors.label], [400, ["The label field must be a string."]]);
+  });
+
   test("a deeply nested value in a typed field is a 400 too", async () => {
     const res = await jsonOf(await call(app, "POST", "/api/v1/things", `{"label":${nested(100_000)}}`));
     assert.equal(res.status, 400);
