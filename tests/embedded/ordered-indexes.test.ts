@@ -193,8 +193,9 @@ describe("embedded engine: ordered indexes follow MongoDB's order and semantics"
     const ids = (await conn.db.collection<Row>("indexed").find({}, { sort: { v: 1, _id: 1 } }).toArray()).map((d) =>
       d._id
     );
-    // MongoDB's order: null and missing (and []), numbers (arrays by their smallest element), strings, objects, ObjectId, booleans, dates.
-    assert.deepEqual(ids, [2, 11, 100, 9, 102, 101, 3, 0, 10, 8, 1, 4, 7, 5, 6]);
+    // MongoDB's order: [] (keyed undefined), null and missing, numbers (arrays by their smallest element), strings,
+    // objects, ObjectId, booleans, dates.
+    assert.deepEqual(ids, [11, 2, 100, 9, 102, 101, 3, 0, 10, 8, 1, 4, 7, 5, 6]);
   });
 
   test("a multikey index returns each document once and counts it once", async () => {

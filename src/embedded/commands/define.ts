@@ -4,11 +4,11 @@ import type { CollectionOptions, IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { parseCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
-import { keyOf } from "../store/values.ts";
 import type { WriteSet } from "../store/write-set.ts";
 import { collectionName, namespace } from "./args.ts";
 import { type CommandContext, commit, type Handler, startWrites } from "./context.ts";
 import { expireAfterSecondsOf } from "./index-options.ts";
+import { indexByKeyPattern } from "./index-signature.ts";
 import { parseValidation } from "./validation.ts";
 import { checkViewDefinition } from "./views.ts";
 
@@ -92,9 +92,9 @@ function namedIndex(coll: Collection, target: Document): IndexSpec {
   if (byName === isPlainObject(target.keyPattern)) {
     throw new CommandError("InvalidOptions", "collMod 'index' must name the index by either 'name' or 'keyPattern'");
   }
-  const found = coll.allIndexes().find((spec) =>
-    byName ? spec.name === target.name : keyOf(spec.key) === keyOf(target.keyPattern)
-  );
+  const found = byName
+    ? coll.allIndexes().find((spec) => spec.name === target.name)
+    : indexByKeyPattern(coll, target.keyPattern);
   if (found === undefined) {
     const which = byName ? String(target.name) : JSON.stringify(target.keyPattern);
     throw new CommandError("IndexNotFound", `cannot find index ${which} for ns ${namespace(coll.db, coll.name)}`);

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { toNumber } from "../bson.ts";
+import { toNumber, valueText } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { partialFilterCoverage } from "../store/partial-filter.ts";
@@ -64,6 +64,23 @@ export function checkIndexOptions(raw: Document): void {
   }
 }
 
+/**
+ * A flag of an index spec (`unique`, `sparse`). MongoDB takes a number for a bool (`unique: 1`
+ * makes a unique index) and refuses any other type with TypeMismatch (index_key_validate.cpp;
+ * its message's unclosed quote is MongoDB's own).
+ */
+export function boolOption(raw: Document, field: string): boolean {
+  const value = raw[field];
+  if (value === undefined || typeof value === "boolean") return value === true;
+  if (numberKind(value) !== undefined) return toNumber(value) !== 0;
+  throw new CommandError(
+    "TypeMismatch",
+    `Error in specification ${valueText(raw)} :: caused by :: The field '${field} has value ${field}: ${
+      valueText(value)
+    }, which is not convertible to bool`,
+  );
+}
+
 /** The longest TTL MongoDB 7.0 accepts, in seconds (the int32 range). */
 const MAX_EXPIRE_AFTER_SECONDS = 2_147_483_647;
 
@@ -107,7 +124,7 @@ export function coverageOptionsOf(
   raw: Document,
   key: Record<string, unknown>,
 ): Pick<IndexSpec, "sparse" | "partialFilterExpression"> {
-  const sparse = raw.sparse === true || (typeof raw.sparse === "number" && raw.sparse !== 0);
+  const sparse = boolOption(raw, "sparse");
   const partial = raw.partialFilterExpression;
   if (!sparse && partial === undefined) return {};
   if (Object.keys(key).length === 1 && "_id" in key) {

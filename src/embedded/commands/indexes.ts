@@ -2,13 +2,14 @@ import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
-import { parseCollation, sameCollation } from "../store/collation.ts";
+import { parseCollation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { type CommandContext, commit, type Handler, type Reply, startWrites } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
-import { checkIndexOptions, coverageOptionsOf, expireAfterSecondsOf } from "./index-options.ts";
+import { boolOption, checkIndexOptions, coverageOptionsOf, expireAfterSecondsOf } from "./index-options.ts";
+import { alreadyExists, indexByKeyPattern } from "./index-signature.ts";
 
 /** An index as listIndexes shows it: `v`, `key` and `name` first, as MongoDB lists them, then the options. */
 export function indexDocument(spec: IndexSpec): Document {
@@ -35,51 +36,11 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   const name = typeof raw.name === "string" ? raw.name : Object.entries(key).map(([f, d]) => `${f}_${d}`).join("_");
   // An index without a collation takes the collection's default, as in MongoDB.
   const collation = raw.collation !== undefined ? parseCollation(raw.collation) : coll?.collation;
-  const spec: IndexSpec = raw.unique === true ? { name, key, unique: true } : { name, key };
+  const spec: IndexSpec = boolOption(raw, "unique") ? { name, key, unique: true } : { name, key };
   const expireAfterSeconds = expireAfterSecondsOf(raw, key);
   if (expireAfterSeconds !== undefined) spec.expireAfterSeconds = expireAfterSeconds;
   Object.assign(spec, coverageOptionsOf(raw, key));
   return collation ? { ...spec, collation: collation.spec } : spec;
-}
-
-/**
- * Whether two specs are one index to MongoDB: the same key pattern, collation and partial
- * filter (indexes differing in a filter may live side by side, as in MongoDB 4.9 and later).
- */
-function sameKey(a: IndexSpec, b: IndexSpec): boolean {
-  return keyOf(a.key) === keyOf(b.key) && sameCollation(parseCollation(a.collation), parseCollation(b.collation)) &&
-    keyOf(a.partialFilterExpression ?? null) === keyOf(b.partialFilterExpression ?? null);
-}
-
-/** Whether two indexes on one key agree on uniqueness, TTL and sparseness. */
-function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
-  return !!a.unique === !!b.unique && a.expireAfterSeconds === b.expireAfterSeconds && !!a.sparse === !!b.sparse;
-}
-
-/** True when an identical index exists; throws when a conflicting one does (as MongoDB). */
-function alreadyExists(coll: Collection, spec: IndexSpec): boolean {
-  for (const existing of coll.allIndexes()) {
-    if (existing.name === spec.name) {
-      if (sameKey(existing, spec) && sameOptions(existing, spec)) return true;
-      if (sameKey(existing, spec)) {
-        throw new CommandError(
-          "IndexOptionsConflict",
-          `An existing index has the same name as the requested index but different options: ${existing.name}`,
-        );
-      }
-      throw new CommandError(
-        "IndexKeySpecsConflict",
-        `An existing index has the same name as the requested index: ${existing.name}`,
-      );
-    }
-    if (sameKey(existing, spec)) {
-      throw new CommandError(
-        "IndexOptionsConflict",
-        `An equivalent index already exists with a different name or options: ${existing.name}`,
-      );
-    }
-  }
-  return false;
 }
 
 async function createIndexes(ctx: CommandContext): Promise<Document> {
@@ -125,9 +86,11 @@ function targets(coll: Collection, which: unknown): string[] {
     if (w === "_id_" || (isPlainObject(w) && keyOf(w) === keyOf({ _id: 1 }))) {
       throw new CommandError("InvalidOptions", "cannot drop _id index");
     }
-    const found = secondary.find((
-      s,
-    ) => (typeof w === "string" ? s.name === w : isPlainObject(w) && keyOf(s.key) === keyOf(w)));
+    const found = typeof w === "string"
+      ? secondary.find((s) => s.name === w)
+      : isPlainObject(w)
+      ? indexByKeyPattern(coll, w)
+      : undefined;
     if (!found) {
       throw new CommandError(
         "IndexNotFound",

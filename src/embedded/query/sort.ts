@@ -3,7 +3,7 @@ import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { Collation, StringCompare } from "../store/collation.ts";
 import { valuesAt } from "../store/paths.ts";
-import { compareValues } from "../store/values.ts";
+import { compareValues, EMPTY_ARRAY_KEY } from "../store/values.ts";
 
 /** How a find/aggregate sort relates to the stored `_id` order. */
 export type SortKind = "natural" | "reverse" | "custom";
@@ -28,9 +28,12 @@ function direction(v: unknown): 1 | -1 {
   throw new CommandError("BadValue", `bad sort specification: ${JSON.stringify(v)}`);
 }
 
-/** The value a document sorts by on one field: arrays sort by their min (asc) or max (desc). */
+/**
+ * The value a document sorts by on one field: arrays sort by their min (asc) or max (desc), and
+ * an empty array by its index key, below null both ways (as an index on the field orders it).
+ */
 function sortValue(doc: Document, path: string, dir: 1 | -1, strings?: StringCompare): unknown {
-  const values = valuesAt(doc, path);
+  const values = valuesAt(doc, path, EMPTY_ARRAY_KEY);
   let best = values[0] ?? null;
   for (let i = 1; i < values.length; i++) {
     const v = values[i] ?? null;

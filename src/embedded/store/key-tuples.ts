@@ -1,11 +1,11 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { valuesAt } from "./paths.ts";
-import { compareValues, keyOf, sameValueKey } from "./values.ts";
+import { compareValues, EMPTY_ARRAY_KEY, keyOf, sameValueKey } from "./values.ts";
 
 /**
  * The key tuples a document gives an index on `fields`, as MongoDB forms them: a missing field
- * (or an empty array) is null, and an array gives one tuple per distinct element (in BSON
+ * is null, an empty array {@link EMPTY_ARRAY_KEY} (BSON undefined in MongoDB), and an array gives one tuple per distinct element (in BSON
  * order), crossed with the other fields' values. Elements are distinct under `compare`, the
  * index's order: under a case-insensitive collation, "a" and "A" are one key, as in MongoDB.
  */
@@ -72,9 +72,9 @@ function touchesArray(doc: unknown, path: string): boolean {
   return Array.isArray(current);
 }
 
-/** The distinct values of a field under `compare`, in its order; a missing field (or empty array) is null. */
+/** The distinct values of a field under `compare`, in its order; a missing field is null. */
 function distinctValues(doc: Document, path: string, compare: (a: unknown, b: unknown) => number): unknown[] {
-  const values = valuesAt(doc, path).map((v) => (v === undefined ? null : v));
+  const values = valuesAt(doc, path, EMPTY_ARRAY_KEY).map((v) => (v === undefined ? null : v));
   if (values.length === 1) return values;
   values.sort(compare);
   return values.filter((v, i) => i === 0 || compare(values[i - 1], v) !== 0);

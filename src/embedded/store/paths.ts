@@ -2,9 +2,10 @@ import { isPlainObject } from "../bson.ts";
 
 /**
  * Reads a dotted path, collecting every value reached through arrays (the multikey semantics
- * of indexes and sorts). Never empty: a missing path yields `[undefined]`.
+ * of indexes and sorts). Never empty: a missing path yields `[undefined]`, and an empty array
+ * at its end `emptyArray` (indexes and sorts pass EMPTY_ARRAY_KEY: `[]` is not missing to them).
  */
-export function valuesAt(doc: unknown, path: string): unknown[] {
+export function valuesAt(doc: unknown, path: string, emptyArray?: unknown): unknown[] {
   const parts = path.split(".");
   let current: unknown[] = [doc];
   for (const part of parts) {
@@ -20,7 +21,7 @@ export function valuesAt(doc: unknown, path: string): unknown[] {
   }
   const out: unknown[] = [];
   for (const v of current) {
-    if (Array.isArray(v)) out.push(...(v.length ? v : [undefined]));
+    if (Array.isArray(v)) out.push(...(v.length ? v : [emptyArray]));
     else out.push(v);
   }
   return out.length ? out : [undefined];

@@ -4,9 +4,17 @@ import type { StringCompare } from "./collation.ts";
 import { compareWithDecimal, exactKey } from "./exact-numbers.ts";
 import { compareStrings } from "./strings.ts";
 
-/** Rank of each BSON type in MongoDB's cross-type comparison order (null and missing: 2). */
+/**
+ * The key an empty array gives an index entry or a sort: MongoDB keys `[]` as BSON undefined,
+ * which sorts after MinKey and before null (manual, "Comparison/Sort Order": an empty array is
+ * less than null or a missing field), so a unique index holds one `{a: []}` and one `{}`.
+ */
+export const EMPTY_ARRAY_KEY: unique symbol = Symbol("undefined");
+
+/** Rank of each BSON type in MongoDB's cross-type comparison order (null and missing: 2, an empty array's key: 1.5). */
 export function typeRank(v: unknown): number {
   if (v === undefined || v === null) return 2;
+  if (v === EMPTY_ARRAY_KEY) return 1.5;
   switch (typeof v) {
     case "number":
     case "bigint":
@@ -109,9 +117,10 @@ function compareArrays(a: unknown[], b: unknown[], strings?: StringCompare): num
 function compareSameRank(rank: number, a: unknown, b: unknown, strings?: StringCompare): number {
   switch (rank) {
     case 1:
+    case 1.5:
     case 2:
     case 13:
-      return 0; // MinKey, null and missing, MaxKey: one value each
+      return 0; // MinKey, an empty array's key, null and missing, MaxKey: one value each
     case 3:
       return compareNumbers(a, b);
     case 4:
@@ -181,6 +190,7 @@ export function keyOf(v: unknown): ValueKey {
   if (typeof v === "number") return v === 0 ? 0 : v;
   if (typeof v === "string") return "s" + v;
   if (v === undefined || v === null) return "n";
+  if (v === EMPTY_ARRAY_KEY) return "u";
   if (typeof v === "boolean") return v ? "b1" : "b0";
   if (v instanceof Date) return "t" + v.getTime();
   if (v instanceof RegExp) return "r/" + v.source + "/" + v.flags;
