@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { type Document, Long, MongoServerError } from "mongodb";
 import { type Connected, connectTarget } from "./helpers.ts";
 
+/** What a standalone answers a command carrying a transaction number with (code 20). */
+const TXN_REFUSED = "Transaction numbers are only allowed on a replica set member or mongos";
+
 type ServerError = MongoServerError & { keyPattern?: Document; keyValue?: Document };
 
 function isServerError(code: number, check: (e: ServerError) => void = () => {}) {
@@ -107,10 +110,29 @@ describe("embedded engine: error replies", () => {
     if (!conn.target.embedded) return t.skip("a real server may support transactions");
     await assert.rejects(
       conn.db.command({ find: "cur", startTransaction: true, autocommit: false, txnNumber: Long.fromNumber(1) }),
-      isServerError(20, (e) => assert.match(e.message, /Transactions are not supported/)),
+      isServerError(20, (e) => assert.equal(e.message, TXN_REFUSED)),
     );
     await assert.rejects(conn.client.db("admin").command({ commitTransaction: 1 }), isServerError(20));
     await assert.rejects(conn.client.db("admin").command({ abortTransaction: 1 }), isServerError(20));
+  });
+
+  test("a retryable write (txnNumber) is refused as a standalone refuses it, and writes nothing", async (t) => {
+    if (!conn.target.embedded) return t.skip("a real server may be a replica set member");
+    const session = conn.client.startSession();
+    try {
+      const insert = { insert: "retryable", documents: [{ _id: 1 }], txnNumber: Long.fromNumber(1) };
+      await assert.rejects(
+        conn.db.command(insert, { session }),
+        isServerError(20, (e) => assert.equal(e.message, TXN_REFUSED)),
+      );
+      await assert.rejects(
+        conn.db.command({ findAndModify: "retryable", query: {}, update: { $set: { a: 1 } }, txnNumber: 2 }),
+        isServerError(20, (e) => assert.equal(e.message, TXN_REFUSED)),
+      );
+    } finally {
+      await session.endSession();
+    }
+    assert.equal(await conn.db.collection("retryable").countDocuments(), 0);
   });
 
   test("an invalid query operator is a BadValue error, not a crash", async () => {

@@ -47,14 +47,21 @@ function buildInfo(ctx: CommandContext): Document {
   };
 }
 
-/** Answers any transactional command: the engine has no multi-document transactions. */
+/**
+ * Answers any command that needs transaction numbers, as a standalone mongod does (it has no
+ * oplog to give them meaning): code 20 with the server's own text (service_entry_point_common.cpp).
+ */
 export function refuseTransaction(): never {
-  throw new CommandError("IllegalOperation", "Transactions are not supported by the embedded engine");
+  throw new CommandError("IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos");
 }
 
-/** True when a command is part of a multi-document transaction. */
+/**
+ * True when a command carries a transaction number or is part of a multi-document
+ * transaction: a retryable write (`txnNumber`) is refused like a transaction, as on a
+ * standalone. Drivers send neither to a standalone, which this engine presents itself as.
+ */
 export function isTransactional(body: Document): boolean {
-  return body.startTransaction === true || body.autocommit === false;
+  return body.txnNumber !== undefined || body.startTransaction === true || body.autocommit === false;
 }
 
 /** Connection-level and informational commands. */

@@ -1,9 +1,11 @@
 import type { Options, QueryOperator } from "mingo/types";
 import { flatten, resolve } from "mingo/util";
+import { bsonTag, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, typeRank, type ValueKey } from "../store/values.ts";
 import { someAtPath } from "./bson-types.ts";
+import { numberKind } from "./number-arithmetic.ts";
 import { collationOf } from "./options-collation.ts";
 
 /**
@@ -103,6 +105,31 @@ function range(accept: (c: number) => boolean): Test {
   };
 }
 
+/**
+ * `$mod` (its arguments checked by filter-checks.ts): only numbers match, truncated to integers
+ * like the divisor and remainder (MongoDB's ModMatchExpression); mingo's JS `%` also matched
+ * the string "1". Integers beyond 2^53 (Longs) are divided exactly.
+ */
+function modOf(spec: unknown): (v: unknown) => boolean {
+  const [divisor, remainder] = (spec as unknown[]).map(truncated);
+  return (v) => {
+    if (numberKind(v) === undefined) return false;
+    const n = truncated(v);
+    return typeof n === "bigint" || typeof divisor === "bigint"
+      ? BigInt(n) % BigInt(divisor) === BigInt(remainder)
+      : n % divisor === remainder;
+  };
+}
+
+/** A number truncated to an integer: a Long beyond 2^53 as a bigint. */
+function truncated(v: unknown): number | bigint {
+  const n = Math.trunc(toNumber(v));
+  if (Number.isSafeInteger(n) || bsonTag(v) !== "Long") return Number.isFinite(n) ? n : 0;
+  return BigInt(String(v));
+}
+
+const mod: Test = (a, spec, _strings, depth) => anyOf(a, depth, modOf(spec));
+
 /** The operators, to register in mingo's context over its own. */
 export const comparisonOperators: Record<string, QueryOperator> = {
   $eq: fieldOperator(equals, undefined, { test: equalsAtLeaf, negated: false }),
@@ -113,4 +140,5 @@ export const comparisonOperators: Record<string, QueryOperator> = {
   $gte: fieldOperator(range((c) => c >= 0), undefined, { test: rangeAtLeaf((c) => c >= 0), negated: false }),
   $lt: fieldOperator(range((c) => c < 0), undefined, { test: rangeAtLeaf((c) => c < 0), negated: false }),
   $lte: fieldOperator(range((c) => c <= 0), undefined, { test: rangeAtLeaf((c) => c <= 0), negated: false }),
+  $mod: fieldOperator(mod, undefined, { test: modOf, negated: false }),
 };

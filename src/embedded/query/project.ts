@@ -3,6 +3,7 @@ import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "./filter.ts";
 import { projectingQuery } from "./mingo.ts";
+import { checkProjectionKind } from "./projection-kind.ts";
 import { inProjectionOrder, projectionTree } from "./shape.ts";
 
 /** Applies a projection to a batch of documents; `null` when there is nothing to project. */
@@ -81,6 +82,7 @@ export function dependsOnDocumentOnly(project: Projector): boolean {
 export function compileProjection(projection: unknown, filter?: unknown): Projector {
   if (isEmptyFilter(projection)) return null;
   if (!isPlainObject(projection)) throw new CommandError("TypeMismatch", "projection must be an object");
+  checkProjectionKind(projection);
   const simple = simpleProjection(projection);
   if (simple) return simple;
   // The filter only matters to positional projections ("a.$"); the batch already matches it.

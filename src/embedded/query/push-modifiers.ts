@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
-import { compareValues } from "../store/values.ts";
+import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { wholeNumber } from "./number-arithmetic.ts";
 
@@ -54,6 +54,33 @@ export function takePushOrderings(update: Document): { update: Document; orderin
     orderings.push({ path, sort: clauses.sort, slice: clauses.slice });
   }
   return { update: { ...update, $push: forMingo }, orderings };
+}
+
+/**
+ * `$addToSet` with `$each`, its list without repeats (the first of equal elements kept, under
+ * the update's collation): MongoDB's AddToSetNode dedupes the list when it parses it, so
+ * `{$each: [1, 1, 2]}` on a missing field stores `[1, 2]` where mingo stored the list as given.
+ */
+export function dedupeAddToSet(update: Document, strings?: StringCompare): Document {
+  const add = update.$addToSet;
+  if (!isPlainObject(add)) return update;
+  const deduped: Document = {};
+  for (const [path, value] of Object.entries(add)) {
+    const each = isPlainObject(value) ? value.$each : undefined;
+    deduped[path] = Array.isArray(each) ? { ...value, $each: distinct(each, strings) } : value;
+  }
+  return { ...update, $addToSet: deduped };
+}
+
+function distinct(list: unknown[], strings?: StringCompare): unknown[] {
+  if (!strings) {
+    // keyOf is equal exactly when compareValues is 0 in binary string order: one pass, no pairs.
+    const seen = new Set<ValueKey>();
+    return list.filter((v) => !seen.has(keyOf(v)) && seen.add(keyOf(v)));
+  }
+  const kept: unknown[] = [];
+  for (const v of list) if (!kept.some((k) => compareValues(k, v, strings) === 0)) kept.push(v);
+  return kept;
 }
 
 /** Sorts and slices each array an ordering names, in `doc` (the update's working copy). */

@@ -3,6 +3,7 @@ import type { Iterator as LazyIterator } from "mingo/lazy";
 import * as mingoPipeline from "mingo/operators/pipeline";
 import type { Options, PipelineOperator } from "mingo/types";
 import { isPlainObject } from "../bson.ts";
+import { checkProjectionKind } from "./projection-kind.ts";
 
 /**
  * Documents in MongoDB's field order after an inclusion projection (the `$project` stage, and
@@ -173,6 +174,7 @@ function sameOrder(a: Document, b: Document): boolean {
 
 /** `$project`, its output in MongoDB's field order. */
 const $project: Stage = (collection, expr, options) => {
+  if (isPlainObject(expr)) checkProjectionKind(expr);
   const tree = isPlainObject(expr) ? projectionTree(expr) : undefined;
   if (tree === undefined) return mingoProject(collection, expr, options);
   // mingo's stage maps each input to its output lazily, one at a time: the last input seen is the output's.

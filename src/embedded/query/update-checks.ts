@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { elementPaths } from "./array-update-paths.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { numberKind } from "./number-arithmetic.ts";
 
@@ -9,14 +10,23 @@ import { numberKind } from "./number-arithmetic.ts";
  * updater skipped these silently: `$inc` of a string, `$push` onto a string, `$set` of
  * `"s.x"` inside a string all answered "acknowledged, 0 modified", and `$rename` onto such a
  * path dropped the source field. The client now gets MongoDB's error and the document is not
- * touched. Paths with positional parts (`a.$`, `a.$[]`, `a.$[i]`) are left to mingo.
+ * touched. Paths with `$[]` and `$[i]` parts are checked at each element they reach; the
+ * positional `a.$` is left to mingo.
  */
 
 /** The operators that create the field at their path if it is missing. */
 const CREATING = new Set(["$set", "$inc", "$mul", "$min", "$max", "$currentDate", "$push", "$addToSet"]);
 
-/** Refuses an update MongoDB would refuse on this document; `inserting` for an upsert's new document. */
-export function refuseImpossibleUpdate(doc: Document, spec: Document, inserting: boolean): void {
+/**
+ * Refuses an update MongoDB would refuse on this document; `inserting` for an upsert's new
+ * document, `arrayFilters` (prepared) for the `$[identifier]` parts of its paths.
+ */
+export function refuseImpossibleUpdate(
+  doc: Document,
+  spec: Document,
+  inserting: boolean,
+  arrayFilters?: Document[],
+): void {
   refuseUnknownOperators(spec);
   refuseBadPaths(spec);
   refuseConflictingPaths(spec);
@@ -28,11 +38,35 @@ export function refuseImpossibleUpdate(doc: Document, spec: Document, inserting:
         if (typeof fields[path] === "string") refuseRename(doc, path, fields[path]);
         continue;
       }
-      if (path.includes("$")) continue;
       const creates = CREATING.has(op) || (op === "$setOnInsert" && inserting);
+      if (path.includes("$")) {
+        refuseElementUpdates(doc, op, path, fields[path], creates, arrayFilters);
+        continue;
+      }
       const at = creates ? refuseTarget(doc, path) : reach(doc, path);
       if ("value" in at) refuseOperand(doc, op, path, at.value, fields[path]);
     }
+  }
+}
+
+/**
+ * The checks of {@link refuseImpossibleUpdate} on each element an `$[]` or `$[identifier]` path
+ * reaches, so that one bad element refuses the whole update (mingo updated the others). MongoDB
+ * names the element's own field in the message (`'0'`), not the path. The positional `$` is
+ * left to mingo.
+ */
+function refuseElementUpdates(
+  doc: Document,
+  op: string,
+  path: string,
+  arg: unknown,
+  creates: boolean,
+  arrayFilters: Document[] | undefined,
+): void {
+  for (const element of elementPaths(doc, path, arrayFilters) ?? []) {
+    const concrete = element.parts.join(".");
+    const at = creates ? refuseTarget(doc, concrete) : reach(doc, concrete);
+    if ("value" in at) refuseOperand(doc, op, element.parts[element.parts.length - 1], at.value, arg);
   }
 }
 

@@ -12,7 +12,7 @@ import { compareValues, identicalValues } from "../store/values.ts";
 import { prepareCondition, prepareFilter } from "./filter-checks.ts";
 import { queryRegex } from "./regex.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
-import { applyPushOrderings, takePushOrderings } from "./push-modifiers.ts";
+import { applyPushOrderings, dedupeAddToSet, takePushOrderings } from "./push-modifiers.ts";
 import { refuseImpossibleUpdate, writtenPaths } from "./update-checks.ts";
 import { inUpdateOrder } from "./update-order.ts";
 import type { Variables } from "./variables.ts";
@@ -119,8 +119,10 @@ function preparePull(spec: Document): Document {
 }
 
 function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
-  refuseImpossibleUpdate(doc, spec, inserting);
-  const { update: modifier, orderings } = takePushOrderings(settleTimestamps(settleWideNumbers(doc, spec)));
+  const arrayFilters = options.arrayFilters && preparedArrayFilters(options.arrayFilters);
+  refuseImpossibleUpdate(doc, spec, inserting, arrayFilters);
+  const settled = settleTimestamps(settleWideNumbers(doc, spec));
+  const { update: modifier, orderings } = takePushOrderings(dedupeAddToSet(settled, options.collation?.compare));
   const onInsert = modifier.$setOnInsert;
   delete modifier.$setOnInsert;
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
@@ -138,7 +140,6 @@ function applyOperators(doc: Document, spec: Document, options: UpdateOptions, i
       // gets no filter.
       const filter = !inserting && isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
       if (isPlainObject(modifier.$pull)) modifier.$pull = preparePull(modifier.$pull);
-      const arrayFilters = options.arrayFilters && preparedArrayFilters(options.arrayFilters);
       mingoUpdate(next, modifier, arrayFilters, filter, {
         queryOptions,
       });

@@ -1,11 +1,12 @@
 import { evalExpr } from "mingo/core";
 import * as mingoExpressions from "mingo/operators/expression";
+import type { Options } from "mingo/types";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
 import { bsonTypeOf } from "./bson-types.ts";
-import { exactly, type Expression, isNil, overMingo } from "./expression-arguments.ts";
+import { exactly, type Expression, isNil, overMingo, singleArgument } from "./expression-arguments.ts";
 import { holdsWideNumber } from "./number-arithmetic.ts";
 import { collationOf } from "./options-collation.ts";
 import { sortDocuments } from "./sort.ts";
@@ -141,7 +142,24 @@ const $sortArray: Expression = (obj, expr, options) => {
 };
 
 /** The expressions, to register in mingo's context over its own. */
+/**
+ * `$size`: an array's length. Anything else, null and missing included, is an error (17124),
+ * where mingo answered null (MongoDB's ExpressionSize::evaluate).
+ */
+function $size(obj: unknown, expr: unknown, options: Options): unknown {
+  if (Array.isArray(expr)) exactly("$size", expr, 1);
+  const value = singleArgument(obj, expr, options);
+  if (!Array.isArray(value)) {
+    throw new CommandError(
+      "Location17124",
+      `The argument to $size must be an array, but was of type: ${bsonTypeOf(value)}`,
+    );
+  }
+  return value.length;
+}
+
 export const valueSetExpressions: Record<string, Expression> = {
+  $size,
   $setUnion: setExpression("$setUnion", union),
   $setIntersection: setExpression("$setIntersection", intersection),
   $setDifference: setExpression("$setDifference", difference),

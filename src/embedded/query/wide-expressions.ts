@@ -260,7 +260,8 @@ export const wideExpressions: Record<string, Expression> = {
   $subtract: widened("$subtract", "list", subtract, true),
   $multiply: widened("$multiply", "list", multiply, true),
   $divide: widened("$divide", "list", divide),
-  $mod: widened("$mod", "list", modulo),
+  // Always the engine's: mingo answered NaN for a zero divisor, where MongoDB refuses (16610).
+  $mod: (obj, expr, options) => modulo(argumentsOf(obj, expr, options)),
   $abs: widened("$abs", "one", absolute),
   $floor: widened("$floor", "one", rounded("$floor", "floor")),
   $ceil: widened("$ceil", "one", rounded("$ceil", "ceil")),

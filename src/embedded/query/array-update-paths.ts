@@ -1,0 +1,84 @@
+import type { Document } from "bson";
+import { isPlainObject, valueText } from "../bson.ts";
+import { CommandError } from "../errors.ts";
+import { mingoQuery } from "./mingo.ts";
+
+/** `$[]` or `$[identifier]`: the identifier, "" for all elements. */
+const ALL_OR_FILTERED = /^\$\[([a-z][a-zA-Z0-9]*)?\]$/;
+
+/** One element path an array update reaches: its parts, and what it holds (undefined: missing). */
+export interface ElementPath {
+  parts: string[];
+  value: unknown;
+}
+
+/**
+ * The element paths an update path with `$[]` or `$[identifier]` parts stands for in `doc`:
+ * `$[]` every element of the array there, `$[i]` those the array filter on `i` matches.
+ * Undefined when the path has no such part, or when it goes where only mingo follows (through
+ * an array by a field name, or an identifier without its filter). Throws as MongoDB's update
+ * driver does (update_array_node.cpp, update_object_node.cpp) when the array is missing or is
+ * not an array: code 2, the whole update refused.
+ */
+export function elementPaths(
+  doc: Document,
+  path: string,
+  filters: readonly Document[] = [],
+): ElementPath[] | undefined {
+  const parts = path.split(".");
+  if (!parts.some((part) => ALL_OR_FILTERED.test(part))) return undefined;
+  let reached: ElementPath[] = [{ parts: [], value: doc }];
+  for (const part of parts) {
+    const next: ElementPath[] = [];
+    for (const at of reached) {
+      const stepped = step(at, part, filters);
+      if (stepped === undefined) return undefined;
+      next.push(...stepped);
+    }
+    reached = next;
+  }
+  return reached;
+}
+
+function step(at: ElementPath, part: string, filters: readonly Document[]): ElementPath[] | undefined {
+  const positional = ALL_OR_FILTERED.exec(part);
+  if (positional) return elementsOf(at, positional[1], filters);
+  const { value } = at;
+  const parts = [...at.parts, part];
+  if (isPlainObject(value)) return [{ parts, value: value[part] }];
+  if (Array.isArray(value) && /^\d+$/.test(part)) return [{ parts, value: value[Number(part)] }];
+  // Missing: created below, or refused at a later positional part. Else a field in a scalar,
+  // which the checks of the element path refuse (PathNotViable), or one in an array: mingo's.
+  if (value === undefined) return [{ parts, value: undefined }];
+  return Array.isArray(value) ? undefined : [{ parts, value: undefined }];
+}
+
+function elementsOf(at: ElementPath, identifier: string | undefined, filters: readonly Document[]) {
+  const { parts, value } = at;
+  if (value === undefined) {
+    throw new CommandError(
+      "BadValue",
+      `The path '${parts.join(".")}' must exist in the document in order to apply array updates.`,
+    );
+  }
+  if (!Array.isArray(value)) {
+    // MongoDB prints the element as `name: value`.
+    const name = parts[parts.length - 1] ?? "";
+    throw new CommandError("BadValue", `Cannot apply array updates to non-array element ${name}: ${valueText(value)}`);
+  }
+  const matches = identifier === undefined ? () => true : filterFor(identifier, filters);
+  if (matches === undefined) return undefined;
+  const out: ElementPath[] = [];
+  value.forEach((element, i) => {
+    if (matches(element)) out.push({ parts: [...parts, String(i)], value: element });
+  });
+  return out;
+}
+
+/** The test of the array filter on `identifier`, or undefined when there is none (mingo refuses that). */
+function filterFor(identifier: string, filters: readonly Document[]): ((element: unknown) => boolean) | undefined {
+  const filter = filters.find((f) => Object.keys(f).some((k) => k === identifier || k.startsWith(`${identifier}.`)));
+  if (filter === undefined) return undefined;
+  const query = mingoQuery(filter);
+  return (element) => query.test({ [identifier]: element });
+}
