@@ -93,7 +93,6 @@ export function checkPinned(
   }
   const perPage = params.get("per_page");
   if (perPage !== null && !isCountText(perPage, state.perPage)) throw differs("per_page");
-  // Only a soft-delete model's cursor pins trashed: elsewhere the parameter selects nothing.
-  const trashed = params.get("trashed");
-  if (model.softDelete && trashed !== null && trashed !== (state.trashed ?? "false")) throw differs("trashed");
+  // Compared as flags, so `trashed=false` repeats a cursor made without the parameter.
+  if (params.get("trashed") !== null && params.flag("trashed") !== (state.trashed === "true")) throw differs("trashed");
 }

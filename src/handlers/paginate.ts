@@ -102,7 +102,9 @@ async function sealNeighbours(
     list: listPath(url),
     q: params.get("q"),
     sort: params.get("sort"),
-    trashed: route.model.softDelete ? params.get("trashed") : null,
+    // Pinned on every model: on one without soft delete it still selects trashed ancestors,
+    // relations loaded through `with` and related records in `q`.
+    trashed: params.get("trashed"),
     perPage,
   };
   const { cursors } = route.app;
