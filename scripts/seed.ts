@@ -5,34 +5,23 @@
  * uses the same DATA_DIR: one engine at a time may own a data folder.
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { createApp } from "../src/mod.ts";
 import { loadModels } from "../src/loader.ts";
-import { type SeedCounts, seedExampleApp } from "./seed-data.ts";
+import { seedExampleApp } from "./seed-data.ts";
+import { parseSeedArgs, type SeedArgs } from "./seed-args.ts";
 
-function count(raw: string, name: string): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
-    console.error(`--${name} must be a whole number, got "${raw}"`);
+/** The arguments, or one line on stderr and exit 2: before the engine or the database is opened. */
+function argsOrExit(): SeedArgs {
+  try {
+    return parseSeedArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`seed: ${(error as Error).message}`);
     process.exit(2);
   }
-  return value;
 }
 
-const { values } = parseArgs({
-  options: {
-    users: { type: "string", default: "1000" },
-    "posts-per-user": { type: "string", default: "2" },
-    "comments-per-post": { type: "string", default: "2" },
-    seed: { type: "string", default: "1" },
-  },
-});
-const counts: SeedCounts = {
-  users: count(values.users, "users"),
-  postsPerUser: count(values["posts-per-user"], "posts-per-user"),
-  commentsPerPost: count(values["comments-per-post"], "comments-per-post"),
-};
+const { counts, seed } = argsOrExit();
 const total = counts.users * (1 + counts.postsPerUser * (1 + counts.commentsPerPost));
 
 const app = await createApp({
@@ -47,7 +36,7 @@ const bar = new SingleBar(
 bar.start(total, 0);
 try {
   const first = await seedExampleApp(app, counts, {
-    seed: count(values.seed, "seed"),
+    seed,
     onProgress: (n) => bar.increment(n),
   });
   bar.stop();

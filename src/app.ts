@@ -17,6 +17,7 @@ import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
 import { type BoundHandler, routeTable } from "./handlers/table.ts";
 import type { Model, Serializer } from "./model/define.ts";
 import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
+import { checkSchemaNames } from "./openapi/names.ts";
 import { createRegistry, type ModelRegistry } from "./model/registry.ts";
 import { uniqueIndexFilter } from "./model/validate.ts";
 import { CursorSealer } from "./query/cursor.ts";
@@ -161,6 +162,24 @@ function cursorSealerOf(secret: string | undefined): CursorSealer {
   return new CursorSealer(new TextEncoder().encode(secret));
 }
 
+/**
+ * `basePath` as routes, the OpenAPI document and the docs page all use it: no trailing `/`
+ * (`"/"` is `""`, the root), so `<basePath>/users` and `<basePath>/openapi.json` never hold `//`.
+ * A form that cannot be one path prefix stops start-up with one line.
+ */
+function normaliseBasePath(value: unknown): string {
+  if (value === undefined) return "/api/v1";
+  const trimmed = typeof value === "string" ? value.replace(/\/+$/, "") : undefined;
+  if (trimmed === undefined || !/^(\/[A-Za-z0-9._~!$&'()*+,;=@%-]+)*$/.test(trimmed)) {
+    throw new TypeError(
+      `basePath must be a path such as "/api/v1" ("/" or "" for none): starting with /, without //, :, ?, # or spaces; got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return trimmed;
+}
+
 /** The route's answer: synchronous when the handler answers without an await (a cache hit). */
 function dispatch(
   router: PathRouter<BoundHandler>,
@@ -202,6 +221,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   checkHooks(registry, hooks);
   checkNesting(options.models);
   const limits = resolveLimits(options.limits);
+  const basePath = normaliseBasePath(options.basePath);
+  // Before the database opens: a clash stops start-up without leaving an engine running.
+  if (options.docs !== false) checkSchemaNames(options.models);
   if (options.serialize !== undefined && typeof options.serialize !== "function") {
     throw new TypeError("serialize must be a function");
   }
@@ -235,14 +257,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     serialize: options.serialize,
   };
   const routes = buildRoutes(state, options.models, hooks);
-  const basePath = options.basePath ?? "/api/v1";
   const table = routeTable(basePath, routes);
   const router = buildRouter(table);
-  const docs = options.docs === false ? null : docsRoutes({
-    basePath,
-    document: buildOpenApiDocument({ table, basePath, registry, limits, options: options.openapi }),
-    language,
-  });
   let errorHandler: ErrorHandler | null = null;
   const failed = async (error: unknown, request: Request, context: RequestContext): Promise<Response> => {
     // Logged here with the request id, once: the handler is told, so the default one does not log it again.
@@ -262,6 +278,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     return answer instanceof Promise ? answer.catch((error: unknown) => failed(error, request, context)) : answer;
   };
   let service: Service;
+  let docs: DocsRoutes | null = null;
   try {
     const routes = table.map(({ method, path, enabled, name, target }) => ({
       method,
@@ -270,8 +287,22 @@ export async function createApp(options: AppOptions): Promise<App> {
       target: { model: target.route.model.name, handler: name },
     }));
     service = new Service(options, { db: database.db, languages, models: options.models, routes, failed }, core);
+    // After the service has checked rateLimit and the rest of its options, which the document reads.
+    docs = options.docs === false ? null : docsRoutes({
+      basePath,
+      document: buildOpenApiDocument({
+        table,
+        basePath,
+        registry,
+        limits,
+        options: options.openapi,
+        rateLimit: options.rateLimit,
+        serialize: options.serialize !== undefined,
+      }),
+      language,
+    });
   } catch (error) {
-    await database.close();
+    await database.close(); // a mistake found now must not leave the engine running
     throw error;
   }
   const app: App = {

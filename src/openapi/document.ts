@@ -1,12 +1,14 @@
 import type { Route } from "../handlers/route.ts";
 import type { RouteEntry } from "../handlers/table.ts";
-import type { ModelHooks } from "../handlers/context.ts";
 import { ancestorsOf, linkRelation, type ParentLink } from "../handlers/nested.ts";
 import { relationSegment } from "../model/naming.ts";
-import type { HandlerName, Model } from "../model/define.ts";
+import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
+import type { RateLimitOptions } from "../service/rate-limit.ts";
+import { isHooked, isRateLimited } from "./applies.ts";
 import type { OperationInfo, OperationKind } from "./kinds.ts";
+import { checkSchemaNames, operationIds, uniqueOperationIds } from "./names.ts";
 import { parametersOf } from "./parameters.ts";
 import { responsesOf } from "./responses.ts";
 import { COMMON_SCHEMAS, inputSchema, type JsonSchema, recordSchema, ref } from "./schemas.ts";
@@ -31,24 +33,13 @@ export interface DocumentSource {
   registry: ModelRegistry;
   limits: QueryLimits;
   options?: OpenApiOptions;
+  /** The app's `rateLimit`: the operations it counts answer 429 and carry RateLimit-* headers. */
+  rateLimit?: RateLimitOptions;
+  /** True when the app has a `serialize` of its own, which may add fields to every record. */
+  serialize?: boolean;
 }
 
 type Operation = Record<string, unknown>;
-
-/** The hooks that run for each handler. */
-const HOOKS_OF: Record<HandlerName, (keyof ModelHooks)[]> = {
-  paginate: ["onBeforePaginate", "onAfterPaginate"],
-  show: ["onBeforeShow", "onAfterShow"],
-  insert: ["onBeforeInsert", "onAfterInsert"],
-  update: ["onBeforeUpdate", "onAfterUpdate"],
-  patch: ["onBeforePatch", "onAfterPatch"],
-  delete: ["onBeforeDelete", "onAfterDelete"],
-};
-const FORCE_HOOKS: (keyof ModelHooks)[] = ["onBeforeForceDelete", "onAfterForceDelete"];
-
-function pascalPlural(model: Model): string {
-  return model.route.split("-").map((part) => part[0].toUpperCase() + part.slice(1)).join("");
-}
 
 function kindOf(endpoint: RouteEntry): OperationKind {
   if (endpoint.force) return "forceDelete";
@@ -63,40 +54,19 @@ function kindOf(endpoint: RouteEntry): OperationKind {
   return kinds[endpoint.name];
 }
 
-function pascal(segment: string): string {
-  return segment.split("-").map((part) => part[0].toUpperCase() + part.slice(1)).join("");
-}
-
-/**
- * How a route is named in operation ids: top-level by its model; nested by every ancestor
- * model and the relation (`UserOwnedPosts`), or the child model where the relation is named
- * after it (`UserPosts`, `UserPost`), so ids stay unique and the old ones stay as they were.
- */
-function labels(route: Route): { many: string; one: string } {
-  const { model, parent } = route;
-  if (!parent) return { many: pascalPlural(model), one: model.name };
-  const prefix = ancestorsOf(parent).map((step) => step.model.name).join("");
-  if (parent.segment === model.route) return { many: prefix + pascalPlural(model), one: prefix + model.name };
-  return { many: prefix + pascal(parent.segment), one: `${prefix}${pascal(parent.segment)}Item` };
-}
-
-function naming(kind: OperationKind, route: Route): { id: string; summary: string } {
+function summaryOf(kind: OperationKind, route: Route): string {
   const { model, parent } = route;
   const under = parent ? ` of a ${parent.model.name} (relation ${parent.relation})` : "";
-  const { many, one } = labels(route);
-  const names: Record<OperationKind, { id: string; summary: string }> = {
-    list: { id: `list${many}`, summary: `List ${model.route}${under}` },
-    create: {
-      id: `create${one}`,
-      summary: `Create a ${model.name}${parent ? ` for a ${parent.model.name} (relation ${parent.relation})` : ""}`,
-    },
-    show: { id: `show${one}`, summary: `Show a ${model.name}${under}` },
-    replace: { id: `replace${one}`, summary: `Replace a ${model.name}${under}` },
-    patch: { id: `patch${one}`, summary: `Change some fields of a ${model.name}${under}` },
-    delete: { id: `delete${one}`, summary: `${model.softDelete ? "Soft-delete" : "Delete"} a ${model.name}${under}` },
-    forceDelete: { id: `forceDelete${one}`, summary: `Delete a ${model.name}${under} for good` },
+  const summaries: Record<OperationKind, string> = {
+    list: `List ${model.route}${under}`,
+    create: `Create a ${model.name}${parent ? ` for a ${parent.model.name} (relation ${parent.relation})` : ""}`,
+    show: `Show a ${model.name}${under}`,
+    replace: `Replace a ${model.name}${under}`,
+    patch: `Change some fields of a ${model.name}${under}`,
+    delete: `${model.softDelete ? "Soft-delete" : "Delete"} a ${model.name}${under}`,
+    forceDelete: `Delete a ${model.name}${under} for good`,
   };
-  return names[kind];
+  return summaries[kind];
 }
 
 /** The old child-route URL of a relation: still served, documented as deprecated. */
@@ -128,25 +98,20 @@ function requestBody(kind: OperationKind, route: Route): Operation | undefined {
 
 function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, path: string): Operation {
   const kind = kindOf(endpoint);
-  const hooks = (endpoint.force ? FORCE_HOOKS : HOOKS_OF[endpoint.name]).filter((name) =>
-    route.hooks[name] !== undefined
-  );
-  const nested = route.parent !== undefined;
   const op: OperationInfo = {
     kind,
     model: route.model,
     registry: source.registry,
     limits: source.limits,
-    nested,
-    hooked: hooks.length > 0,
+    nested: route.parent !== undefined,
+    hooked: isHooked(route, endpoint, source.limits.maxRelationDepth),
+    rateLimited: isRateLimited(source.rateLimit, route.model.name, endpoint.name),
   };
   if (route.parent) op.relation = linkRelation(route.parent);
-  const { id, summary } = naming(kind, route);
   const body = requestBody(kind, route);
   const parameters = parametersOf(path, op, ancestorsOf(route.parent));
   return {
-    operationId: id,
-    summary,
+    summary: summaryOf(kind, route),
     ...(route.parent?.legacy ? legacyNote(route.parent) : {}),
     tags: [route.model.name],
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -155,10 +120,12 @@ function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, p
   };
 }
 
-function modelSchemas(registry: ModelRegistry, model: Model): Record<string, JsonSchema> {
+function modelSchemas(registry: ModelRegistry, model: Model, appSerializer: boolean): Record<string, JsonSchema> {
+  // A serializer runs on records loaded through `with` too, so the Related variant is open as well.
+  const serialized = appSerializer || model.serialize !== undefined;
   return {
-    [model.name]: recordSchema(registry, model, false),
-    [`${model.name}Related`]: recordSchema(registry, model, true),
+    [model.name]: recordSchema(registry, model, false, serialized),
+    [`${model.name}Related`]: recordSchema(registry, model, true, serialized),
     [`${model.name}Page`]: {
       type: "object",
       properties: { data: { type: "array", items: ref(model.name) }, pagination: ref("Pagination") },
@@ -185,15 +152,10 @@ function info(options: OpenApiOptions): Record<string, unknown> {
  */
 export function buildOpenApiDocument(source: DocumentSource): Record<string, unknown> {
   const options = source.options ?? {};
-  const paths: Record<string, Record<string, Operation>> = {};
-  for (const endpoint of source.table) {
-    if (!endpoint.enabled) continue;
-    const path = endpoint.path.replace(/:(\w+)/g, "{$1}");
-    (paths[path] ??= {})[endpoint.method.toLowerCase()] = operation(source, endpoint.target.route, endpoint, path);
-  }
   const models = [...source.registry.values()];
+  checkSchemaNames(models);
   const schemas: Record<string, JsonSchema> = { ...COMMON_SCHEMAS };
-  for (const model of models) Object.assign(schemas, modelSchemas(source.registry, model));
+  for (const model of models) Object.assign(schemas, modelSchemas(source.registry, model, source.serialize === true));
   return {
     openapi: "3.1.0",
     info: info(options),
@@ -202,7 +164,20 @@ export function buildOpenApiDocument(source: DocumentSource): Record<string, unk
       name: model.name,
       ...(model.description ? { description: model.description } : {}),
     })),
-    paths,
+    paths: pathsOf(source),
     components: { schemas },
   };
+}
+
+/** Every enabled route's operation by path and method, each with an operation id unique in the document. */
+function pathsOf(source: DocumentSource): Record<string, Record<string, Operation>> {
+  const enabled = source.table.filter((endpoint) => endpoint.enabled);
+  const ids = uniqueOperationIds(enabled.map((endpoint) => operationIds(kindOf(endpoint), endpoint.target.route)));
+  const paths: Record<string, Record<string, Operation>> = {};
+  enabled.forEach((endpoint, index) => {
+    const path = endpoint.path.replace(/:(\w+)/g, "{$1}");
+    const op = operation(source, endpoint.target.route, endpoint, path);
+    (paths[path] ??= {})[endpoint.method.toLowerCase()] = { operationId: ids[index], ...op };
+  });
+  return paths;
 }

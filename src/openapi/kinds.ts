@@ -24,6 +24,11 @@ export interface OperationInfo {
   nested: boolean;
   /** On nested routes, the relation they follow: its `limit` and `sort` shape the list's parameters. */
   relation?: Relation;
-  /** True when the model has a hook for this operation's handler, which may throw an `ApiError` of any status. */
+  /**
+   * True when a hook runs for this operation (the model's for its handler, or `onBeforeRelation`
+   * of a model `with` can reach), which may throw an `ApiError` of any status.
+   */
   hooked: boolean;
+  /** True when a `rateLimit` (app-wide, the model's, or its handler's) counts this operation's requests. */
+  rateLimited: boolean;
 }

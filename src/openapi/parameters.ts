@@ -63,10 +63,37 @@ function defaultOrder(op: OperationInfo): string {
   return keys.length === 0 ? "`id`" : `the relation's, \`${[...keys, "id"].join(",")}\``;
 }
 
+/** A value `q` takes for `field` (by its kind, as where-conditions check it), or undefined for one without a simple sample. */
+function sampleValue(model: OperationInfo["model"], field: string): unknown {
+  const struct = model.fields[field];
+  switch (model.kinds.get(field)) {
+    case "boolean":
+      return true;
+    case "date":
+      return "2026-01-02";
+    case "integer":
+    case "number":
+      return 1;
+    case "string":
+      return ["Karl", "ada@example.com"].find((sample) => !struct?.validate(sample)[0]) ?? "Karl";
+  }
+  // enums(): their first value; arrays, objects and other kinds get no example.
+  return struct?.type === "enums" ? Object.values(struct.schema as Record<string, unknown>)[0] : undefined;
+}
+
+/** The first own field `q` may filter on with a sample value of its kind; else `id` = 1. */
+function equalsExample(model: OperationInfo["model"]): [string, unknown] {
+  for (const field of model.visible) {
+    if (SYSTEM_FIELDS.includes(field) || holdsManyValues(model, field)) continue;
+    if (model.filterable !== null && !model.filterable.has(field)) continue;
+    const value = sampleValue(model, field);
+    if (value !== undefined) return [field, value];
+  }
+  return ["id", 1];
+}
+
 function qExamples(op: OperationInfo): Record<string, { summary: string; value: string }> {
-  const field = ownField(op.model);
-  const struct = op.model.fields[field];
-  const value = ["Karl", "ada@example.com", 1].find((sample) => struct && !struct.validate(sample)[0]) ?? 1;
+  const [field, value] = equalsExample(op.model);
   // The docs page fills a parameter with its first example, so the first one asks for nothing.
   return {
     none: { summary: "no condition: every record", value: "" },
@@ -86,8 +113,9 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: () => ({
       name: "page",
       in: "query",
-      description: "Page number, from 1. A page past the end is 200 with no data.",
-      schema: { type: "integer", minimum: 1, default: 1 },
+      description:
+        "Page number, from 1. A page past the end is 200 with no data. At most ⌊(2^53 − 1) / per_page⌋, so the page's offset stays an exact integer.",
+      schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 },
     }),
   },
   {

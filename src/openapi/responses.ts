@@ -19,6 +19,26 @@ const LINK_HEADER = {
     schema: { type: "string" },
   },
 };
+/** The RateLimit-* headers (IETF draft) of an operation a limit counts; an adapter's own 413 may lack them. */
+function rateLimitHeaders(required: boolean): Record<string, unknown> {
+  const header = (description: string, minimum: number) => ({
+    description,
+    ...(required ? { required: true } : {}),
+    schema: { type: "integer", minimum },
+  });
+  return {
+    "RateLimit-Limit": header("Requests the tightest limit that applies allows per window.", 1),
+    "RateLimit-Remaining": header("Requests left in that window.", 0),
+    "RateLimit-Reset": header("Seconds until that window ends.", 1),
+  };
+}
+const RETRY_AFTER_HEADER = {
+  "Retry-After": {
+    description: "Seconds until the limit's window ends and requests are counted afresh.",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
+};
 const ALLOW_HEADER = { Allow: { description: "The methods this path serves.", schema: { type: "string" } } };
 
 /** One error status: when an operation can answer it, and its body. */
@@ -52,9 +72,26 @@ function notFound(op: OperationInfo): ResponseObject {
   return jsonResponse(`${what}: \`The item is not found on <Model>.\``, ref("Error"));
 }
 
+/** 409: the hidden unique fields count (a duplicate is refused all the same) but are not named. */
+function conflict({ model }: OperationInfo): ResponseObject {
+  const named = model.unique.filter((field) => !model.hidden.has(field));
+  const which = named.length === 0
+    ? "A unique field's value is taken."
+    : `A unique field's value is taken (${named.join(", ")}${named.length < model.unique.length ? ", …" : ""}).`;
+  return jsonResponse(which, ref("Error"));
+}
+
+/** 500: `{message}` from the default error handler, or `{error}` where a hook may throw an `ApiError` with status 500. */
+function internalError(op: OperationInfo): ResponseObject {
+  const text = "An unexpected error, with the default error handler in production";
+  if (!op.hooked) return jsonResponse(`${text}.`, ref("InternalError"));
+  return jsonResponse(`${text}; or an \`ApiError\` with status 500 thrown by a hook: \`{error}\`.`, {
+    oneOf: [ref("InternalError"), ref("Error")],
+  });
+}
+
 /**
- * The error responses of the generated routes, by status. A new status (429 for rate limits,
- * 507 for a full disk) is one more entry here.
+ * The error responses of the generated routes, by status. A new status is one more entry here.
  */
 export const ERROR_RESPONSES: readonly ErrorEntry[] = [
   { status: "400", appliesTo: always, build: badRequest },
@@ -66,8 +103,8 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
   },
   {
     status: "409",
-    appliesTo: (op) => BODY_WRITES.includes(op.kind) && op.model.unique.some((field) => !op.model.hidden.has(field)),
-    build: ({ model }) => jsonResponse(`A unique field's value is taken (${model.unique.join(", ")}).`, ref("Error")),
+    appliesTo: (op) => BODY_WRITES.includes(op.kind) && op.model.unique.length > 0,
+    build: conflict,
   },
   {
     status: "412",
@@ -98,6 +135,15 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
       ),
   },
   {
+    status: "429",
+    appliesTo: (op) => op.rateLimited,
+    build: () =>
+      jsonResponse("Too many requests from this client in the limit's window.", ref("Error"), {
+        ...RETRY_AFTER_HEADER,
+        ...rateLimitHeaders(true),
+      }),
+  },
+  {
     status: "4XX",
     appliesTo: (op) => op.hooked,
     build: ({ model }) =>
@@ -107,11 +153,15 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
       ),
   },
   {
-    status: "500",
-    appliesTo: always,
-    build: () =>
-      jsonResponse("An unexpected error, with the default error handler in production.", ref("InternalError")),
+    status: "5XX",
+    appliesTo: (op) => op.hooked,
+    build: ({ model }) =>
+      jsonResponse(
+        `An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (503, …).`,
+        ref("Error"),
+      ),
   },
+  { status: "500", appliesTo: always, build: internalError },
 ];
 
 /** The success responses of an operation. */
@@ -150,6 +200,13 @@ export function responsesOf(op: OperationInfo): Record<string, ResponseObject> {
   }
   for (const entry of ERROR_RESPONSES) {
     if (entry.appliesTo(op)) responses[entry.status] = entry.build(op);
+  }
+  if (op.rateLimited) {
+    // Counted before the route runs, so every answer carries the limit's state.
+    for (const [status, response] of Object.entries(responses)) {
+      const headers = { ...rateLimitHeaders(status !== "413"), ...(response.headers as object | undefined) };
+      responses[status] = { ...response, headers };
+    }
   }
   return responses;
 }

@@ -2,7 +2,7 @@ import type { Struct } from "superstruct";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { outputOrder } from "../model/serialize.ts";
-import { requiredFields } from "../model/validate.ts";
+import { clearableFields, requiredFields } from "../model/validate.ts";
 
 /** Any superstruct struct: its type parameters are invariant, so no narrower type takes every field's struct. */
 // deno-lint-ignore no-explicit-any
@@ -29,13 +29,30 @@ const SYSTEM_SCHEMAS: Record<string, JsonSchema> = {
   },
 };
 
+/**
+ * The dates a body may send, as `parseIsoDate` (model/dates.ts) reads them: a date, or a
+ * date-time with or without seconds, fraction (up to 9 digits) and zone. Not `format:
+ * date-time`, which needs seconds and a zone and allows forms the server refuses (`t`, `z`,
+ * leap seconds). Responses always carry full date-times.
+ */
+const INPUT_DATE: JsonSchema = {
+  type: "string",
+  pattern:
+    "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)?)?$",
+  description: "An ISO 8601 date (2026-01-02) or date-time (2026-01-02T03:04, …:05.678Z, …+02:00); no zone is UTC.",
+  examples: ["2026-01-02T03:04:05.678Z", "2026-01-02"],
+};
+
 /** superstruct's `refine(…, "email", …)` (the framework's `email()`) refuses a non-address with that refinement. */
 function isEmail(struct: AnyStruct): boolean {
   return struct.validate("not an address")[0]?.failures()[0]?.refinement === "email";
 }
 
-/** A struct's own type, without optional/nullable/default, which superstruct keeps only in its validators. */
-function baseSchema(struct: AnyStruct): JsonSchema {
+/**
+ * A struct's own type, without optional/nullable/default, which superstruct keeps only in its
+ * validators; `input` when it describes a request body (dates read more forms than they are sent in).
+ */
+function baseSchema(struct: AnyStruct, input: boolean): JsonSchema {
   const inner = struct.schema as unknown;
   switch (struct.type) {
     case "string":
@@ -47,24 +64,26 @@ function baseSchema(struct: AnyStruct): JsonSchema {
     case "boolean":
       return { type: struct.type };
     case "date":
-      return { type: "string", format: "date-time" };
+      return input ? { ...INPUT_DATE } : { type: "string", format: "date-time" };
     case "enums":
       return { enum: Object.values(inner as Record<string, unknown>) };
     case "literal":
       return { const: inner };
     case "array":
-      return inner ? { type: "array", items: baseSchema(inner as AnyStruct) } : { type: "array" };
+      return inner ? { type: "array", items: baseSchema(inner as AnyStruct, input) } : { type: "array" };
     case "object":
     case "type":
-      return objectSchema(inner as Record<string, AnyStruct>, struct.type === "object");
+      return objectSchema(inner as Record<string, AnyStruct>, struct.type === "object", input);
     default:
       return {};
   }
 }
 
-function objectSchema(shape: Record<string, AnyStruct> | undefined, closed: boolean): JsonSchema {
+function objectSchema(shape: Record<string, AnyStruct> | undefined, closed: boolean, input: boolean): JsonSchema {
   if (!shape) return { type: "object" };
-  const properties = Object.fromEntries(Object.entries(shape).map(([key, struct]) => [key, valueSchema(struct)]));
+  const properties = Object.fromEntries(
+    Object.entries(shape).map(([key, struct]) => [key, valueSchema(struct, input)]),
+  );
   const required = Object.keys(shape).filter((key) => shape[key].validate(undefined)[0]);
   return { type: "object", properties, required, ...(closed ? { additionalProperties: false } : {}) };
 }
@@ -78,8 +97,9 @@ function orNull(schema: JsonSchema): JsonSchema {
 }
 
 /** The schema of any value a struct accepts: its type, `null` when `nullable()`, and its default. */
-function valueSchema(struct: AnyStruct): JsonSchema {
-  const schema = struct.validate(null)[0] ? baseSchema(struct) : orNull(baseSchema(struct));
+function valueSchema(struct: AnyStruct, input: boolean): JsonSchema {
+  const base = baseSchema(struct, input);
+  const schema = struct.validate(null)[0] ? base : orNull(base);
   const fallback = struct.validate(undefined, { coerce: true })[1];
   return fallback === undefined
     ? schema
@@ -104,9 +124,13 @@ function writableFields(model: Model): string[] {
  */
 export function inputSchema(model: Model, partial: boolean, fromPath?: string): JsonSchema {
   const fields = writableFields(model).filter((field) => field !== fromPath);
-  const properties = Object.fromEntries(
-    fields.map((field) => [field, described(model, field, valueSchema(model.fields[field]))]),
-  );
+  // An optional field takes null as "no value" (PATCH removes it), as responses show it.
+  const clearable = clearableFields(model);
+  const inputOf = (field: string): JsonSchema => {
+    const schema = valueSchema(model.fields[field], true);
+    return clearable.has(field) ? orNull(schema) : schema;
+  };
+  const properties = Object.fromEntries(fields.map((field) => [field, described(model, field, inputOf(field))]));
   const required = partial ? [] : fields.filter((field) => requiredFields(model).has(field));
   const closed = model.hidden.size === 0;
   return {
@@ -120,7 +144,7 @@ export function inputSchema(model: Model, partial: boolean, fromPath?: string): 
 function outputFieldSchema(model: Model, field: string): JsonSchema {
   const system = SYSTEM_SCHEMAS[field];
   if (system) return described(model, field, { ...system, readOnly: true });
-  const schema = valueSchema(model.fields[field]);
+  const schema = valueSchema(model.fields[field], false);
   // A field left unset is sent as null.
   const output = requiredFields(model).has(field) ? schema : orNull(schema);
   const { default: _default, ...withoutDefault } = output;
@@ -139,9 +163,11 @@ function relationSchema(registry: ModelRegistry, model: Model, relation: string)
 /**
  * A record as responses carry it: `id`, the visible fields, the timestamps (read-only) and the
  * relations `with` can add. `fields` can narrow it, so only `id` is always there; a record loaded
- * through `with` (the `<Model>Related` variant) need not even have that.
+ * through `with` (the `<Model>Related` variant) need not even have that. When a serializer
+ * (`serialized`: the model's or the app's) shapes the records, it may add fields no schema can
+ * name, so the record stays open to them.
  */
-export function recordSchema(registry: ModelRegistry, model: Model, related: boolean): JsonSchema {
+export function recordSchema(registry: ModelRegistry, model: Model, related: boolean, serialized = false): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of outputOrder(model)) properties[field] = outputFieldSchema(model, field);
   for (const relation of model.relations.keys()) properties[relation] = relationSchema(registry, model, relation);
@@ -150,7 +176,7 @@ export function recordSchema(registry: ModelRegistry, model: Model, related: boo
     ...(model.description ? { description: model.description } : {}),
     properties,
     ...(related ? {} : { required: ["id"] }),
-    additionalProperties: false,
+    ...(serialized ? {} : { additionalProperties: false }),
   };
 }
 

@@ -57,6 +57,36 @@ export class ResponseChecker {
     return undefined;
   }
 
+  /**
+   * Problems with one response's headers: a documented `required` header missing, a documented
+   * header whose value does not fit its schema (integers read from their text), or a header of
+   * the rate limiter (RateLimit-*, Retry-After) the response has but the document does not list.
+   */
+  checkHeaders(method: string, pathname: string, status: number, headers: Headers): string[] {
+    const template = templateOf(this.doc, pathname);
+    const found = template && this.responseKey(method.toLowerCase(), template, status);
+    if (!found) return [`${method} ${pathname} ${status} is not documented`];
+    const documented: Record<string, any> = this.doc.paths[template][found.method].responses[found.key].headers ?? {};
+    const names = new Map(Object.keys(documented).map((name) => [name.toLowerCase(), name]));
+    const problems: string[] = [];
+    for (const [lower, name] of names) {
+      const value = headers.get(lower);
+      if (value === null) {
+        if (documented[name].required) problems.push(`${status} lacks required header ${name}`);
+        continue;
+      }
+      const schema = documented[name].schema ?? {};
+      const data = schema.type === "integer" && /^-?\d+$/.test(value) ? Number(value) : value;
+      if (!this.ajv.validate(schema, data)) problems.push(`${status} header ${name}: ${this.ajv.errorsText()}`);
+    }
+    for (const [lower] of headers) {
+      if (/^(ratelimit-|retry-after$)/.test(lower) && !names.has(lower)) {
+        problems.push(`${status} has header ${lower}, which the document does not list`);
+      }
+    }
+    return problems;
+  }
+
   /** Problems with one response, or [] when it matches what the document says. */
   check(method: string, pathname: string, status: number, contentType: string | null, text: string): string[] {
     const template = templateOf(this.doc, pathname);
