@@ -90,6 +90,19 @@ function internalError(op: OperationInfo): ResponseObject {
   });
 }
 
+/** An `ApiError` a hook of the operation may throw, with a status in `range` (e.g. 403). */
+function hookErrors(range: "4XX" | "5XX", example: string): ErrorEntry {
+  return {
+    status: range,
+    appliesTo: (op) => op.hooked,
+    build: ({ model }) =>
+      jsonResponse(
+        `An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (${example}, …).`,
+        ref("Error"),
+      ),
+  };
+}
+
 /**
  * The error responses of the generated routes, by status. A new status is one more entry here.
  */
@@ -143,24 +156,8 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
         ...rateLimitHeaders(true),
       }),
   },
-  {
-    status: "4XX",
-    appliesTo: (op) => op.hooked,
-    build: ({ model }) =>
-      jsonResponse(
-        `An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (403, …).`,
-        ref("Error"),
-      ),
-  },
-  {
-    status: "5XX",
-    appliesTo: (op) => op.hooked,
-    build: ({ model }) =>
-      jsonResponse(
-        `An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (503, …).`,
-        ref("Error"),
-      ),
-  },
+  hookErrors("4XX", "403"),
+  hookErrors("5XX", "503"),
   { status: "500", appliesTo: always, build: internalError },
 ];
 
