@@ -1,7 +1,7 @@
-import { etagOf, noneMatch } from "../http/etag.ts";
+import { etagOf, ifMatchCurrent, noneMatch } from "../http/etag.ts";
 import { createResponse, type HeaderRecord } from "../http/fast-response.ts";
 import type { CachedBody, ResponseCache } from "../http/response-cache.ts";
-import { cacheableJson, cachedJson, jsonHeaders, notModified } from "../http/responses.ts";
+import { cacheableJson, cachedJson, jsonHeaders, notModified, preconditionFailed } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import type { WithNode } from "../query/with.ts";
 import { ancestorsOf } from "./nested.ts";
@@ -127,7 +127,9 @@ const HIT = `${CACHE_NAME}; hit`;
 
 /** The kept body, or a 304 when the client has it already; the 200's headers are the entry's, shared. */
 function hitResponse(request: Request, hit: CachedBody, language: string): Response {
-  if (noneMatch(request.headers.get("if-none-match"), hit.etag)) {
+  const headers = request.headers;
+  if (!ifMatchCurrent(headers.get("if-match"), hit.etag)) throw preconditionFailed();
+  if (noneMatch(headers.get("if-none-match"), hit.etag)) {
     return notModified(hit.etag, language, hit.headers ?? { "cache-status": HIT });
   }
   return createResponse(hit.bytes, 200, hit.headers!);

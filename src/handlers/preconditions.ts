@@ -1,15 +1,11 @@
 import type { Document } from "mongodb";
-import { type ApiError, apiError, notFound } from "../errors.ts";
+import { apiError, notFound } from "../errors.ts";
+import { preconditionFailed } from "../http/responses.ts";
 import { etagOf, ifMatch, noneMatchRecord } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
 import type { Route } from "./route.ts";
 import { serializeRecord } from "./serialize-output.ts";
-
-/** The 412 for a write whose If-Match no longer describes the stored record. */
-export function preconditionFailed(): ApiError {
-  return apiError("record.changed", undefined, 412);
-}
 
 /**
  * The record's own ETag: that of the body a plain SHOW without an after-hook sends for it

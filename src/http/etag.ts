@@ -82,3 +82,12 @@ export function ifMatch(header: string | null, etag: string): boolean {
   if (header === null) return true;
   return tags(header).some((tag) => tag === "*" || recordPart(tag) === etag);
 }
+
+/**
+ * If-Match on a GET or HEAD that would answer 200 with `etag` (RFC 9110 13.1.1): true when it
+ * holds or is absent. As on writes, a {@link hookedEtag} is compared by its record's part, so a
+ * tag from an earlier response holds as long as the record did not change.
+ */
+export function ifMatchCurrent(header: string | null, etag: string): boolean {
+  return header === null || ifMatch(header, recordPart(etag));
+}

@@ -1,4 +1,5 @@
-import { etagOf, hookedEtag, noneMatch } from "./etag.ts";
+import { type ApiError, apiError } from "../errors.ts";
+import { etagOf, hookedEtag, ifMatchCurrent, noneMatch } from "./etag.ts";
 import { createResponse, type HeaderRecord } from "./fast-response.ts";
 
 /** Headers every JSON response carries. */
@@ -19,6 +20,11 @@ export function empty(status: number, language: string, extra?: HeaderRecord): R
 /** The single-message error body `{ "error": message }`. */
 export function errorResponse(message: string, status: number, language: string, extra?: HeaderRecord): Response {
   return json({ error: message }, status, language, extra);
+}
+
+/** The 412 for a request whose If-Match no longer names the current version of what it asks for. */
+export function preconditionFailed(): ApiError {
+  return apiError("record.changed", undefined, 412);
 }
 
 /**
@@ -52,9 +58,9 @@ export function cachedJson(
   extra?: HeaderRecord,
   status = 200,
 ): Response {
-  if (noneMatch(request.headers.get("if-none-match"), etag)) {
-    return notModified(etag, language, extra);
-  }
+  const headers = request.headers;
+  if (!ifMatchCurrent(headers.get("if-match"), etag)) throw preconditionFailed();
+  if (noneMatch(headers.get("if-none-match"), etag)) return notModified(etag, language, extra);
   return bodyOrEmpty(text, status, jsonHeaders(language, extra ? { etag, ...extra } : { etag }));
 }
 

@@ -216,6 +216,15 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     }),
   },
   {
+    appliesTo: isRead,
+    build: () => ({
+      name: "If-Match",
+      in: "header",
+      description: "An ETag from an earlier answer: 412 unless it still names the current version.",
+      schema: { type: "string" },
+    }),
+  },
+  {
     appliesTo: (op) => RECORD_WRITES.includes(op.kind),
     build: () => ({
       name: "If-Match",

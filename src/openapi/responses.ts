@@ -129,6 +129,11 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
       ),
   },
   {
+    status: "412",
+    appliesTo: kindIn(READS),
+    build: () => jsonResponse("If-Match names neither `*` nor the current ETag.", ref("Error")),
+  },
+  {
     status: "413",
     appliesTo: kindIn(BODY_WRITES),
     build: () => jsonResponse("The body is larger than the limit.", ref("Error")),

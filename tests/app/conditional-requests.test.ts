@@ -131,3 +131,58 @@ describe("If-None-Match on writes", () => {
     });
   });
 });
+
+describe("If-Match on GET and HEAD (RFC 9110 13.1.1)", () => {
+  const changed = { error: "The item has changed: If-Match does not match its current ETag." };
+  // With the response cache (the default on the embedded engine) and without it, hooked and plain.
+  const setups = [
+    ["cached", { models: [Note] }],
+    ["uncached", { models: [Note], responseCache: false }],
+    ["hooked", { models: [Note], hooks: { Note: reshaping } }],
+  ] as const;
+
+  for (const [label, options] of setups) {
+    test(`${label}: a stale If-Match is 412 on SHOW and the list; the current one, a list of tags or * is 200`, async () => {
+      const app = await createApp(options);
+      try {
+        await call(app, "POST", "/api/v1/notes", { title: "a" });
+        for (const path of ["/api/v1/notes/1", "/api/v1/notes?per_page=5"]) {
+          // Twice: a cached app answers the second from its cache.
+          for (let round = 0; round < 2; round++) {
+            const etag = (await call(app, "GET", path)).headers.get("etag")!;
+            for (const header of [etag, `"other", ${etag}`, "*"]) {
+              assert.equal((await call(app, "GET", path, undefined, { "if-match": header })).status, 200, header);
+            }
+            for (const header of ['"stale"', `W/${etag}`]) {
+              const refused = await jsonOf(await call(app, "GET", path, undefined, { "if-match": header }));
+              assert.deepEqual(refused, { status: 412, body: changed }, `${path} ${header}`);
+              const head = await call(app, "HEAD", path, undefined, { "if-match": header });
+              assert.equal(head.status, 412, `HEAD ${path} ${header}`);
+            }
+            // If-Match is evaluated before If-None-Match: a stale one is 412 even where a 304 would follow.
+            const both = await call(app, "GET", path, undefined, { "if-match": '"stale"', "if-none-match": etag });
+            assert.equal(both.status, 412);
+          }
+        }
+        // A record that does not exist stays 404: preconditions only apply to what would be a 2xx.
+        assert.equal((await call(app, "GET", "/api/v1/notes/99", undefined, { "if-match": "*" })).status, 404);
+      } finally {
+        await app.close();
+      }
+    });
+  }
+
+  test("an ETag taken before a write fails If-Match on GET after it", async () => {
+    const app = await createApp({ models: [Note] });
+    try {
+      await call(app, "POST", "/api/v1/notes", { title: "a" });
+      const etag = (await call(app, "GET", "/api/v1/notes/1")).headers.get("etag")!;
+      const listTag = (await call(app, "GET", "/api/v1/notes")).headers.get("etag")!;
+      await call(app, "PATCH", "/api/v1/notes/1", { title: "b" });
+      assert.equal((await call(app, "GET", "/api/v1/notes/1", undefined, { "if-match": etag })).status, 412);
+      assert.equal((await call(app, "GET", "/api/v1/notes", undefined, { "if-match": listTag })).status, 412);
+    } finally {
+      await app.close();
+    }
+  });
+});

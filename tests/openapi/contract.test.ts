@@ -65,6 +65,7 @@ async function users(): Promise<void> {
   const page = "/api/v1/users?per_page=1&page=2&sort=-name&fields=name,email";
   const list = await step("GET", page, 200);
   await step("GET", page, 304, undefined, { "if-none-match": list.headers.get("etag")! });
+  await step("GET", page, 412, undefined, { "if-match": '"stale"' });
   await step("GET", "/api/v1/users?per_page=0", 400);
   const first = await (await step("GET", "/api/v1/users?per_page=1&sort=name&count=none", 200)).json();
   await step("GET", `/api/v1/users?cursor=${first.pagination.next}`, 200);
@@ -73,6 +74,7 @@ async function users(): Promise<void> {
   await step("GET", '/api/v1/users?with=posts{title|comments{content}}&q={"name.$like":"A%"}', 200);
   const one = await step("GET", "/api/v1/users/1", 200);
   await step("GET", "/api/v1/users/1", 304, undefined, { "if-none-match": one.headers.get("etag")! });
+  await step("GET", "/api/v1/users/1", 412, undefined, { "if-match": '"stale"' });
   await step("GET", "/api/v1/users/1?fields=password", 400);
   await step("GET", "/api/v1/users/99", 404);
   await step("PUT", "/api/v1/users/1", 200, { ...ada, name: "Ada K." });
