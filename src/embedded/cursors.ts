@@ -2,6 +2,7 @@ import { clearInterval, setInterval } from "node:timers";
 import { type Document, Long } from "bson";
 import { writeDocument } from "./bson.ts";
 import { EncodedDocs } from "./encoded.ts";
+import { CommandError } from "./errors.ts";
 import type { Projector } from "./query/project.ts";
 
 /** One batch of a cursor, already serialised, ready for the wire (see wire/cursor-reply.ts). */
@@ -34,6 +35,13 @@ export interface OpenCursor {
   readonly session: string | undefined;
   /** Opened with `noCursorTimeout`: never idle-expires, but dies with its session. */
   readonly noTimeout: boolean;
+  /** The secondary index the cursor's plan reads through, if any: dropping it kills the cursor. */
+  readonly index: string | undefined;
+  /**
+   * Why the cursor's plan was killed (its collection dropped or renamed, its index dropped):
+   * the next getMore fails with this message (175 QueryPlanKilled) and frees the cursor.
+   */
+  killed?: string;
 }
 
 /** How {@link CursorRegistry.first} produces a first batch and keeps the rest. */
@@ -50,6 +58,8 @@ export interface FirstBatchOptions {
   session?: string;
   /** The client asked for `noCursorTimeout`. */
   noTimeout?: boolean;
+  /** The secondary index the plan reads through (see {@link OpenCursor.index}). */
+  index?: string;
 }
 
 /** What getMore checks of a cursor before reading it. */
@@ -123,6 +133,7 @@ export class CursorRegistry {
       lookahead: undefined,
       session: options.session,
       noTimeout: options.noTimeout ?? false,
+      index: options.index,
     };
     const { docs, more } = this.#fill(cursor, options.batchSize);
     if (!more || options.single) return new Batch(ns, Long.ZERO, "firstBatch", docs);
@@ -148,10 +159,34 @@ export class CursorRegistry {
     return n;
   }
 
-  /** The next batch of an open cursor, or undefined when the id is unknown. */
+  /**
+   * Marks the cursors reading `ns` as killed, as MongoDB kills a plan whose collection was
+   * dropped or renamed (or, given `index`, whose index was dropped): they stay open, so the next
+   * getMore passes the owner checks and then fails with `reason` (see {@link more}). Returns how
+   * many were marked.
+   */
+  killPlans(ns: string, reason: string, index?: string): number {
+    let n = 0;
+    for (const cursor of this.#open.values()) {
+      if (cursor.ns !== ns || cursor.killed !== undefined) continue;
+      if (index !== undefined && cursor.index !== index) continue;
+      cursor.killed = reason;
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * The next batch of an open cursor, or undefined when the id is unknown. A cursor whose plan
+   * was killed is freed and fails with 175, as a getMore on MongoDB does.
+   */
   more(id: Long, batchSize: number | undefined): Batch | undefined {
     const cursor = this.#open.get(id.toString());
     if (!cursor) return undefined;
+    if (cursor.killed !== undefined) {
+      this.#open.delete(id.toString());
+      throw new CommandError("QueryPlanKilled", cursor.killed);
+    }
     cursor.lastUsed = this.now();
     const { docs, more } = this.#fill(cursor, batchSize);
     if (!more) this.#open.delete(id.toString());

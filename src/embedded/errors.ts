@@ -35,6 +35,7 @@ export const CODES = {
   CommandNotSupportedOnView: 166,
   OptionNotSupportedOnView: 167,
   InvalidPipelineOperator: 168,
+  QueryPlanKilled: 175,
   InvalidIndexSpecificationOption: 197,
   InvalidUUID: 207,
   NotImplemented: 238,

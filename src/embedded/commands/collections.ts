@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { mingoQuery } from "../query/mingo.ts";
 import { ID_INDEX } from "../store/collection.ts";
 import { definitionCommands } from "./define.ts";
+import { collectionsOf, killDropped } from "./plan-kills.ts";
 import { indexDocument } from "./indexes.ts";
 import { databaseBytes } from "./stats.ts";
 import { collectionName, firstBatchSize, namespace, optionalDocument } from "./args.ts";
@@ -11,9 +12,11 @@ async function drop(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "drop");
   const existing = ctx.engine.catalog.get(ctx.db, name);
   const indexes = existing?.options.viewOn === undefined ? existing?.allIndexes().length : undefined;
+  const doomed = collectionsOf(ctx.engine.catalog, ctx.db, name);
   const writes = startWrites(ctx);
   const dropped = writes.dropCollection(ctx.db, name);
   await commit(ctx, writes);
+  killDropped(ctx.engine.cursors, doomed);
   if (!dropped) return { ok: 1 };
   return indexes === undefined
     ? { ns: namespace(ctx.db, name), ok: 1 }
@@ -21,9 +24,11 @@ async function drop(ctx: CommandContext): Promise<Document> {
 }
 
 async function dropDatabase(ctx: CommandContext): Promise<Document> {
+  const doomed = collectionsOf(ctx.engine.catalog, ctx.db);
   const writes = startWrites(ctx);
   writes.dropDatabase(ctx.db);
   await commit(ctx, writes);
+  killDropped(ctx.engine.cursors, doomed);
   return { dropped: ctx.db, ok: 1 };
 }
 

@@ -1,3 +1,4 @@
+import { checkArrayFilters } from "../query/array-filter-checks.ts";
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
@@ -42,12 +43,19 @@ function modify(ctx: CommandContext, name: string, writes: WriteSet): Modificati
   const remove = body.remove === true;
   if (remove && update) throw new CommandError("FailedToParse", "Cannot specify both an update and remove=true");
   if (!remove && !update) throw new CommandError("FailedToParse", "Either an update or remove=true must be specified");
+  if (update) checkArrayFilters(update, body.arrayFilters);
   const existing = ctx.engine.catalog.get(ctx.db, name);
   checkHint(existing, body.hint);
   const collation = operationCollation(body.collation, existing);
   compileFilter(query, collation);
   const doc = existing
-    ? runRead(existing, { filter: query, sort: optionalDocument(body, "sort"), limit: 1, collation }).next().value
+    ? runRead(existing, {
+      filter: query,
+      sort: optionalDocument(body, "sort"),
+      limit: 1,
+      collation,
+      hint: body.hint ?? undefined,
+    }).next().value
     : undefined;
   if (remove) {
     if (!doc || !existing) return { value: null, lastErrorObject: { n: 0 } };

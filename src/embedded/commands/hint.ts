@@ -6,8 +6,8 @@ import { keyOf } from "../store/values.ts";
 
 /**
  * Refuses a `hint` that names no index of the collection, as MongoDB does (code 2). A hint is
- * an index name, a key pattern, or `{$natural: 1 | -1}` (a collection scan). The planner still
- * chooses the plan itself: a valid hint is checked, not followed. A collection that does not
+ * an index name, a key pattern, or `{$natural: 1 | -1}` (a collection scan). A valid hint is
+ * then followed by the read (query/planner.ts hintedPlan). A collection that does not
  * exist has no indexes to check against, and like MongoDB the read simply finds nothing.
  */
 export function checkHint(coll: Collection | undefined, hint: unknown): void {

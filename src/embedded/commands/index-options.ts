@@ -1,13 +1,14 @@
 import type { Document } from "bson";
-import { toNumber, valueText } from "../bson.ts";
+import { isPlainObject, toNumber, valueText } from "../bson.ts";
 import type { IndexSpec } from "../changes.ts";
 import { CommandError } from "../errors.ts";
 import { partialFilterCoverage } from "../store/partial-filter.ts";
 import { numberKind } from "../query/number-arithmetic.ts";
 
 /**
- * Index spec fields the engine acts on, plus `v`, `background` (ignored by 4.2+ servers too)
- * and `storageEngine` (a storage setting no client can observe).
+ * Index spec fields the engine acts on, plus `v`, `background` and `dropDups` (ignored by 4.2+
+ * servers too), `ns` (dropped by them) and `storageEngine` (a storage setting no client can
+ * observe).
  */
 const HONOURED = new Set([
   "key",
@@ -19,6 +20,8 @@ const HONOURED = new Set([
   "partialFilterExpression",
   "v",
   "background",
+  "dropDups",
+  "ns",
   "storageEngine",
 ]);
 
@@ -45,20 +48,28 @@ const UNSUPPORTED = new Set([
   "finestIndexedLevel",
 ]);
 
+/** The first field of an index spec that a 7.0 server does not know (it refuses it with 197), if any. */
+export function unknownIndexField(raw: unknown): string | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  return Object.keys(raw).find((field) => !HONOURED.has(field) && !UNSUPPORTED.has(field));
+}
+
 /**
- * Checks the fields of one index spec like a 7.0 server: an unknown one is refused with
- * InvalidIndexSpecificationOption (code 197), one the engine cannot honour with NotImplemented.
+ * The spec without the fields a 7.0 server does not know, as createIndexes leaves them out
+ * under `ignoreUnknownIndexOptions: true`.
+ */
+export function withoutUnknownFields(raw: unknown): unknown {
+  if (!isPlainObject(raw)) return raw;
+  return Object.fromEntries(Object.entries(raw).filter(([field]) => HONOURED.has(field) || UNSUPPORTED.has(field)));
+}
+
+/**
+ * Refuses, with NotImplemented, the options of a valid spec the engine cannot honour (`false`
+ * is accepted where it is the default), after the server's own checks passed.
  */
 export function checkIndexOptions(raw: Document): void {
   for (const [field, value] of Object.entries(raw)) {
-    if (HONOURED.has(field)) continue;
-    if (!UNSUPPORTED.has(field)) {
-      throw new CommandError(
-        "InvalidIndexSpecificationOption",
-        `The field '${field}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`,
-      );
-    }
-    if (value !== false) {
+    if (UNSUPPORTED.has(field) && value !== false) {
       throw new CommandError("NotImplemented", `index option '${field}' is not supported by the embedded engine`);
     }
   }

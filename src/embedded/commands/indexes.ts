@@ -8,8 +8,17 @@ import { keyOf } from "../store/values.ts";
 import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { type CommandContext, commit, type Handler, type Reply, startWrites } from "./context.ts";
 import { duplicateError } from "./duplicate.ts";
-import { boolOption, checkIndexOptions, coverageOptionsOf, expireAfterSecondsOf } from "./index-options.ts";
+import {
+  boolOption,
+  checkIndexOptions,
+  coverageOptionsOf,
+  expireAfterSecondsOf,
+  unknownIndexField,
+  withoutUnknownFields,
+} from "./index-options.ts";
+import { checkIndexSpec, checkTtlOption, specialIndexType } from "./index-spec-checks.ts";
 import { alreadyExists, indexByKeyPattern } from "./index-signature.ts";
+import { killIndexReaders } from "./plan-kills.ts";
 
 /** An index as listIndexes shows it: `v`, `key` and `name` first, as MongoDB lists them, then the options. */
 export function indexDocument(spec: IndexSpec): Document {
@@ -18,22 +27,25 @@ export function indexDocument(spec: IndexSpec): Document {
 }
 
 function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
-  if (!isPlainObject(raw) || !isPlainObject(raw.key) || Object.keys(raw.key).length === 0) {
-    throw new CommandError("FailedToParse", "each index needs a non-empty 'key' document");
-  }
+  checkIndexSpec(raw, unknownIndexField(raw));
   checkIndexOptions(raw);
+  const special = specialIndexType(raw.key);
+  if (special !== undefined) {
+    throw new CommandError("NotImplemented", `${special} indexes are not supported by the embedded engine`);
+  }
   const key: Record<string, 1 | -1> = {};
-  for (const [field, dir] of Object.entries(raw.key)) {
+  for (const [field, dir] of Object.entries(raw.key as Document)) {
     const n = toNumber(dir);
+    // MongoDB takes any other non-zero number as a direction; the engine keeps its patterns to 1 and -1.
     if (n !== 1 && n !== -1) {
       throw new CommandError(
-        "CannotCreateIndex",
-        `index type ${JSON.stringify(dir)} is not supported by the embedded engine`,
+        "NotImplemented",
+        `index key value ${String(dir)} is not supported by the embedded engine`,
       );
     }
     key[field] = n;
   }
-  const name = typeof raw.name === "string" ? raw.name : Object.entries(key).map(([f, d]) => `${f}_${d}`).join("_");
+  const name = raw.name as string;
   // An index without a collation takes the collection's default, as in MongoDB.
   const collation = raw.collation !== undefined ? parseCollation(raw.collation) : coll?.collation;
   const spec: IndexSpec = boolOption(raw, "unique") ? { name, key, unique: true } : { name, key };
@@ -43,11 +55,18 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
   return collation ? { ...spec, collation: collation.spec } : spec;
 }
 
+/** The command's specs, checked as 7.0 checks them: every TTL option first, then each spec in turn. */
+function parseSpecs(ctx: CommandContext, coll: Collection | undefined): IndexSpec[] {
+  const { indexes } = ctx.body;
+  if (!Array.isArray(indexes)) throw new CommandError("TypeMismatch", "'indexes' must be an array");
+  const raws = ctx.body.ignoreUnknownIndexOptions === true ? indexes.map(withoutUnknownFields) : indexes;
+  for (const raw of raws) checkTtlOption(raw);
+  return raws.map((raw: unknown) => parseSpec(raw, coll));
+}
+
 async function createIndexes(ctx: CommandContext): Promise<Document> {
   const name = collectionName(ctx, "createIndexes");
-  if (!Array.isArray(ctx.body.indexes)) throw new CommandError("TypeMismatch", "'indexes' must be an array");
-  const existing = ctx.engine.catalog.get(ctx.db, name);
-  const specs = ctx.body.indexes.map((raw: unknown) => parseSpec(raw, existing));
+  const specs = parseSpecs(ctx, ctx.engine.catalog.get(ctx.db, name));
   const writes = startWrites(ctx);
   const createdCollectionAutomatically = !ctx.engine.catalog.get(ctx.db, name);
   const coll = writes.ensure(ctx.db, name);
@@ -110,6 +129,7 @@ async function dropIndexes(ctx: CommandContext): Promise<Document> {
   const writes = startWrites(ctx);
   for (const index of names) writes.dropIndex(coll, index);
   await commit(ctx, writes);
+  killIndexReaders(ctx.engine.cursors, namespace(ctx.db, name), names);
   return { nIndexesWas: before, ok: 1 };
 }
 

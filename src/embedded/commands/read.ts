@@ -5,7 +5,7 @@ import { missingField, wrongType } from "../field-errors.ts";
 import { sessionText } from "../sessions.ts";
 import { CommandError } from "../errors.ts";
 import { mingoQuery } from "../query/mingo.ts";
-import { collect, countMatching, matching, planRead, type ReadSpec, runRead } from "../query/plan.ts";
+import { collect, countMatching, matching, planRead, type ReadSpec } from "../query/plan.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyTuples } from "../store/key-tuples.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
@@ -49,6 +49,7 @@ function find(ctx: CommandContext): Reply {
     skip: optionalCount(body, "skip") ?? 0,
     limit,
     collation,
+    hint: body.hint ?? undefined,
   };
   if (body.returnKey === true) {
     if (view) throw new CommandError("InvalidPipelineOperator", "Option returnKey not supported in aggregation.");
@@ -60,9 +61,10 @@ function find(ctx: CommandContext): Reply {
       single,
     });
   }
+  const planned = view ? undefined : planRead(coll, spec);
   const source = view
     ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx))
-    : runRead(coll, spec);
+    : planned?.docs ?? [][Symbol.iterator]();
   const project = compileProjection(optionalDocument(body, "projection"), filter);
   const batchSize = firstBatchSize(body);
   // A limited read is a page, likely read again: its serialised documents are worth keeping.
@@ -73,6 +75,7 @@ function find(ctx: CommandContext): Reply {
     batchSize,
     single,
     cached,
+    index: planned?.plan.kind === "ixscan" ? planned.plan.scan.index.spec.name : undefined,
   });
 }
 
@@ -208,7 +211,7 @@ function count(ctx: CommandContext): Document {
   if (view) {
     return { n: collect(readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx))).length, ok: 1 };
   }
-  return { n: countMatching(coll, query, skip, limit, collation), ok: 1 };
+  return { n: countMatching(coll, query, skip, limit, collation, ctx.body.hint ?? undefined), ok: 1 };
 }
 
 function distinct(ctx: CommandContext): Document {

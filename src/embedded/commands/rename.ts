@@ -2,7 +2,9 @@ import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import type { Namespace } from "../store/write-set.ts";
 import { type CommandContext, commit, startWrites } from "./context.ts";
+import { namespace } from "./args.ts";
 import { checkCollectionName, checkDatabaseName } from "./names.ts";
+import { killDropped, killRenamed } from "./plan-kills.ts";
 
 /**
  * `renameCollection` (what the driver's `collection.rename()` and `db.renameCollection()` send):
@@ -38,6 +40,8 @@ async function renameCollection(ctx: CommandContext): Promise<Document> {
   const writes = startWrites(ctx);
   writes.renameCollection(from, to, target !== undefined);
   await commit(ctx, writes);
+  if (target !== undefined) killDropped(ctx.engine.cursors, [namespace(to.db, to.name)]);
+  killRenamed(ctx.engine.cursors, from, to);
   return { ok: 1 };
 }
 

@@ -1,3 +1,4 @@
+import { checkArrayFilters } from "../query/array-filter-checks.ts";
 import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
@@ -38,6 +39,7 @@ function parseStatement(
   if (multi && !Array.isArray(u) && !isOperatorUpdate(u)) {
     throw new CommandError("FailedToParse", "multi update is not supported for replacement-style update");
   }
+  checkArrayFilters(u, s.arrayFilters);
   const arrayFilters = Array.isArray(s.arrayFilters) ? (s.arrayFilters as Document[]) : undefined;
   return { q, u: u as UpdateSpec, multi, upsert: s.upsert === true, arrayFilters };
 }
@@ -80,7 +82,7 @@ function runStatement(
   const maxSize = ctx.engine.limits.maxBsonObjectSize;
   const bypass = bypassValidation(ctx.body);
   const targets = existing
-    ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation }))
+    ? collect(runRead(existing, { filter: q, limit: multi ? 0 : 1, collation, hint: statement.hint ?? undefined }))
     : (compileFilter(q, collation), []);
   if (targets.length === 0) {
     if (!upsert) return { matched: 0, modified: 0 };

@@ -139,7 +139,7 @@ function deleteMatching(
 ): number {
   const limit = toNumber(statement.limit ?? 0);
   if (limit !== 0 && limit !== 1) throw new CommandError("FailedToParse", "delete limit must be 0 or 1");
-  const victims = collect(runRead(coll, { filter, limit, collation }));
+  const victims = collect(runRead(coll, { filter, limit, collation, hint: statement.hint ?? undefined }));
   for (const doc of victims) writes.delete(coll, doc._id);
   return victims.length;
 }

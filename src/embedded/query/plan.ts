@@ -6,7 +6,7 @@ import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
 import { scanIdRanges } from "./id-scan.ts";
 import { countInRanges, scanIndex, scanIndexNumbers, type ScanStats } from "./index-scan.ts";
 import { mergeScans } from "./or-merge.ts";
-import { choosePlan, type Plan, type SortKey, sortKeys } from "./planner.ts";
+import { choosePlan, hintedPlan, type Plan, resolveHint, type SortKey, sortKeys } from "./planner.ts";
 import { sortDocuments } from "./sort.ts";
 
 export type { Plan } from "./planner.ts";
@@ -21,6 +21,11 @@ export interface ReadSpec {
   collation?: Collation;
   /** True for a read that only describes its plan (explain): it counts in no usage statistics. */
   untracked?: boolean;
+  /**
+   * The command's `hint` (an index name, a key pattern or `{$natural: ±1}`), already checked
+   * (commands/hint.ts): the plan follows it, as MongoDB's does, whatever another would cost.
+   */
+  hint?: unknown;
 }
 
 /**
@@ -112,7 +117,10 @@ function source(
       };
     case "ixscan": {
       const fast = plan.exact && plan.ordered && !plan.scan.index.multikey && !plan.branches ? skip : 0;
-      return { docs: filtered(counted(indexDocs(plan, stats, fast), stats), predicate), skipped: fast };
+      const docs = counted(indexDocs(plan, stats, fast), stats);
+      // A hinted sparse or partial index reads only what it covers (see Plan's `coverage`).
+      const covered = plan.coverage ? filtered(docs, plan.coverage) : docs;
+      return { docs: filtered(covered, predicate), skipped: fast };
     }
   }
 }
@@ -141,7 +149,10 @@ export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedR
   const skip = spec.skip ?? 0;
   const limit = spec.limit ?? 0;
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
-  const plan = choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity, spec.collation);
+  const hint = spec.hint === undefined ? undefined : resolveHint(coll, spec.hint);
+  const plan = hint
+    ? hintedPlan(coll, hint, spec.filter, keys, spec.sort !== undefined && spec.sort !== null, spec.collation)
+    : choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity, spec.collation);
   if (spec.untracked !== true) notePlan(coll, plan);
   if (plan.ordered) {
     const { docs, skipped } = source(coll, plan, spec.filter, stats, skip, spec.collation);
@@ -235,13 +246,18 @@ export function planCount(
   limit = 0,
   collation?: Collation,
   untracked = false,
+  hint?: unknown,
 ): PlannedCount {
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   let n = 0;
   let plan: Plan | undefined;
-  if (coll && isEmptyFilter(filter)) n = coll.docs.size;
+  const hinted = coll && hint !== undefined ? resolveHint(coll, hint) : undefined;
+  // A hinted count reads the hinted index even without a filter: a sparse one counts only what it holds.
+  if (coll && isEmptyFilter(filter) && !hinted) n = coll.docs.size;
   else if (coll) {
-    plan = choosePlan(coll, filter, [], Infinity, collation);
+    plan = hinted
+      ? hintedPlan(coll, hinted, filter, [], false, collation)
+      : choosePlan(coll, filter, [], Infinity, collation);
     if (!untracked) notePlan(coll, plan);
     if (plan.kind === "ixscan" && plan.countable) {
       n = countInRanges(plan.scan.index.entries, plan.ranges);
@@ -252,7 +268,7 @@ export function planCount(
     } else {
       // A capped count (limit) stops reading at the cap.
       const enough = limit > 0 ? skip + limit : Infinity;
-      const docs = plan.kind === "ixscan" && plan.exact
+      const docs = plan.kind === "ixscan" && plan.exact && !plan.coverage
         ? indexDocs(plan, stats)
         : source(coll, plan, filter, stats, 0, collation).docs;
       for (const _ of docs) if (++n >= enough) break;
@@ -269,8 +285,9 @@ export function countMatching(
   skip = 0,
   limit = 0,
   collation?: Collation,
+  hint?: unknown,
 ): number {
-  return planCount(coll, filter, skip, limit, collation).n;
+  return planCount(coll, filter, skip, limit, collation, false, hint).n;
 }
 
 /** Drains a read into an array (for writes, which must know their targets before changing them). */

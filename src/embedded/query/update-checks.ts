@@ -165,6 +165,22 @@ function refuseRenamePaths(source: string, target: string): void {
   }
 }
 
+/**
+ * Refuses what MongoDB refuses when it parses an update, before it matches any document:
+ * unknown operators, bad or conflicting paths, and `$rename`'s rules on its paths. These come
+ * before the positional `$` is resolved against the matched document (see positional.ts).
+ */
+export function refuseMalformedUpdate(spec: Document): void {
+  refuseUnknownOperators(spec);
+  refuseBadPaths(spec);
+  refuseConflictingPaths(spec);
+  const renames = spec.$rename;
+  if (!isPlainObject(renames)) return;
+  for (const source in renames) {
+    if (typeof renames[source] === "string") refuseRenamePaths(source, renames[source]);
+  }
+}
+
 /** `$rename`'s rules on the document: neither field inside an array, and room for the target. */
 function refuseRename(doc: Document, source: string, target: string): void {
   for (const [path, role] of [[source, "source"], [target, "destination"]]) {

@@ -10,10 +10,11 @@ import type { Collation } from "../store/collation.ts";
 import { compareStrings } from "../store/strings.ts";
 import { compareValues, identicalValues } from "../store/values.ts";
 import { prepareCondition, prepareFilter } from "./filter-checks.ts";
+import { resolvePositional } from "./positional.ts";
 import { queryRegex } from "./regex.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { applyPushOrderings, dedupeAddToSet, takePushOrderings } from "./push-modifiers.ts";
-import { refuseImpossibleUpdate, writtenPaths } from "./update-checks.ts";
+import { refuseImpossibleUpdate, refuseMalformedUpdate, writtenPaths } from "./update-checks.ts";
 import { inUpdateOrder } from "./update-order.ts";
 import type { Variables } from "./variables.ts";
 import { settleWideNumbers } from "./wide-numbers.ts";
@@ -118,7 +119,10 @@ function preparePull(spec: Document): Document {
   return prepared;
 }
 
-function applyOperators(doc: Document, spec: Document, options: UpdateOptions, inserting: boolean): Document {
+function applyOperators(doc: Document, update: Document, options: UpdateOptions, inserting: boolean): Document {
+  refuseMalformedUpdate(update);
+  // An upsert's new document matched no array element: refusePositional below says so.
+  const spec = inserting ? update : resolvePositional(doc, update, options.filter, options.collation);
   const arrayFilters = options.arrayFilters && preparedArrayFilters(options.arrayFilters);
   refuseImpossibleUpdate(doc, spec, inserting, arrayFilters);
   const settled = settleTimestamps(settleWideNumbers(doc, spec));

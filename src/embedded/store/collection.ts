@@ -104,7 +104,8 @@ export class Collection {
     }
     const self = keyOf(doc._id);
     for (const index of this.#ordered.values()) {
-      if (index.spec.unique && index.conflict(doc, self)) return { index: index.spec, keyValue: index.keyValue(doc) };
+      const key = index.spec.unique ? index.conflict(doc, self) : undefined;
+      if (key !== undefined) return { index: index.spec, keyValue: index.keyValue(key) };
     }
     return undefined;
   }
@@ -310,8 +311,8 @@ export class Collection {
   }
 }
 
-/** The second of two documents sharing a key in a freshly built index, if any. */
-function firstDuplicate(index: OrderedIndex): Document | undefined {
+/** The first key tuple two covered documents share, read from the built index. */
+function firstDuplicate(index: OrderedIndex): unknown[] | undefined {
   const { entries, covers } = index;
   let prev = entries.seek(() => 0);
   // A sparse or partial index's uniqueness is among the documents it covers only.
@@ -326,7 +327,7 @@ function firstDuplicate(index: OrderedIndex): Document | undefined {
     for (let f = 0; same && f < index.fields.length; f++) {
       same = entries.compareKey(entries.keyAt(last, f), entries.keyAt(pos, f)) === 0;
     }
-    if (same) return entries.docAt(pos);
+    if (same) return index.fields.map((_, f) => entries.keyAt(pos, f));
   }
   return undefined;
 }

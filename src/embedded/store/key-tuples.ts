@@ -42,13 +42,16 @@ export function pushFlatKey(doc: Document, fields: readonly string[], keys: unkn
   return true;
 }
 
-/** The `{ field: value }` document MongoDB reports as keyValue for a duplicate key of `doc`. */
-export function keyValueOf(doc: Document, fields: readonly string[]): Document {
+/**
+ * The `{ field: value }` document MongoDB reports as keyValue for a duplicate key tuple: the
+ * tuple that collided (one element of an array, not its first). An empty array's key stays
+ * {@link EMPTY_ARRAY_KEY}: the error's text prints it as MongoDB does (commands/duplicate.ts).
+ */
+export function keyValueOf(key: readonly unknown[], fields: readonly string[]): Document {
   const out: Document = {};
-  for (const field of fields) {
-    const values = valuesAt(doc, field);
-    out[field] = values[0] === undefined ? null : values[0];
-  }
+  fields.forEach((field, f) => {
+    out[field] = key[f];
+  });
   return out;
 }
 

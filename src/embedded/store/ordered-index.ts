@@ -367,13 +367,13 @@ export class OrderedIndex {
   }
 
   /**
-   * Whether a key tuple of `doc` is already held by another document (`selfId` is the `_id`
-   * key of `doc`'s own stored version). Numbers of any width are equal by value, and a missing
-   * field equals null, as in MongoDB's unique indexes.
+   * The first key tuple of `doc` already held by another document (`selfId` is the `_id` key of
+   * `doc`'s own stored version), or undefined. Numbers of any width are equal by value, and a
+   * missing field equals null, as in MongoDB's unique indexes.
    */
-  conflict(doc: Document, selfId: ValueKey): boolean {
+  conflict(doc: Document, selfId: ValueKey): unknown[] | undefined {
     const { entries, covers } = this;
-    if (covers !== undefined && !covers(doc)) return false;
+    if (covers !== undefined && !covers(doc)) return undefined;
     for (const key of this.keys(doc)) {
       let pos = entries.seek((keys, base) => {
         for (let f = 0; f < key.length; f++) {
@@ -383,15 +383,15 @@ export class OrderedIndex {
         return 0;
       });
       for (; entries.valid(pos) && sameKey(entries, pos, key); pos = entries.next(pos)) {
-        if (keyOf(entries.idAt(pos)) !== selfId && (covers === undefined || covers(entries.docAt(pos)))) return true;
+        if (keyOf(entries.idAt(pos)) !== selfId && (covers === undefined || covers(entries.docAt(pos)))) return key;
       }
     }
-    return false;
+    return undefined;
   }
 
-  /** The `{ field: value }` document MongoDB reports as keyValue for a duplicate of `doc`. */
-  keyValue(doc: Document): Document {
-    return keyValueOf(doc, this.fields);
+  /** The `{ field: value }` document MongoDB reports as keyValue for a duplicate key tuple. */
+  keyValue(key: readonly unknown[]): Document {
+    return keyValueOf(key, this.fields);
   }
 }
 
