@@ -21,6 +21,7 @@ export default defineModel({
     { keys: { surname: 1, name: 1, _id: 1 } },
   ],
   relations: {
-    posts: { type: "hasMany", model: "Post", foreignKey: "user_id" },
+    // Deleting a user deletes their posts too (after the user; Post's hooks do not run for them).
+    posts: { type: "hasMany", model: "Post", foreignKey: "user_id", onDelete: "cascade" },
   },
 });

@@ -1,14 +1,30 @@
 import type { Document } from "mongodb";
 import { empty } from "../http/responses.ts";
 import { type DeleteContext, type ModelHooks, toStoredRecord } from "./context.ts";
+import { applyOnDelete, refuseRestricted } from "./dependents.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId, type Route } from "./route.ts";
 import { writeScope } from "./scope.ts";
 
-async function softDelete(route: Route, guard: Document): Promise<boolean> {
-  return (await route.store.update(guard, { deleted_at: route.store.clock() })) !== null;
+async function softDelete(route: Route, guard: Document, at: Date): Promise<boolean> {
+  return (await route.store.update(guard, { deleted_at: at })) !== null;
+}
+
+/**
+ * The delete itself: refused (409) while a `restrict` relation has live children, else the
+ * record's own write (a missed one is a 404 or 412), then its relations' `cascade` and `setNull`.
+ */
+async function deleteWithDependents(route: Route, id: number, guard: Document, force: boolean): Promise<void> {
+  const { model, app } = route;
+  await refuseRestricted(app, model, id);
+  // A soft delete's time, which a cascade stamps on the children it soft-deletes too.
+  const deletedAt = model.softDelete && !force ? route.store.clock() : undefined;
+  const done = deletedAt ? await softDelete(route, guard, deletedAt) : await route.store.remove(guard);
+  if (!done) await missedWrite(route, id, guard);
+  // The record first, then its dependents: see applyOnDelete on failures part way.
+  await applyOnDelete(app, model, [id], deletedAt);
 }
 
 type DeleteHooks = Pick<ModelHooks, "onBeforeDelete" | "onAfterDelete">;
@@ -30,8 +46,7 @@ function deleteHandler(force: boolean): Handler {
     const guard = await writeGuard(request, route, stored, scope);
     const ctx: DeleteContext = { ...hookContext(request, route, params), id, item: toStoredRecord(stored) };
     await hooks.onBeforeDelete?.(ctx);
-    const done = model.softDelete && !force ? await softDelete(route, guard) : await route.store.remove(guard);
-    if (!done) await missedWrite(route, id, guard);
+    await deleteWithDependents(route, id, guard, force);
     await hooks.onAfterDelete?.(ctx);
     return empty(hookStatus(ctx, 204), app.language, hookHeaders(ctx));
   };
@@ -40,6 +55,7 @@ function deleteHandler(force: boolean): Handler {
 /**
  * DELETE: `DELETE /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): 204 with no body. On a soft-delete model it sets
  * `deleted_at` instead, so the record drops out of reads but can still be listed with `trashed=true`.
+ * Relations' `onDelete` apply (`dependents.ts`): a `restrict` with live children is a 409.
  */
 export const remove: Handler = deleteHandler(false);
 

@@ -34,6 +34,8 @@ export const de: Catalog = {
   "record.unchanged":
     "Der Datensatz liegt noch in der Version vor, die If-None-Match nennt (oder If-None-Match ist *, und er existiert): nichts wurde geschrieben.",
   "record.duplicate": "Der Wert von {field} ist bereits vergeben.",
+  "record.restricted": "{model} {id} hat noch Datensätze in {relation}; löschen Sie diese zuerst.",
+  "record.restrictedOne": "{model} {id} hat noch einen Datensatz in {relation}; löschen Sie diesen zuerst.",
   "storage.full":
     "Der Server hat keinen Speicherplatz mehr, daher wurde dieser Schreibvorgang nicht gespeichert. Wiederholen Sie ihn, sobald wieder Platz frei ist.",
   "request.noRoute": "Keine Route passt zu {method} {path}.",

@@ -38,6 +38,9 @@ export const en = {
   "record.unchanged":
     "The item is still in the version If-None-Match names (or If-None-Match is *, and it exists): nothing was written.",
   "record.duplicate": "The {field} has already been taken.",
+  // a DELETE while a relation with onDelete "restrict" has live children (409)
+  "record.restricted": "{model} {id} still has {relation}; delete them first.",
+  "record.restrictedOne": "{model} {id} still has its {relation}; delete it first.",
   "storage.full":
     "The server is out of storage space, so this write was not saved. Retry it once space has been freed.",
   // requests

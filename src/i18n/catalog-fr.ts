@@ -34,6 +34,8 @@ export const fr: Catalog = {
   "record.unchanged":
     "L'élément est toujours dans la version que nomme If-None-Match (ou If-None-Match vaut *, et il existe) : rien n'a été écrit.",
   "record.duplicate": "La valeur de {field} est déjà prise.",
+  "record.restricted": "{model} {id} a encore des éléments dans {relation} ; supprimez-les d'abord.",
+  "record.restrictedOne": "{model} {id} a encore un élément dans {relation} ; supprimez-le d'abord.",
   "storage.full":
     "Le serveur n'a plus d'espace de stockage ; cette écriture n'a donc pas été enregistrée. Réessayez dès que de l'espace aura été libéré.",
   "request.noRoute": "Aucune route ne correspond à {method} {path}.",

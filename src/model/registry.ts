@@ -1,7 +1,57 @@
-import type { Model, Relation } from "./define.ts";
+import type { AnyStruct, Model, Relation } from "./define.ts";
 
 /** All models of an app by name; relations are resolved through it. */
 export type ModelRegistry = ReadonlyMap<string, Model>;
+
+/**
+ * How `onDelete: "setNull"` clears a foreign key of struct `struct`: a field that may hold null
+ * (`nullable(...)`) is set to null; one that may only be left out (`optional(...)`) loses its
+ * value, which responses show as null too (a null there would fail its own validation on the
+ * next write and collide in the partial unique index of an optional unique field); undefined
+ * when the field must hold a value.
+ */
+export function clearingOf(struct: AnyStruct): "null" | "unset" | undefined {
+  const [nullRefused, nullStored] = struct.validate(null, { coerce: true });
+  if (!nullRefused && nullStored === null) return "null";
+  const [missingRefused, missingStored] = struct.validate(undefined, { coerce: true });
+  return !missingRefused && missingStored === undefined ? "unset" : undefined;
+}
+
+/** `setNull` needs a foreign key that may be cleared. */
+function checkSetNull(owner: Model, rel: Relation, target: Model): void {
+  if (rel.onDelete !== "setNull" || clearingOf(target.fields[rel.foreignKey]) !== undefined) return;
+  throw new TypeError(
+    `Model ${owner.name}: relation "${rel.name}" has onDelete "setNull", but ${target.name}.${rel.foreignKey} must hold a value; make it nullable(...) or optional(...), or choose another onDelete`,
+  );
+}
+
+/** The relations of `model` whose `onDelete` is `action`, in declaration order. */
+export function onDeleteRelations(model: Model, action: Relation["onDelete"]): Relation[] {
+  return [...model.relations.values()].filter((rel) => rel.onDelete === action);
+}
+
+/**
+ * A cascade deletes children without reading them first, so it cannot honour a `restrict`
+ * below it (the parent is already gone when a child would refuse). Such a chain stops start-up,
+ * naming the path, instead of leaving the restricted records dangling at run time.
+ */
+function checkCascadeReach(registry: ModelRegistry, owner: Model, rel: Relation): void {
+  const seen = new Set<string>();
+  const walk = (model: Model, path: string): void => {
+    if (seen.has(model.name)) return;
+    seen.add(model.name);
+    const restricted = onDeleteRelations(model, "restrict")[0];
+    if (restricted) {
+      throw new TypeError(
+        `Model ${owner.name}: relation "${rel.name}" has onDelete "cascade", which reaches ${path}, whose relation "${restricted.name}" has onDelete "restrict"; a cascade deletes without reading first, so it cannot honour that restriction: change one of the two`,
+      );
+    }
+    for (const next of onDeleteRelations(model, "cascade")) {
+      walk(registry.get(next.model)!, `${path} → ${next.model}`);
+    }
+  };
+  walk(registry.get(rel.model)!, rel.model);
+}
 
 function checkRelation(registry: ModelRegistry, owner: Model, rel: Relation): void {
   const target = registry.get(rel.model);
@@ -22,11 +72,13 @@ function checkRelation(registry: ModelRegistry, owner: Model, rel: Relation): vo
   if (owner.fields[rel.name] || owner.kinds.has(rel.name)) {
     throw new TypeError(`Model ${owner.name}: relation "${rel.name}" has the same name as a field`);
   }
+  checkSetNull(owner, rel, target);
 }
 
 /**
  * Builds the registry and checks, at start-up, everything that would otherwise fail per request:
- * duplicate names or routes, and relations to unknown models or missing foreign keys.
+ * duplicate names or routes, relations to unknown models or missing foreign keys, and `onDelete`
+ * actions that could not be carried out (see checkSetNull, checkCascadeReach).
  */
 export function createRegistry(models: readonly Model[]): ModelRegistry {
   const registry = new Map<string, Model>();
@@ -39,6 +91,10 @@ export function createRegistry(models: readonly Model[]): ModelRegistry {
   }
   for (const model of models) {
     for (const rel of model.relations.values()) checkRelation(registry, model, rel);
+  }
+  // Once every relation is known to lead somewhere: the cascades' chains.
+  for (const model of models) {
+    for (const rel of onDeleteRelations(model, "cascade")) checkCascadeReach(registry, model, rel);
   }
   return registry;
 }

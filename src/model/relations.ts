@@ -6,6 +6,20 @@ import { checkKeys, isPlainObject } from "./strict.ts";
 export type RelationType = "hasMany" | "hasOne" | "belongsTo";
 
 /**
+ * What deleting a record does to the records of a hasMany or hasOne relation that point at it
+ * (PostgREST's foreign-key actions, Rails' `dependent:`):
+ * - `restrict`: the delete is a 409 while a live child exists;
+ * - `cascade`: the children are deleted after the record (soft-deleted when both sides are
+ *   soft-delete models and the record was soft-deleted), through their own `onDelete` relations;
+ * - `setNull`: the children's foreign key is cleared after the record is deleted;
+ * - `none`: nothing happens to them.
+ */
+export type OnDelete = "restrict" | "cascade" | "setNull" | "none";
+
+/** Every {@link OnDelete} value, in the order messages list them. */
+export const ON_DELETE_VALUES: readonly OnDelete[] = ["restrict", "cascade", "setNull", "none"];
+
+/**
  * A relation as written in a model file. Models refer to each other by name so that model
  * files never import one another (no import cycles, load order does not matter).
  *
@@ -30,6 +44,11 @@ export interface RelationDefinition {
   filter?: Document;
   /** hasMany: most related records per parent in `with` (below the app's `maxChildrenPerParent`), and the nested list's largest page. */
   limit?: number;
+  /**
+   * hasMany / hasOne: what deleting a record (soft or force, top-level or nested) does to the
+   * related records whose foreign key holds its id, whatever the relation's `filter`. Default "none".
+   */
+  onDelete?: OnDelete;
 }
 
 /** A resolved relation: the definition plus its output key. */
@@ -47,12 +66,34 @@ const RELATION_KEYS = Object.keys(
     sort: 1,
     filter: 1,
     limit: 1,
+    onDelete: 1,
   } satisfies Record<keyof RelationDefinition, 1>,
 );
 
 /**
- * Unknown keys in a model's relations stop start-up (`where` names the model), and so does
- * `routes` anywhere but on a hasMany relation, which alone has nested routes to switch off.
+ * `onDelete` is one of {@link ON_DELETE_VALUES}, and only where the related records point at this
+ * model (hasMany, hasOne): a belongsTo relation's record is the one pointed at, not a dependent.
+ */
+function checkOnDelete(where: string, rel: RelationDefinition): void {
+  if (rel.onDelete === undefined) return;
+  if (!ON_DELETE_VALUES.includes(rel.onDelete)) {
+    throw new TypeError(
+      `${where}: onDelete must be one of ${ON_DELETE_VALUES.map((value) => `"${value}"`).join(", ")}, got ${
+        JSON.stringify(rel.onDelete)
+      }`,
+    );
+  }
+  if (rel.type === "belongsTo") {
+    throw new TypeError(
+      `${where}: onDelete applies to hasMany and hasOne relations only (the records that point at this one), not to belongsTo`,
+    );
+  }
+}
+
+/**
+ * Unknown keys in a model's relations stop start-up (`where` names the model), and so do
+ * `routes` anywhere but on a hasMany relation, which alone has nested routes to switch off, and
+ * an `onDelete` that is unknown or on a belongsTo relation.
  */
 export function checkRelationKeys(where: string, relations: Readonly<Record<string, RelationDefinition>>): void {
   for (const [name, rel] of Object.entries(relations)) {
@@ -63,6 +104,7 @@ export function checkRelationKeys(where: string, relations: Readonly<Record<stri
         `${where}, relation ${name}: routes must be true or false, and only hasMany relations have nested routes`,
       );
     }
+    checkOnDelete(`${where}, relation ${name}`, rel);
   }
 }
 

@@ -1,3 +1,4 @@
+import { onDeleteRelations } from "../model/registry.ts";
 import { BODY_WRITES, type OperationInfo, type OperationKind, READS, RECORD_WRITES } from "./kinds.ts";
 import { type JsonSchema, ref } from "./schemas.ts";
 
@@ -81,6 +82,17 @@ function conflict({ model }: OperationInfo): ResponseObject {
   return jsonResponse(which, ref("Error"));
 }
 
+const DELETES: readonly OperationKind[] = ["delete", "forceDelete"];
+
+/** 409 of a DELETE: a relation with `onDelete: "restrict"` still has live children; they are named. */
+function restricted({ model }: OperationInfo): ResponseObject {
+  const names = onDeleteRelations(model, "restrict").map((rel) => rel.name).join(", ");
+  return jsonResponse(
+    `The ${model.name} still has live records in a relation that restricts its deletion (${names}): \`<Model> <id> still has <relation>; delete them first.\` Nothing was deleted.`,
+    ref("Error"),
+  );
+}
+
 /** 500: `{message}` from the default error handler, or `{error}` where a hook may throw an `ApiError` with status 500. */
 function internalError(op: OperationInfo): ResponseObject {
   const text = "An unexpected error, with the default error handler in production";
@@ -118,6 +130,11 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
     status: "409",
     appliesTo: (op) => BODY_WRITES.includes(op.kind) && op.model.unique.length > 0,
     build: conflict,
+  },
+  {
+    status: "409",
+    appliesTo: (op) => DELETES.includes(op.kind) && onDeleteRelations(op.model, "restrict").length > 0,
+    build: restricted,
   },
   {
     status: "412",

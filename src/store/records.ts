@@ -94,4 +94,20 @@ export class RecordStore {
   async remove(guard: Document): Promise<boolean> {
     return (await this.collection.deleteOne(guard)).deletedCount === 1;
   }
+
+  /**
+   * {@link update} for every record matching `filter` in one command, with the same bookkeeping
+   * (`updated_at`, `_rev`), so their ETags and the response cache move as after any write.
+   * Returns how many records changed.
+   */
+  async updateMany(filter: Document, set: Document, unset: readonly string[] = []): Promise<number> {
+    const update: Document = { $set: { ...set, updated_at: this.clock() }, $inc: { _rev: 1 } };
+    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
+    return (await this.collection.updateMany(filter, update)).modifiedCount;
+  }
+
+  /** Removes every record matching `filter` for good, in one command; returns how many. */
+  async removeMany(filter: Document): Promise<number> {
+    return (await this.collection.deleteMany(filter)).deletedCount;
+  }
 }

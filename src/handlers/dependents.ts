@@ -1,0 +1,140 @@
+/**
+ * What a DELETE does to the records that point at the deleted one, as its hasMany and hasOne
+ * relations' `onDelete` declares (`model/relations.ts`): refuse (`restrict`), delete them too
+ * (`cascade`), or clear their foreign key (`setNull`). Children's hooks never run, as with SQL's
+ * foreign-key actions.
+ */
+import type { Document } from "mongodb";
+import { apiError } from "../errors.ts";
+import type { Model, Relation } from "../model/define.ts";
+import { clearingOf, onDeleteRelations } from "../model/registry.ts";
+import type { RecordStore } from "../store/records.ts";
+import { allOf, type AppState } from "./route.ts";
+import { LIVE, writeScope } from "./scope.ts";
+
+/** Children a cascade reads and writes per command unless a test changed it. */
+export const DEFAULT_CASCADE_BATCH = 1000;
+
+let batchSize = DEFAULT_CASCADE_BATCH;
+
+/**
+ * Sets how many children a cascade reads (ids only) and writes per command, and returns the
+ * previous size. A cascade holds one batch of ids per level it is in, so its memory follows
+ * this, never the number of children; tests lower it to cross batch boundaries cheaply.
+ */
+export function setCascadeBatchSize(size: number): number {
+  if (!Number.isSafeInteger(size) || size < 1) throw new TypeError(`cascade batch size must be a positive integer`);
+  const previous = batchSize;
+  batchSize = size;
+  return previous;
+}
+
+/** The children of the records `ids` through foreign key `fk`: a plain equality for one parent. */
+function pointingAt(fk: string, ids: readonly number[]): Document {
+  return { [fk]: ids.length === 1 ? ids[0] : { $in: ids } };
+}
+
+/**
+ * Before a delete's write, after its preconditions and before-hook: a 409 naming the record and
+ * the relation when a `restrict` relation still has a live child (trashed children are already
+ * out of every read, so they do not hold the record). One `limit 1` read per such relation, all
+ * at once; of several that hold it, the first declared is named.
+ */
+export async function refuseRestricted(app: AppState, model: Model, id: number): Promise<void> {
+  const restricted = onDeleteRelations(model, "restrict");
+  if (restricted.length === 0) return;
+  const held = await Promise.all(restricted.map((rel) =>
+    app.stores.get(rel.model)!.exists(
+      allOf([{ [rel.foreignKey]: id }, writeScope(app.registry.get(rel.model)!)]),
+    )
+  ));
+  const holder = restricted[held.indexOf(true)];
+  if (holder === undefined) return;
+  const key = holder.type === "hasOne" ? "record.restrictedOne" : "record.restricted";
+  throw apiError(key, { model: model.name, id, relation: holder.name }, 409);
+}
+
+/**
+ * Calls `visit` with the ids of the records matching `filter`, at most a batch at a time, in `_id`
+ * order. Each batch is read after the previous one was visited, from the last id on, so a visit
+ * may delete its batch without the walk losing its place.
+ */
+async function eachBatch(
+  store: RecordStore,
+  filter: Document,
+  visit: (ids: number[]) => Promise<void>,
+): Promise<void> {
+  let after = 0; // ids start at 1
+  for (;;) {
+    const limit = batchSize;
+    const docs = await store.find({
+      filter: allOf([filter, { _id: { $gt: after } }]),
+      sort: { _id: 1 },
+      skip: 0,
+      limit,
+      projection: { _id: 1 },
+    });
+    if (docs.length === 0) return;
+    const ids = docs.map((doc) => doc._id);
+    await visit(ids);
+    if (docs.length < limit) return;
+    after = ids[ids.length - 1];
+  }
+}
+
+/**
+ * `cascade`: deletes the children of `ids`, a batch at a time, each batch before its own children.
+ * They are soft-deleted (with the parent's `deleted_at`) while the parent was soft-deleted and
+ * their model is a soft-delete one, and removed otherwise; below a removed record every level is
+ * removed, so no trashed child is left pointing at a record that is gone.
+ */
+async function cascade(app: AppState, rel: Relation, ids: readonly number[], deletedAt?: Date): Promise<void> {
+  const child = app.registry.get(rel.model)!;
+  const store = app.stores.get(rel.model)!;
+  const at = child.softDelete ? deletedAt : undefined;
+  // A soft cascade leaves children already trashed alone, with their own deletion time.
+  const filter = allOf([pointingAt(rel.foreignKey, ids), at ? LIVE : {}]);
+  await eachBatch(store, filter, async (batch) => {
+    const these = { _id: { $in: batch } };
+    if (at) await store.updateMany({ ...these, ...LIVE }, { deleted_at: at });
+    else await store.removeMany(these);
+    await applyOnDelete(app, child, batch, at);
+  });
+}
+
+/**
+ * `setNull`: clears the foreign key of every child of `ids`, trashed ones included (they would
+ * otherwise point at a deleted record once restored or read with `trashed=true`), in one command,
+ * through the store's update bookkeeping so their ETags and cached reads move.
+ */
+async function setNull(app: AppState, rel: Relation, ids: readonly number[]): Promise<void> {
+  const child = app.registry.get(rel.model)!;
+  const field = rel.foreignKey;
+  const nullable = clearingOf(child.fields[field]) === "null"; // else "unset": checked at start-up
+  await app.stores.get(rel.model)!.updateMany(
+    pointingAt(field, ids),
+    nullable ? { [field]: null } : {},
+    nullable ? [] : [field],
+  );
+}
+
+/**
+ * After a delete's own write succeeded: the `cascade` and `setNull` relations of `model` for the
+ * records `ids` (the one a request deleted, or a batch of children further down), in declaration
+ * order. `deletedAt` is the soft delete's time, undefined when the records were removed.
+ *
+ * There are no transactions: every write is its own command, the record first and its children
+ * after it, so a failure part way leaves at worst children pointing at a deleted (or trashed)
+ * record, as every child did before `onDelete` existed.
+ */
+export async function applyOnDelete(
+  app: AppState,
+  model: Model,
+  ids: readonly number[],
+  deletedAt?: Date,
+): Promise<void> {
+  for (const rel of model.relations.values()) {
+    if (rel.onDelete === "cascade") await cascade(app, rel, ids, deletedAt);
+    else if (rel.onDelete === "setNull") await setNull(app, rel, ids);
+  }
+}

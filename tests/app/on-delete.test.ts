@@ -1,0 +1,412 @@
+// deno-lint-ignore-file no-explicit-any -- stored documents and command events are walked field by field
+/**
+ * A relation's `onDelete`: what DELETE (soft, force, nested) does to the records that point at
+ * the deleted one: `restrict` refuses with 409, `cascade` deletes them too (in batches, through
+ * their own relations), `setNull` clears their foreign key.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { nullable, optional, string } from "superstruct";
+import { ApiError, type App, type AppOptions, createApp, defineModel, id } from "../../src/mod.ts";
+import { DEFAULT_CASCADE_BATCH, setCascadeBatchSize } from "../../src/handlers/dependents.ts";
+import { call, jsonOf } from "../helpers/app.ts";
+
+/** Runs `body` against a fresh app, which is closed whatever happens. */
+async function withApp(options: AppOptions, body: (app: App) => Promise<void>): Promise<void> {
+  const app = await createApp(options);
+  try {
+    await body(app);
+  } finally {
+    await app.close();
+  }
+}
+
+/** A clock one second further on every call, so each write's time is its own. */
+function steppingClock(): () => Date {
+  let now = Date.UTC(2026, 0, 1);
+  return () => new Date(now += 1000);
+}
+
+/** POSTs each body to `path` and fails unless every one is stored. */
+async function post(app: App, path: string, ...bodies: Record<string, unknown>[]): Promise<void> {
+  for (const body of bodies) {
+    const res = await call(app, "POST", path, body);
+    assert.equal(res.status, 201, `POST ${path}: ${await res.text()}`);
+  }
+}
+
+/** The stored documents of a collection by id. */
+async function stored(app: App, collection: string): Promise<Map<number, any>> {
+  const docs = await app.db.collection(collection).find({}).toArray();
+  return new Map(docs.map((doc) => [doc._id as unknown as number, doc]));
+}
+
+/** The ids of a collection's stored documents, in order. */
+async function idsOf(app: App, collection: string, filter: Record<string, unknown> = {}): Promise<number[]> {
+  return (await app.db.collection(collection).find(filter).sort({ _id: 1 }).toArray()).map((doc) => doc._id as never);
+}
+
+describe("onDelete: restrict", () => {
+  const Owner = defineModel({
+    name: "Owner",
+    fields: { name: string() },
+    softDelete: true,
+    relations: {
+      pets: { type: "hasMany", model: "Pet", foreignKey: "owner_id", onDelete: "restrict" },
+      licence: { type: "hasOne", model: "Licence", foreignKey: "owner_id", onDelete: "restrict" },
+    },
+  });
+  const Pet = defineModel({
+    name: "Pet",
+    fields: { owner_id: id(), name: string() },
+    softDelete: true,
+    indexes: [{ keys: { owner_id: 1 } }],
+  });
+  const Licence = defineModel({ name: "Licence", fields: { owner_id: id(), number: string() } });
+
+  test("live children make DELETE and force DELETE a 409 after If-Match and the before-hook; nothing is written", async () => {
+    let hookRuns = 0;
+    const hooks = { Owner: { onBeforeDelete: () => void hookRuns++, onBeforeForceDelete: () => void hookRuns++ } };
+    await withApp({ models: [Owner, Pet, Licence], hooks }, async (app) => {
+      await post(app, "/api/v1/owners", { name: "Ann" });
+      await post(app, "/api/v1/owners/1/pets", { name: "Rex" });
+      const before = await app.db.collection("owners").findOne({ _id: 1 as never });
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/1", undefined, { "if-match": '"stale"' })).status, 412);
+      assert.equal(hookRuns, 0, "If-Match is checked before the hook and the children");
+      for (const path of ["/api/v1/owners/1", "/api/v1/owners/1/force"]) {
+        const refused = await jsonOf(await call(app, "DELETE", path));
+        assert.deepEqual([refused.status, refused.body], [409, {
+          error: "Owner 1 still has pets; delete them first.",
+        }]);
+      }
+      assert.equal(hookRuns, 2, "the before-hooks ran first");
+      assert.deepEqual(await app.db.collection("owners").findOne({ _id: 1 as never }), before);
+      assert.equal((await call(app, "GET", "/api/v1/owners/1")).status, 200);
+      assert.equal((await jsonOf(await call(app, "GET", "/api/v1/pets/1"))).body.owner_id, 1);
+    });
+  });
+
+  test("the 409 speaks the client's language", async () => {
+    await withApp({ models: [Owner, Pet, Licence] }, async (app) => {
+      await post(app, "/api/v1/owners", { name: "Ann" });
+      await post(app, "/api/v1/pets", { owner_id: 1, name: "Rex" });
+      const de = await call(app, "DELETE", "/api/v1/owners/1", undefined, { "accept-language": "de" });
+      assert.equal(de.headers.get("content-language"), "de");
+      assert.deepEqual(await de.json(), { error: "Owner 1 hat noch Datensätze in pets; löschen Sie diese zuerst." });
+      const fr = await call(app, "DELETE", "/api/v1/owners/1", undefined, { "accept-language": "fr" });
+      assert.deepEqual([fr.status, await fr.json()], [409, {
+        error: "Owner 1 a encore des éléments dans pets ; supprimez-les d'abord.",
+      }]);
+    });
+  });
+
+  test("trashed children do not hold their parent; a hasOne child does, in the singular", async () => {
+    await withApp({ models: [Owner, Pet, Licence] }, async (app) => {
+      await post(app, "/api/v1/owners", { name: "Ann" }, { name: "Bob" });
+      await post(app, "/api/v1/pets", { owner_id: 1, name: "Rex" }, { owner_id: 1, name: "Tom" });
+      await post(app, "/api/v1/licences", { owner_id: 2, number: "L-2" });
+      assert.equal((await call(app, "DELETE", "/api/v1/pets/1")).status, 204);
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 409, "pet 2 is still live");
+      assert.equal((await call(app, "DELETE", "/api/v1/pets/2")).status, 204);
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 204);
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/1/force")).status, 204, "trashed pets do not hold it");
+      const one = await jsonOf(await call(app, "DELETE", "/api/v1/owners/2"));
+      assert.deepEqual([one.status, one.body], [409, { error: "Owner 2 still has its licence; delete it first." }]);
+    });
+  });
+});
+
+describe("onDelete: cascade", () => {
+  const Author = defineModel({
+    name: "Author",
+    fields: { name: string() },
+    softDelete: true,
+    relations: {
+      books: { type: "hasMany", model: "Book", foreignKey: "author_id", onDelete: "cascade" },
+      notes: { type: "hasMany", model: "Note", foreignKey: "author_id", onDelete: "cascade" },
+    },
+  });
+  const Book = defineModel({
+    name: "Book",
+    fields: { author_id: id(), title: string() },
+    softDelete: true,
+    relations: { chapters: { type: "hasMany", model: "Chapter", foreignKey: "book_id", onDelete: "cascade" } },
+    indexes: [{ keys: { author_id: 1, _id: 1 } }],
+  });
+  const Chapter = defineModel({
+    name: "Chapter",
+    fields: { book_id: id(), title: string() },
+    softDelete: true,
+    indexes: [{ keys: { book_id: 1, _id: 1 } }],
+  });
+  const Note = defineModel({ name: "Note", fields: { author_id: id(), text: string() } });
+  // The children's hooks do not run for a cascade, as SQL's cascades run no triggers of the rows' owners.
+  const refuse = () => {
+    throw new ApiError("Chapters are never deleted one by one.", 403);
+  };
+  const options = (): AppOptions => ({
+    models: [Author, Book, Chapter, Note],
+    hooks: { Chapter: { onBeforeDelete: refuse, onBeforeForceDelete: refuse } },
+    clock: steppingClock(),
+    clientOptions: { monitorCommands: true },
+  });
+
+  /** Authors 1 and 2; books 1–5 of author 1 with chapters 1–10 (two each), book 6 of author 2 with chapter 11. */
+  async function seed(app: App): Promise<void> {
+    await post(app, "/api/v1/authors", { name: "Ann" }, { name: "Bob" });
+    for (let book = 1; book <= 5; book++) await post(app, "/api/v1/authors/1/books", { title: `B${book}` });
+    await post(app, "/api/v1/authors/2/books", { title: "B6" });
+    for (let book = 1; book <= 5; book++) {
+      await post(app, `/api/v1/books/${book}/chapters`, { title: `C${book}a` }, { title: `C${book}b` });
+    }
+    await post(app, "/api/v1/books/6/chapters", { title: "C6" });
+    await post(app, "/api/v1/notes", { author_id: 1, text: "n1" }, { author_id: 2, text: "n2" });
+  }
+
+  test("a soft delete soft-deletes children and grandchildren at its own time, in batches; other models' children are removed", async () => {
+    const previous = setCascadeBatchSize(2);
+    try {
+      await withApp(options(), async (app) => {
+        await seed(app);
+        assert.equal(
+          (await call(app, "DELETE", "/api/v1/books/5")).status,
+          204,
+          "book 5 and its chapters trashed early",
+        );
+        const commands: any[] = [];
+        const listener = (event: { command: any }) => commands.push(event.command);
+        app.client.on("commandStarted", listener);
+        const deleted = await call(app, "DELETE", "/api/v1/authors/1");
+        app.client.off("commandStarted", listener);
+        assert.equal(deleted.status, 204);
+        const at = (await stored(app, "authors")).get(1).deleted_at as Date;
+        const earlier = (await stored(app, "books")).get(5).deleted_at as Date;
+        assert.ok(at instanceof Date && earlier < at);
+        const books = await stored(app, "books");
+        assert.deepEqual([1, 2, 3, 4].map((id) => books.get(id).deleted_at), [at, at, at, at]);
+        assert.deepEqual(books.get(5).deleted_at, earlier, "an already trashed book keeps its own time");
+        assert.equal(books.get(6).deleted_at, undefined, "another author's book is left alone");
+        const chapters = await stored(app, "chapters");
+        assert.deepEqual([...chapters.values()].map((c) => c.deleted_at), [
+          ...Array(8).fill(at),
+          earlier,
+          earlier,
+          undefined,
+        ]);
+        assert.equal(books.get(1)._rev, 2, "the store's bookkeeping applies: _rev and updated_at move");
+        assert.ok(books.get(1).updated_at > books.get(1).created_at);
+        assert.deepEqual(await idsOf(app, "notes"), [2], "notes are no soft-delete model: removed");
+        // Every read and write of the children named at most one batch of ids.
+        const bookReads = commands.filter((c) => c.find === "books");
+        assert.deepEqual(
+          bookReads.map((c) => c.limit),
+          [2, 2, 2],
+          "books 1–4 in two batches of two, then an empty one",
+        );
+        const writes = commands.filter((c) => c.update === "books" || c.update === "chapters");
+        assert.ok(writes.length >= 4, `${writes.length} writes`);
+        for (const write of writes) assert.ok(write.updates[0].q._id.$in.length <= 2);
+        const live = await jsonOf(await call(app, "GET", "/api/v1/books"));
+        assert.deepEqual(live.body.data.map((b: { id: number }) => b.id), [6]);
+      });
+    } finally {
+      setCascadeBatchSize(previous);
+    }
+  });
+
+  test("a force delete removes children and grandchildren for good, trashed ones too", async () => {
+    const previous = setCascadeBatchSize(3);
+    try {
+      await withApp(options(), async (app) => {
+        await seed(app);
+        assert.equal((await call(app, "DELETE", "/api/v1/authors/1")).status, 204);
+        assert.equal((await call(app, "DELETE", "/api/v1/authors/1/force")).status, 204, "the trashed author");
+        assert.deepEqual(await idsOf(app, "authors"), [2]);
+        assert.deepEqual(await idsOf(app, "books"), [6]);
+        assert.deepEqual(await idsOf(app, "chapters"), [11]);
+        assert.equal((await call(app, "DELETE", "/api/v1/authors/2/force")).status, 204, "a live author");
+        assert.deepEqual(await idsOf(app, "books"), []);
+        assert.deepEqual(await idsOf(app, "chapters"), []);
+        assert.deepEqual(await idsOf(app, "notes"), []);
+      });
+    } finally {
+      setCascadeBatchSize(previous);
+    }
+  });
+
+  test("the response cache does not serve children a cascade deleted", async () => {
+    const Writer = defineModel({
+      name: "Writer",
+      fields: { name: string() },
+      relations: { articles: { type: "hasMany", model: "Article", foreignKey: "writer_id", onDelete: "cascade" } },
+    });
+    const Article = defineModel({ name: "Article", fields: { writer_id: id(), title: string() } });
+    await withApp({ models: [Writer, Article] }, async (app) => {
+      await post(app, "/api/v1/writers", { name: "Ann" }, { name: "Bob" });
+      await post(app, "/api/v1/articles", { writer_id: 1, title: "a" }, { writer_id: 2, title: "b" });
+      await post(app, "/api/v1/articles", { writer_id: 1, title: "c" });
+      const ids = async () =>
+        (await jsonOf(await call(app, "GET", "/api/v1/articles"))).body.data.map((a: any) => a.id);
+      assert.deepEqual(await ids(), [1, 2, 3]);
+      const kept = await call(app, "GET", "/api/v1/articles");
+      assert.match(kept.headers.get("cache-status")!, /hit/, "the list is kept");
+      await call(app, "GET", "/api/v1/writers/2?with=articles");
+      assert.equal((await call(app, "DELETE", "/api/v1/writers/1")).status, 204);
+      assert.deepEqual(await ids(), [2]);
+      const nested = await jsonOf(await call(app, "GET", "/api/v1/writers/2?with=articles"));
+      assert.deepEqual(nested.body.articles.map((a: any) => a.id), [2]);
+    });
+  });
+
+  test("a hasOne relation cascades too", async () => {
+    const Person = defineModel({
+      name: "Person",
+      fields: { name: string() },
+      relations: { passport: { type: "hasOne", model: "Passport", foreignKey: "person_id", onDelete: "cascade" } },
+    });
+    const Passport = defineModel({ name: "Passport", fields: { person_id: id(), number: string() } });
+    await withApp({ models: [Person, Passport] }, async (app) => {
+      await post(app, "/api/v1/people", { name: "Ann" }, { name: "Bob" });
+      await post(app, "/api/v1/passports", { person_id: 1, number: "P1" }, { person_id: 2, number: "P2" });
+      assert.equal((await call(app, "DELETE", "/api/v1/people/2")).status, 204);
+      assert.deepEqual(await idsOf(app, "passports"), [1]);
+    });
+  });
+});
+
+describe("onDelete: setNull", () => {
+  const Team = defineModel({
+    name: "Team",
+    fields: { name: string() },
+    relations: {
+      members: { type: "hasMany", model: "Member", foreignKey: "team_id", onDelete: "setNull" },
+      guest: { type: "hasOne", model: "Guest", foreignKey: "team_id", onDelete: "setNull" },
+    },
+  });
+  const Member = defineModel({ name: "Member", fields: { team_id: nullable(id()), name: string() } });
+  // Optional and unique: a cleared key is left out, never stored as a null that two guests would share.
+  const Guest = defineModel({
+    name: "Guest",
+    fields: { team_id: optional(id()), name: string() },
+    unique: ["team_id"],
+  });
+
+  test("children keep living without a parent: null, or no value for an optional key; ETags move", async () => {
+    await withApp({ models: [Team, Member, Guest], clock: steppingClock() }, async (app) => {
+      await post(app, "/api/v1/teams", { name: "Red" }, { name: "Blue" });
+      await post(app, "/api/v1/members", { team_id: 1, name: "a" }, { team_id: 2, name: "b" }, {
+        team_id: 1,
+        name: "c",
+      });
+      await post(app, "/api/v1/guests", { team_id: 1, name: "g1" }, { team_id: 2, name: "g2" });
+      const before = await call(app, "GET", "/api/v1/members/1");
+      const { updated_at: updatedBefore } = await before.json();
+      assert.equal((await call(app, "DELETE", "/api/v1/teams/1")).status, 204);
+      const after = await call(app, "GET", "/api/v1/members/1");
+      assert.notEqual(after.headers.get("etag"), before.headers.get("etag"));
+      const member = await after.json();
+      assert.equal(member.team_id, null);
+      assert.ok(member.updated_at > updatedBefore);
+      const members = await stored(app, "members");
+      assert.deepEqual([1, 2, 3].map((id) => members.get(id).team_id), [null, 2, null]);
+      assert.equal(members.get(1)._rev, 2);
+      assert.equal((await call(app, "DELETE", "/api/v1/teams/2")).status, 204);
+      const guests = await stored(app, "guests");
+      assert.deepEqual([...guests.values()].map((guest) => "team_id" in guest), [false, false]);
+      assert.equal((await jsonOf(await call(app, "GET", "/api/v1/guests/1"))).body.team_id, null);
+    });
+  });
+});
+
+describe("onDelete on nested routes", () => {
+  const Shelf = defineModel({
+    name: "Shelf",
+    fields: { name: string() },
+    relations: { boxes: { type: "hasMany", model: "Box", foreignKey: "shelf_id" } },
+  });
+  const Box = defineModel({
+    name: "Box",
+    fields: { shelf_id: id(), name: string() },
+    relations: {
+      items: { type: "hasMany", model: "Item", foreignKey: "box_id", onDelete: "cascade" },
+      seals: { type: "hasMany", model: "Seal", foreignKey: "box_id", onDelete: "restrict" },
+    },
+  });
+  const Item = defineModel({ name: "Item", fields: { box_id: id(), name: string() } });
+  const Seal = defineModel({ name: "Seal", fields: { box_id: id() } });
+
+  test("/shelves/1/boxes/1 is refused while sealed, then deletes the box's items", async () => {
+    await withApp({ models: [Shelf, Box, Item, Seal] }, async (app) => {
+      await post(app, "/api/v1/shelves", { name: "S" });
+      await post(app, "/api/v1/shelves/1/boxes", { name: "b1" }, { name: "b2" });
+      await post(app, "/api/v1/boxes/1/items", { name: "i1" }, { name: "i2" });
+      await post(app, "/api/v1/boxes/2/items", { name: "i3" });
+      await post(app, "/api/v1/boxes/1/seals", {});
+      const refused = await jsonOf(await call(app, "DELETE", "/api/v1/shelves/1/boxes/1"));
+      assert.deepEqual([refused.status, refused.body], [409, { error: "Box 1 still has seals; delete them first." }]);
+      assert.deepEqual(await idsOf(app, "items"), [1, 2, 3]);
+      assert.equal((await call(app, "DELETE", "/api/v1/shelves/1/boxes/1/seals/1")).status, 204);
+      assert.equal((await call(app, "DELETE", "/api/v1/shelves/1/boxes/1")).status, 204);
+      assert.deepEqual(await idsOf(app, "boxes"), [2]);
+      assert.deepEqual(await idsOf(app, "items"), [3]);
+    });
+  });
+});
+
+describe("onDelete is checked at start-up", () => {
+  const define = (rel: Record<string, unknown>, fields: Record<string, unknown> = {}) =>
+    defineModel({ name: "Odd", fields: { name: string(), ...fields } as never, relations: { pets: rel as never } });
+  const Pet = defineModel({ name: "Pet", fields: { odd_id: id() } });
+
+  test("every value is accepted on hasMany and hasOne; none is the default", () => {
+    for (const onDelete of ["restrict", "cascade", "setNull", "none"]) {
+      for (const type of ["hasMany", "hasOne"]) {
+        assert.equal(
+          define({ type, model: "Pet", foreignKey: "odd_id", onDelete }).relations.get("pets")!.onDelete,
+          onDelete,
+        );
+      }
+    }
+    assert.equal(DEFAULT_CASCADE_BATCH, 1000);
+  });
+
+  test("an unknown value, or one on a belongsTo relation, is a TypeError naming the relation", () => {
+    assert.throws(() => define({ type: "hasMany", model: "Pet", foreignKey: "odd_id", onDelete: "destroy" }), {
+      name: "TypeError",
+      message:
+        'Model Odd, relation pets: onDelete must be one of "restrict", "cascade", "setNull", "none", got "destroy"',
+    });
+    assert.throws(
+      () => define({ type: "belongsTo", model: "Pet", foreignKey: "pet_id", onDelete: "cascade" }, { pet_id: id() }),
+      {
+        name: "TypeError",
+        message:
+          "Model Odd, relation pets: onDelete applies to hasMany and hasOne relations only (the records that point at this one), not to belongsTo",
+      },
+    );
+  });
+
+  test("setNull on a foreign key that must hold a value stops createApp", async () => {
+    const Odd = define({ type: "hasMany", model: "Pet", foreignKey: "odd_id", onDelete: "setNull" });
+    await assert.rejects(createApp({ models: [Odd, Pet] }), {
+      name: "TypeError",
+      message:
+        'Model Odd: relation "pets" has onDelete "setNull", but Pet.odd_id must hold a value; make it nullable(...) or optional(...), or choose another onDelete',
+    });
+  });
+
+  test("a cascade that reaches a restrict stops createApp", async () => {
+    const Odd = define({ type: "hasMany", model: "Pet", foreignKey: "odd_id", onDelete: "cascade" });
+    const Holder = defineModel({
+      name: "Pet",
+      fields: { odd_id: id() },
+      relations: { toys: { type: "hasMany", model: "Toy", foreignKey: "pet_id", onDelete: "restrict" } },
+    });
+    const Toy = defineModel({ name: "Toy", fields: { pet_id: id() } });
+    await assert.rejects(createApp({ models: [Odd, Holder, Toy] }), {
+      name: "TypeError",
+      message:
+        /^Model Odd: relation "pets" has onDelete "cascade", which reaches Pet, whose relation "toys" has onDelete "restrict"/,
+    });
+  });
+});
