@@ -21,6 +21,7 @@ export {
   type IndexDefinition,
   type Model,
   type ModelDefinition,
+  type OnDelete,
   type Relation,
   type RelationDefinition,
   type RelationType,

@@ -32,7 +32,7 @@ export {
   SYSTEM_FIELDS,
 } from "./definition.ts";
 export { DEFAULT_MAX_STRING_LENGTH, maxStringLength } from "./limits.ts";
-export { type Relation, type RelationDefinition, type RelationType } from "./relations.ts";
+export { type OnDelete, type Relation, type RelationDefinition, type RelationType } from "./relations.ts";
 
 const KNOWN_KINDS = new Set(["string", "integer", "number", "boolean", "date"]);
 
