@@ -11,6 +11,7 @@ export default defineModel({
   relations: {
     post: { type: "belongsTo", model: "Post", foreignKey: "post_id" },
   },
-  // A post's comments in order (GET /posts/1/comments?sort=created_at, with=comments).
-  indexes: [{ keys: { post_id: 1, created_at: 1, _id: 1 } }],
+  // A post's comments in id order, the relation's order (with=comments reads its first 100 per
+  // post from it, GET /posts/1/comments a page), and by date (GET /posts/1/comments?sort=created_at).
+  indexes: [{ keys: { post_id: 1, _id: 1 } }, { keys: { post_id: 1, created_at: 1, _id: 1 } }],
 });

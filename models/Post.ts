@@ -13,7 +13,12 @@ export default defineModel({
     user: { type: "belongsTo", model: "User", foreignKey: "user_id" },
     comments: { type: "hasMany", model: "Comment", foreignKey: "post_id" },
   },
-  // A user's posts, newest first (GET /users/1/posts?sort=-created_at, with=posts); the
-  // equality on user_id alone is served by the same index's first key.
-  indexes: [{ keys: { user_id: 1, created_at: -1, _id: 1 } }, { keys: { created_at: -1, _id: 1 } }],
+  // A user's posts in id order, the relation's order: with=posts reads its first 100 per user
+  // from this index, and GET /users/1/posts (sorted by id) a page. Then newest first
+  // (GET /users/1/posts?sort=-created_at), and every post newest first.
+  indexes: [
+    { keys: { user_id: 1, _id: 1 } },
+    { keys: { user_id: 1, created_at: -1, _id: 1 } },
+    { keys: { created_at: -1, _id: 1 } },
+  ],
 });

@@ -40,9 +40,11 @@ function childProjection(node: WithNode): Document {
 /** Extra filters of one level: the read scope, the relation's fixed `filter`, and what relation hooks added. */
 type Narrowing = readonly Document[];
 
+/** `filter` ANDed with the narrowing's non-empty parts (`{}` when nothing is left). */
 function scoped(filter: Document, narrowing: Narrowing): Document {
-  const parts = narrowing.filter((part) => Object.keys(part).length > 0);
-  return parts.length === 0 ? filter : { $and: [filter, ...parts] };
+  const parts = [filter, ...narrowing].filter((part) => Object.keys(part).length > 0);
+  if (parts.length === 0) return {};
+  return parts.length === 1 ? parts[0] : { $and: parts };
 }
 
 /** The order of a relation's children: its `sort`, then id. */
@@ -64,8 +66,8 @@ async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Nar
   return new Map(docs.map((doc) => [joinKey(doc._id), [doc]]));
 }
 
-/** Window output field holding a child's position among its siblings; projected away at the end. */
-const RANK = "__rank";
+/** The field that carries a parent's children from `$lookup` to `$unwind`; gone from the output after `$replaceRoot`. */
+const CHILDREN = "__children";
 
 /** Groups children by their foreign key, keeping the order the query returned them in. */
 function groupBy(docs: readonly Document[], fk: string): Groups {
@@ -81,11 +83,29 @@ function groupBy(docs: readonly Document[], fk: string): Groups {
 }
 
 /**
- * hasMany / hasOne: one aggregate for the whole level. `$setWindowFields` numbers the
- * children of each parent in id order and `$match` keeps the first `cap`, so the cap is
- * applied by the database and no parent can pull an unbounded number of children into the
- * response. Children stay separate documents (a `$group`/`$push` would build one document
- * per parent, which can outgrow the 16 MB BSON limit). Needs MongoDB 5.0 or later.
+ * The read of one parent's children, as a `$lookup` sub-pipeline: the level's narrowing, the
+ * relation's order, the cap, and the fields to return. MongoDB puts the equality on the
+ * foreign key in front of it, so an index on `{<foreignKey>: 1, <sort keys>, _id: 1}` serves
+ * it with `cap` entries read per parent.
+ */
+function childPipeline(node: WithNode, cap: number, scope: Narrowing): Document[] {
+  const filter = scoped({}, scope);
+  return [
+    ...(Object.keys(filter).length > 0 ? [{ $match: filter }] : []),
+    { $sort: childOrder(node) },
+    { $limit: cap },
+    { $project: childProjection(node) },
+  ];
+}
+
+/**
+ * hasMany / hasOne: one aggregate for the whole level, on the parents' collection. For each
+ * parent, `$lookup` (MongoDB 5.0's localField/foreignField with a pipeline) reads its first
+ * `cap` children in the relation's order, so the level reads about parents × cap children
+ * whatever the collection holds (a parent with 100,000 children costs its 100 shown), and
+ * `$unwind` + `$replaceRoot` give the children back as separate documents, grouped per parent
+ * in that order (MongoDB runs `$lookup` and `$unwind` as one stage, so no parent document
+ * gathers its children and meets the 16 MB limit).
  */
 async function fetchChildren(
   db: Db,
@@ -95,21 +115,23 @@ async function fetchChildren(
   scope: Narrowing,
 ): Promise<Groups> {
   const fk = node.relation.foreignKey;
-  const order = childOrder(node);
+  const lookup = {
+    from: node.model.collection,
+    localField: "_id",
+    foreignField: fk,
+    pipeline: childPipeline(node, cap, scope),
+    as: CHILDREN,
+  };
   const pipeline = [
-    { $match: scoped({ [fk]: { $in: values } }, scope) },
-    { $setWindowFields: { partitionBy: `$${fk}`, sortBy: order, output: { [RANK]: { $documentNumber: {} } } } },
-    { $match: { [RANK]: { $lte: cap } } },
-    // The window's output order is not documented; this sort (of at most cap × parents
-    // documents) is what guarantees the relation's order (by default id) within each parent.
-    { $sort: order },
-    // An inclusion projection, so the rank field is dropped along with unrequested fields.
-    { $project: childProjection(node) },
+    { $match: { _id: { $in: values } } },
+    { $lookup: lookup },
+    { $unwind: `$${CHILDREN}` },
+    { $replaceRoot: { newRoot: `$${CHILDREN}` } },
   ];
   // Sized so the first batch always drains the cursor: no getMore, one command per level
   // (unless the result is over 16 MB, when the driver fetches the rest as it must).
   const batchSize = Math.min(values.length * cap + 1, 100_000);
-  const docs = await db.collection(node.model.collection).aggregate(pipeline, { batchSize }).toArray();
+  const docs = await db.collection(node.owner.collection).aggregate(pipeline, { batchSize }).toArray();
   return groupBy(docs, fk);
 }
 
@@ -179,7 +201,8 @@ async function loadNode(
  *
  * For each node, ONE query (`$in` over the parents' keys) serves the whole page, and each
  * level of children recurses the same way, so `with=posts{comments}` costs two queries
- * whatever the page size. `docs` are the raw parents (with `_id` and the keys from
+ * whatever the page size; a hasMany or hasOne level reads at most `cap` children per parent
+ * (with an index on the foreign key and the relation's order). `docs` are the raw parents (with `_id` and the keys from
  * `parentKeys`), `records` their serialised form in the same order. Sets
  * `records[i][relation]` to an array (hasMany: the first `maxChildrenPerParent`, or the
  * relation's smaller `limit`, children in the relation's `sort`, else id order) or to an object

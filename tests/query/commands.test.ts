@@ -14,6 +14,13 @@ let counts = 0;
 const isCount = (event: CommandStartedEvent) =>
   event.commandName === "aggregate" && (event.command.pipeline as Document[]).some((stage) => "$group" in stage);
 const at = new Date("2024-01-01T00:00:00Z");
+/** The collection a command reads its records from: a hasMany/hasOne level's aggregate starts from the parents and reads its `$lookup`'s. */
+function readCollection(event: CommandStartedEvent): unknown {
+  const lookup = event.commandName === "aggregate"
+    ? (event.command.pipeline as Document[]).find((stage) => "$lookup" in stage)
+    : undefined;
+  return lookup ? lookup.$lookup.from : event.command[event.commandName];
+}
 
 before(async () => {
   app = await createApp({
@@ -22,7 +29,7 @@ before(async () => {
   });
   app.client.on("commandStarted", (event: CommandStartedEvent) => {
     if (isCount(event)) counts++;
-    else sent.push({ name: event.commandName, collection: event.command[event.commandName] });
+    else sent.push({ name: event.commandName, collection: readCollection(event) });
   });
   const users: Document[] = [];
   const posts: Document[] = [];

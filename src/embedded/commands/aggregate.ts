@@ -1,8 +1,10 @@
 import type { Document } from "bson";
+import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
-import { collect, countMatching, type ReadSpec, runRead } from "../query/plan.ts";
+import { collect, countMatching, planRead, type ReadSpec, runRead } from "../query/plan.ts";
 import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
+import type { JoinWork } from "../query/joins.ts";
 import { type CollectionResolver, type PipelineOptions, runPipeline, stageName } from "../query/pipeline.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
 import type { Collection } from "../store/collection.ts";
@@ -14,16 +16,69 @@ import { findStages, readView, type ResolvedView, resolveView } from "./views.ts
 import { type OutputStage, outputStage, writeOutput } from "./output-stages.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
-/** Finds the other collections a pipeline joins, in the command's database. */
-export function resolver(ctx: CommandContext): CollectionResolver {
-  const resolve: CollectionResolver = (name) => {
-    const view = resolveView(ctx, name);
-    if (view) return collect(readView(ctx, view, [], resolve));
-    // The documents are held as BSON: a join decodes the collection it reads, as a scan would.
-    const coll = ctx.engine.catalog.get(ctx.db, name);
-    return coll ? collect(coll.docs.iterate()) : [];
+/**
+ * Finds the other collections (and views) a pipeline joins, in the command's database:
+ * `$lookup` and `$unionWith` read them through the planner, one read per input document,
+ * `$graphLookup` (and a join inside `$facet`, mingo's) takes every document. `untracked`
+ * (explain): the reads count in no usage statistics.
+ */
+export function resolver(ctx: CommandContext, untracked = false): CollectionResolver {
+  const resolve: CollectionResolver = {
+    docs: (name) => {
+      const view = resolveView(ctx, name);
+      if (view) return collect(readView(ctx, view, [], resolve));
+      // The documents are held as BSON: a join decodes the collection it reads, as a scan would.
+      const coll = ctx.engine.catalog.get(ctx.db, name);
+      return coll ? collect(coll.docs.iterate()) : [];
+    },
+    read: (name, stages, options, work) => readJoined(ctx, resolve, { name, stages, options, work, untracked }),
   };
   return resolve;
+}
+
+/** One read of a joined collection or view: what to read and how, and where its work is counted. */
+interface JoinedRead {
+  name: string | undefined;
+  stages: Document[];
+  options: PipelineOptions;
+  work: JoinWork | undefined;
+  untracked: boolean;
+}
+
+/**
+ * The leading `$match` stages as one (as MongoDB's optimizer merges them), so that a view's
+ * `$match` and a `$lookup`'s join equality bound one indexed read together.
+ */
+function leadingMatchesMerged(pipeline: Document[]): Document[] {
+  let n = 0;
+  while (n < pipeline.length && isPlainObject(pipeline[n].$match)) n++;
+  if (n < 2) return pipeline;
+  return [{ $match: { $and: pipeline.slice(0, n).map((stage) => stage.$match) } }, ...pipeline.slice(n)];
+}
+
+/**
+ * Runs a join's stages over a collection or view (see CollectionResolver.read): a view's own
+ * stages first and under its collation, as readView reads it; the leading stages as a read
+ * the planner plans on the base collection, counted into the stage's work; a missing
+ * collection reads as empty; no collection at all runs the stages over nothing (`$documents`).
+ */
+function readJoined(ctx: CommandContext, resolve: CollectionResolver, read: JoinedRead): Iterator<Document> {
+  const { name, stages, work } = read;
+  if (name === undefined) return runPipeline(stages, [][Symbol.iterator](), resolve, read.options);
+  const view = resolveView(ctx, name);
+  const pipeline = view ? [...view.pipeline, ...stages] : stages;
+  const options = view ? { ...read.options, collation: view.collation } : read.options;
+  const stats = view ? statsSource(ctx, view.source, pipeline) : undefined;
+  if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolve, options);
+  const { spec, rest } = leadingRead(leadingMatchesMerged(pipeline));
+  const planned = planRead(ctx.engine.catalog.get(ctx.db, view?.source ?? name), {
+    ...spec,
+    filter: bindFilter(spec.filter, options.variables),
+    collation: options.collation,
+    untracked: read.untracked,
+  });
+  if (planned) work?.reads.count(planned.plan, planned.stats);
+  return runPipeline(rest, planned?.docs ?? [][Symbol.iterator](), resolve, options);
 }
 
 /** The pipeline of an aggregate command, its stages validated. */

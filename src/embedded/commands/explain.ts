@@ -5,6 +5,7 @@ import { CommandError } from "../errors.ts";
 import { countStages, executionStats, findStages } from "../query/describe.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { planCount, planRead, type ReadSpec } from "../query/plan.ts";
+import { JoinWork } from "../query/joins.ts";
 import { runPipeline } from "../query/pipeline.ts";
 import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
 import { bindFilter, parseLet } from "../query/variables.ts";
@@ -120,14 +121,13 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
   }
   const { spec, rest } = leadingRead(pipeline);
   const read = { ...spec, filter: bindFilter(spec.filter, variables), collation };
-  const explained = explainRead(
-    ctx,
-    name,
-    read,
-    run,
-    (it) => runPipeline(rest, it, resolver(ctx), { collation, variables }),
-  );
-  return rest.length === 0 ? { ...explained } : { stages: [{ $cursor: explained }, ...rest] };
+  // Each $lookup counts the reads it makes of its foreign collection, as MongoDB's explain reports them.
+  const works = rest.map((stage) => ("$lookup" in stage ? new JoinWork() : undefined));
+  const options = { collation, variables, joinWork: (position: number) => works[position] };
+  const explained = explainRead(ctx, name, read, run, (it) => runPipeline(rest, it, resolver(ctx, true), options));
+  if (rest.length === 0) return { ...explained };
+  const stages = run ? rest.map((stage, i) => ({ ...stage, ...works[i]?.report() })) : rest;
+  return { stages: [{ $cursor: explained }, ...stages] };
 }
 
 /**

@@ -70,8 +70,8 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts); the
  *   operands of `$sum`, `$avg`, `$max`... as expressions (accumulator-expressions.ts).
- * - Stages: `$group`, `$lookup`, `$sortByCount`, the `$addToSet` accumulator and `$in` matching
- *   numbers by value (value-matching.ts),
+ * - Stages: `$group`, `$lookup` (inside `$facet` only; elsewhere the engine runs it, lookup.ts),
+ *   `$sortByCount`, the `$addToSet` accumulator and `$in` matching numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` and `$bucketAuto` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
  *   `$project` in MongoDB's field order (shape.ts), `$setWindowFields` in BSON order

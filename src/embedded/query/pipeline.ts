@@ -4,11 +4,16 @@ import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
 import { cloneDeep } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
-import { CommandError } from "../errors.ts";
-import type { Collation } from "../store/collation.ts";
+import { parseLookup, parseUnionWith } from "./join-specs.ts";
+import { type CollectionResolver, type PipelineOptions, stageName } from "./joins.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
+import { runLookup } from "./lookup.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
-import type { Variables } from "./variables.ts";
+import { runUnionWith } from "./union-with.ts";
+
+// Re-exported: the commands read a pipeline's stage names, resolver and options from here.
+export { stageName };
+export type { CollectionResolver, PipelineOptions };
 
 /** Stages that never write into the documents they receive, so stored ones can be passed in. */
 const NON_MUTATING = new Set([
@@ -24,14 +29,8 @@ const NON_MUTATING = new Set([
 ]);
 /** Stages that bring in documents of another collection by reference. */
 const JOINS = new Set(["$lookup", "$unionWith", "$graphLookup"]);
-
-/** The single operator name of a stage (validated). */
-export function stageName(stage: unknown): string {
-  if (!isPlainObject(stage)) throw new CommandError("TypeMismatch", "each pipeline stage must be an object");
-  const keys = Object.keys(stage);
-  if (keys.length !== 1) throw new CommandError("BadValue", "a pipeline stage must have exactly one field");
-  return keys[0];
-}
+/** The joins the engine runs itself, each read through the planner (the others, `$graphLookup`, are mingo's). */
+const ENGINE_JOINS = new Set(["$lookup", "$unionWith"]);
 
 /** True when a stage (or a pipeline nested in it) may write into its input documents. */
 function mutates(stage: Document): boolean {
@@ -40,9 +39,6 @@ function mutates(stage: Document): boolean {
   const nested = isPlainObject(stage[name]) ? (stage[name] as Document).pipeline : undefined;
   return Array.isArray(nested) && nested.some(mutates);
 }
-
-/** Gives the documents of a collection in the pipeline's database, without copying. */
-export type CollectionResolver = (name: string) => readonly Document[];
 
 function clones(source: Iterator<Document>): Iterator<Document> {
   return {
@@ -71,12 +67,6 @@ function latched(source: Iterator<Document>): Iterator<Document> {
   };
 }
 
-/** How a pipeline runs: the collation its strings compare under and the command's `let` variables. */
-export interface PipelineOptions {
-  collation?: Collation;
-  variables?: Variables;
-}
-
 function runSegment(
   stages: Document[],
   input: Iterator<Document>,
@@ -91,17 +81,40 @@ function runSegment(
     collation: options.collation as unknown as Options["collation"],
     variables: options.variables,
     jsonSchemaValidator: jsonSchemaPredicate,
-    collectionResolver: (name: string) => resolve(name) as Document[],
+    collectionResolver: (name: string) => resolve.docs(name) as Document[],
   });
   return latched(aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>);
 }
 
+/** Runs one join stage the engine runs itself, its argument checked before any document flows. */
+function runJoin(
+  stage: Document,
+  position: number,
+  input: Iterator<Document>,
+  resolve: CollectionResolver,
+  options: PipelineOptions,
+): Iterator<Document> {
+  const work = options.joinWork?.(position);
+  return "$lookup" in stage
+    ? runLookup(input, parseLookup(stage.$lookup), resolve, options, work)
+    : runUnionWith(input, parseUnionWith(stage.$unionWith), resolve, options, work);
+}
+
+/** Where the part of the pipeline starting at `start` ends: one engine join, or mingo's stages up to the next join (a `$graphLookup` included). */
+function partEnd(stages: readonly Document[], start: number): number {
+  if (ENGINE_JOINS.has(stageName(stages[start]))) return start + 1;
+  let end = start;
+  while (end < stages.length && !JOINS.has(stageName(stages[end]))) end++;
+  return end < stages.length && !ENGINE_JOINS.has(stageName(stages[end])) ? end + 1 : end;
+}
+
 /**
- * Runs aggregation stages with mingo over a lazy input, never writing into stored documents
- * and never copying a collection: inputs are cloned only for stages that write into them, and
- * documents joined from another collection (by reference) are cloned after the join only when
- * a later stage writes. `$match` and `$sort` compare strings under the options' collation;
- * `$$name` reads the command's `let` variables in every stage.
+ * Runs aggregation stages over a lazy input, never writing into stored documents and never
+ * copying a collection: `$lookup` and `$unionWith` are the engine's (each foreign read planned,
+ * see lookup.ts), the other stages mingo's. Inputs are cloned only for stages that write into
+ * them, and documents joined from another collection (by reference) are cloned after the join
+ * only when a later stage writes. `$match` and `$sort` compare strings under the options'
+ * collation; `$$name` reads the command's `let` variables in every stage.
  */
 export function runPipeline(
   stages: Document[],
@@ -112,11 +125,12 @@ export function runPipeline(
   let output = input;
   let start = 0;
   while (start < stages.length) {
-    let end = start;
-    while (end < stages.length && !JOINS.has(stageName(stages[end]))) end++;
-    end = Math.min(end + 1, stages.length);
-    output = runSegment(stages.slice(start, end), output, resolve, options);
-    if (end < stages.length && stages.slice(end).some(mutates)) output = clones(output);
+    const end = partEnd(stages, start);
+    output = ENGINE_JOINS.has(stageName(stages[start]))
+      ? runJoin(stages[start], start, output, resolve, options)
+      : runSegment(stages.slice(start, end), output, resolve, options);
+    const joined = JOINS.has(stageName(stages[end - 1]));
+    if (joined && end < stages.length && stages.slice(end).some(mutates)) output = clones(output);
     start = end;
   }
   return output;

@@ -1,0 +1,132 @@
+import type { Document } from "bson";
+import { evalExpr, ProcessingMode } from "mingo/core";
+import type { Options } from "mingo/types";
+import { isPlainObject } from "../bson.ts";
+import type { LookupSpec } from "./join-specs.ts";
+import type { CollectionResolver, JoinWork, PipelineOptions } from "./joins.ts";
+import { jsonSchemaPredicate } from "./json-schema.ts";
+import { ENGINE_CONTEXT } from "./mingo.ts";
+import { collect } from "./plan.ts";
+import type { Variables } from "./variables.ts";
+
+// `$lookup`, run by the engine rather than by mingo: for each input document, one read of the
+// foreign collection through the planner, as MongoDB runs it. The equality on
+// localField/foreignField becomes a `$match` in front of the sub-pipeline (after a view's
+// stages, and after a leading `$documents`), ANDed with the sub-pipeline's own leading
+// `$match`, so that an index on the foreign field (and the sub-pipeline's sort) serves the
+// read and a `$limit` in the sub-pipeline bounds it. mingo's `$lookup` read the whole foreign
+// collection for every stage, and with both a pipeline and the join fields ran the pipeline
+// over every foreign document.
+
+/**
+ * The values at a path of a document, as MongoDB's `$lookup` collects them
+ * (document_path_support.cpp): arrays along the path are walked into their sub-documents,
+ * numeric components index into arrays, and an array at the end gives each of its elements
+ * (an array inside it stays one value). Missing gives nothing.
+ */
+function valuesAtPath(doc: Document, path: readonly string[], from = 0, out: unknown[] = []): unknown[] {
+  let value: unknown = doc[path[from]];
+  let i = from + 1;
+  while (i < path.length && Array.isArray(value) && /^(0|[1-9][0-9]*)$/.test(path[i])) value = value[Number(path[i++])];
+  if (i === path.length) {
+    if (Array.isArray(value)) out.push(...value.filter((element) => element !== undefined));
+    else if (value !== undefined) out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const element of value) if (isPlainObject(element)) valuesAtPath(element, path, i, out);
+  } else if (isPlainObject(value)) {
+    valuesAtPath(value, path, i, out);
+  }
+  return out;
+}
+
+/**
+ * The filter a `$lookup` ANDs into its read for one input document (makeMatchStageFromInput):
+ * `$eq` of the one local value, `$in` of several, or an `$or` of `$eq`s when one is a regex
+ * (which `$in` would match as a pattern). No value at all is null, which matches foreign
+ * documents whose field is null or missing.
+ */
+function joinFilter(doc: Document, localField: string, foreignField: string): Document {
+  const values = valuesAtPath(doc, localField.split("."));
+  if (values.length === 0) values.push(null);
+  if (values.length === 1) return { [foreignField]: { $eq: values[0] } };
+  if (values.some((value) => value instanceof RegExp)) {
+    return { $or: values.map((value) => ({ [foreignField]: { $eq: value } })) };
+  }
+  return { [foreignField]: { $in: values } };
+}
+
+/** The sub-pipeline with the join's `$match` in front: after `$documents`, merged with a leading `$match`. */
+function withJoin(pipeline: readonly Document[], filter: Document): Document[] {
+  const at = pipeline.length > 0 && "$documents" in pipeline[0] ? 1 : 0;
+  const next = pipeline[at];
+  const match = next !== undefined && isPlainObject(next.$match)
+    ? { $match: { $and: [filter, next.$match] } }
+    : undefined;
+  return [...pipeline.slice(0, at), match ?? { $match: filter }, ...pipeline.slice(match ? at + 1 : at)];
+}
+
+/** The stage's `let` variables for one input document, evaluated with the enclosing variables in scope. */
+function letValues(doc: Document, spec: Document, options: PipelineOptions): Variables {
+  const mingo = {
+    context: ENGINE_CONTEXT,
+    collation: options.collation,
+    variables: options.variables,
+    processingMode: ProcessingMode.CLONE_OFF,
+    jsonSchemaValidator: jsonSchemaPredicate,
+  } as unknown as Options;
+  return evalExpr(doc, spec, mingo) as Variables;
+}
+
+/** `doc` with `value` at a dotted path, sharing the rest: a missing or non-document step becomes a document, as in MongoDB. */
+function withValueAt(doc: Document, path: readonly string[], value: unknown, from = 0): Document {
+  const name = path[from];
+  if (from === path.length - 1) return { ...doc, [name]: value };
+  const inner = doc[name];
+  return { ...doc, [name]: withValueAt(isPlainObject(inner) ? inner : {}, path, value, from + 1) };
+}
+
+/** One input document with its matches: one planned read of the foreign collection, then the rest of the sub-pipeline. */
+function joinOne(
+  doc: Document,
+  spec: LookupSpec,
+  resolve: CollectionResolver,
+  options: PipelineOptions,
+  work: JoinWork | undefined,
+): Document {
+  const variables = spec.let ? { ...options.variables, ...letValues(doc, spec.let, options) } : options.variables;
+  const stages = spec.localField !== undefined && spec.foreignField !== undefined
+    ? withJoin(spec.pipeline, joinFilter(doc, spec.localField, spec.foreignField))
+    : spec.pipeline;
+  const nested = work?.nested();
+  const sub: PipelineOptions = { collation: options.collation, variables, joinWork: nested && (() => nested) };
+  const matches = collect(resolve.read(spec.from, stages, sub, work));
+  return withValueAt(doc, spec.as.split("."), matches);
+}
+
+/**
+ * Runs a checked `$lookup` over a lazy input: each document comes out with the array of its
+ * matches at `as` (the input document itself is never written; the matches are the stored
+ * documents, which the caller clones before a later stage writes). `work` counts the reads
+ * and the output, for explain.
+ */
+export function runLookup(
+  input: Iterator<Document>,
+  spec: LookupSpec,
+  resolve: CollectionResolver,
+  options: PipelineOptions,
+  work?: JoinWork,
+): Iterator<Document> {
+  return {
+    next: () => {
+      const started = work ? performance.now() : 0;
+      const step = input.next();
+      if (step.done) return step;
+      const value = joinOne(step.value, spec, resolve, options, work);
+      if (work) {
+        work.returned++;
+        work.millis += performance.now() - started;
+      }
+      return { done: false, value };
+    },
+  };
+}
