@@ -11,7 +11,8 @@ export default defineModel({
   },
   relations: {
     user: { type: "belongsTo", model: "User", foreignKey: "user_id" },
-    comments: { type: "hasMany", model: "Comment", foreignKey: "post_id" },
+    // Deleting a post deletes its comments too (and so does deleting its user, through User.posts).
+    comments: { type: "hasMany", model: "Comment", foreignKey: "post_id", onDelete: "cascade" },
   },
   // A user's posts in id order, the relation's order: with=posts reads its first 100 per user
   // from this index, and GET /users/1/posts (sorted by id) a page. Then newest first
