@@ -87,4 +87,38 @@ describe("embedded engine: hints are followed", () => {
     assert.equal(ops.b_1, 1);
     assert.equal(ops.a_1, 0);
   });
+  test("aggregate and countDocuments follow the hint: a hinted sparse index leaves out what it does not hold", async () => {
+    const c = conn.db.collection<Row>("h4");
+    await c.insertMany([{ _id: 1, s: 1, a: 1 }, { _id: 2, a: 2 }, { _id: 3, s: 3, a: 3 }]);
+    await c.createIndex({ s: 1 }, { sparse: true });
+    await c.createIndex({ a: 1 });
+    const hinted = await c.aggregate([{ $match: {} }, { $project: { _id: 1 } }], { hint: "s_1" }).toArray();
+    assert.deepEqual(ids(hinted), [1, 3]);
+    assert.deepEqual(ids(await c.aggregate([{ $project: { _id: 1 } }]).toArray()), [1, 2, 3]);
+    assert.equal(await c.countDocuments({}, { hint: "s_1" }), 2);
+    assert.equal(await c.countDocuments({}), 3);
+  });
+
+  test("explain shows the hinted index for find, count and aggregate", async () => {
+    const c = conn.db.collection<Row>("h5");
+    await c.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: i + 1, a: i, b: 20 - i })));
+    await c.createIndex({ a: 1 });
+    await c.createIndex({ b: 1 });
+    const indexOf = (plan: Document): string | undefined =>
+      plan.indexName ?? (plan.inputStage ? indexOf(plan.inputStage) : undefined);
+    const find = await conn.db.command({
+      explain: { find: "h5", filter: { a: 3 }, hint: "b_1" },
+      verbosity: "executionStats",
+    });
+    assert.equal(indexOf(find.queryPlanner.winningPlan), "b_1");
+    assert.equal(find.executionStats.totalKeysExamined, 20);
+    const count = await conn.db.command({ explain: { count: "h5", query: { a: 3 }, hint: "b_1" } });
+    assert.equal(indexOf(count.queryPlanner.winningPlan), "b_1");
+    const aggregate = await conn.db.command({
+      explain: { aggregate: "h5", pipeline: [{ $match: { a: 3 } }], cursor: {}, hint: { b: 1 } },
+      verbosity: "queryPlanner",
+    });
+    const planned = aggregate.queryPlanner ?? aggregate.stages[0].$cursor.queryPlanner;
+    assert.equal(indexOf(planned.winningPlan), "b_1");
+  });
 });

@@ -141,6 +141,7 @@ function runSource(ctx: CommandContext, name: string | undefined, source: Source
     ...spec,
     filter: bindFilter(spec.filter, options.variables),
     collation: options.collation,
+    hint: ctx.body.hint ?? undefined,
   });
   return runPipeline(rest, input, resolver(ctx), options);
 }
@@ -178,7 +179,7 @@ function countDocuments(
         variables,
       ),
     ).length
-    : countMatching(source.coll, filter, spec.skip, spec.limit, collation);
+    : countMatching(source.coll, filter, spec.skip, spec.limit, collation, ctx.body.hint ?? undefined);
   // Answered from the collection's size, where MongoDB's pipeline scans the collection: count the scan it makes.
   if (!source.view && filter === undefined) source.coll?.usage.scanned();
   return n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];

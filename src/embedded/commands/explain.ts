@@ -66,6 +66,7 @@ function explainCount(ctx: CommandContext, name: string, spec: ReadSpec, run: bo
     spec.limit ?? 0,
     spec.collation,
     true,
+    spec.hint,
   );
   const winning = countStages(counted.plan, filter);
   const out = { queryPlanner: planner(namespace(ctx.db, name), filter, winning), n: counted.n };
@@ -80,6 +81,7 @@ function explainFind(ctx: CommandContext, body: Document, run: boolean): Explain
     skip: optionalCount(body, "skip") ?? 0,
     limit: Math.abs(optionalNumber(body, "limit") ?? 0),
     collation: operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name)),
+    hint: body.hint ?? undefined,
   };
   return explainRead(ctx, name, spec, run);
 }
@@ -91,6 +93,7 @@ function explainCountCommand(ctx: CommandContext, body: Document, run: boolean):
     skip: optionalCount(body, "skip") ?? 0,
     limit: Math.abs(optionalNumber(body, "limit") ?? 0),
     collation: operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name)),
+    hint: body.hint ?? undefined,
   };
   const { n: _, ...explained } = explainCount(ctx, name, spec, run);
   return explained;
@@ -116,11 +119,12 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
       ...spec,
       filter: bindFilter(spec.filter, variables),
       collation,
+      hint: body.hint ?? undefined,
     }, run);
     return { stages: [{ $cursor: explained }, pipeline.at(-1)] };
   }
   const { spec, rest } = leadingRead(pipeline);
-  const read = { ...spec, filter: bindFilter(spec.filter, variables), collation };
+  const read = { ...spec, filter: bindFilter(spec.filter, variables), collation, hint: body.hint ?? undefined };
   // Each $lookup counts the reads it makes of its foreign collection, as MongoDB's explain reports them.
   const works = rest.map((stage) => ("$lookup" in stage ? new JoinWork() : undefined));
   const options = { collation, variables, joinWork: (position: number) => works[position] };
