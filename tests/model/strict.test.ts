@@ -38,7 +38,7 @@ describe("definitions refuse keys they do not know", () => {
     const relations = { notes: { type: "hasMany", model: "Note", foreignKey: "note_id", primaryKey: "id" } };
     refused(
       { ...base, relations },
-      /^Model Note, relation notes: unknown key "primaryKey"; allowed keys: type, model, foreignKey, routes, sort, filter, limit$/,
+      /^Model Note, relation notes: unknown key "primaryKey"; allowed keys: type, model, foreignKey, routes, sort, filter, limit, onDelete$/,
     );
     refused(
       { ...base, handlers: { all: true } },
