@@ -83,15 +83,34 @@ function groupBy(docs: readonly Document[], fk: string): Groups {
 }
 
 /**
+ * Children hold one parent's id in their foreign key. An array there would join many parents
+ * (and {@link joinKey} never attaches it): left out in the read, it takes no parent's place
+ * under the cap.
+ */
+function singleKey(fk: string): Document {
+  return { [fk]: { $not: { $type: "array" } } };
+}
+
+/**
+ * Whether the related model declares an index that starts with the foreign key (a unique one
+ * included): then each parent's children are one seek away, and a read per parent costs the
+ * children it returns. Without one, every such read would scan the related collection.
+ */
+function foreignKeyIndexed(node: WithNode): boolean {
+  const fk = storedName(node.relation.foreignKey);
+  return node.model.unique.some((field) => storedName(field) === fk) ||
+    node.model.indexes.some((index) => Object.keys(index.keys)[0] === fk);
+}
+
+/**
  * The read of one parent's children, as a `$lookup` sub-pipeline: the level's narrowing, the
  * relation's order, the cap, and the fields to return. MongoDB puts the equality on the
  * foreign key in front of it, so an index on `{<foreignKey>: 1, <sort keys>, _id: 1}` serves
  * it with `cap` entries read per parent.
  */
 function childPipeline(node: WithNode, cap: number, scope: Narrowing): Document[] {
-  const filter = scoped({}, scope);
   return [
-    ...(Object.keys(filter).length > 0 ? [{ $match: filter }] : []),
+    { $match: scoped(singleKey(node.relation.foreignKey), scope) },
     { $sort: childOrder(node) },
     { $limit: cap },
     { $project: childProjection(node) },
@@ -99,13 +118,69 @@ function childPipeline(node: WithNode, cap: number, scope: Narrowing): Document[
 }
 
 /**
- * hasMany / hasOne: one aggregate for the whole level, on the parents' collection. For each
- * parent, `$lookup` (MongoDB 5.0's localField/foreignField with a pipeline) reads its first
- * `cap` children in the relation's order, so the level reads about parents × cap children
- * whatever the collection holds (a parent with 100,000 children costs its 100 shown), and
- * `$unwind` + `$replaceRoot` give the children back as separate documents, grouped per parent
- * in that order (MongoDB runs `$lookup` and `$unwind` as one stage, so no parent document
- * gathers its children and meets the 16 MB limit).
+ * The level as a `$lookup` from the parents: for each parent, its first `cap` children in the
+ * relation's order (MongoDB 5.0's localField/foreignField with a pipeline), so the level reads
+ * about parents × cap children whatever the collection holds (a parent with 100,000 children
+ * costs its 100 shown). `$unwind` + `$replaceRoot` give the children back as separate
+ * documents, grouped per parent in that order (MongoDB runs `$lookup` and `$unwind` as one
+ * stage, so no parent document gathers its children and meets the 16 MB limit).
+ */
+function perParentRead(node: WithNode, values: unknown[], cap: number, scope: Narrowing): Aggregate {
+  const lookup = {
+    from: node.model.collection,
+    localField: "_id",
+    foreignField: node.relation.foreignKey,
+    pipeline: childPipeline(node, cap, scope),
+    as: CHILDREN,
+  };
+  return {
+    collection: node.owner.collection,
+    pipeline: [
+      { $match: { _id: { $in: values } } },
+      { $lookup: lookup },
+      { $unwind: `$${CHILDREN}` },
+      { $replaceRoot: { newRoot: `$${CHILDREN}` } },
+    ],
+  };
+}
+
+/** Window output field holding a child's position among its siblings; projected away at the end. */
+const RANK = "__rank";
+
+/**
+ * The level as one read of the related collection, for a foreign key no declared index starts
+ * with: every child of the page's parents, numbered per parent in the relation's order and cut
+ * at the cap. That is one scan of the collection where a read per parent would be one scan
+ * each; declaring the index makes the level follow the page instead.
+ */
+function oneScanRead(node: WithNode, values: unknown[], cap: number, scope: Narrowing): Aggregate {
+  const fk = node.relation.foreignKey;
+  const order = childOrder(node);
+  return {
+    collection: node.model.collection,
+    pipeline: [
+      { $match: scoped({ [fk]: { $in: values } }, [singleKey(fk), ...scope]) },
+      { $setWindowFields: { partitionBy: `$${fk}`, sortBy: order, output: { [RANK]: { $documentNumber: {} } } } },
+      { $match: { [RANK]: { $lte: cap } } },
+      // The window's output order is not documented; this sort of at most cap × parents
+      // documents is what guarantees the relation's order within each parent.
+      { $sort: order },
+      // An inclusion projection, so the rank field goes with the unrequested fields.
+      { $project: childProjection(node) },
+    ],
+  };
+}
+
+/** An aggregate: the collection it runs on and its stages. */
+interface Aggregate {
+  collection: string;
+  pipeline: Document[];
+}
+
+/**
+ * hasMany / hasOne: one aggregate for the whole level, which applies the cap in the database,
+ * so no parent can pull an unbounded number of children into the response. Read per parent
+ * when an index serves that, else in one scan (see {@link perParentRead}, {@link oneScanRead}).
  */
 async function fetchChildren(
   db: Db,
@@ -114,25 +189,14 @@ async function fetchChildren(
   cap: number,
   scope: Narrowing,
 ): Promise<Groups> {
-  const fk = node.relation.foreignKey;
-  const lookup = {
-    from: node.model.collection,
-    localField: "_id",
-    foreignField: fk,
-    pipeline: childPipeline(node, cap, scope),
-    as: CHILDREN,
-  };
-  const pipeline = [
-    { $match: { _id: { $in: values } } },
-    { $lookup: lookup },
-    { $unwind: `$${CHILDREN}` },
-    { $replaceRoot: { newRoot: `$${CHILDREN}` } },
-  ];
+  const read = foreignKeyIndexed(node)
+    ? perParentRead(node, values, cap, scope)
+    : oneScanRead(node, values, cap, scope);
   // Sized so the first batch always drains the cursor: no getMore, one command per level
   // (unless the result is over 16 MB, when the driver fetches the rest as it must).
   const batchSize = Math.min(values.length * cap + 1, 100_000);
-  const docs = await db.collection(node.owner.collection).aggregate(pipeline, { batchSize }).toArray();
-  return groupBy(docs, fk);
+  const docs = await db.collection(read.collection).aggregate(read.pipeline, { batchSize }).toArray();
+  return groupBy(docs, node.relation.foreignKey);
 }
 
 function fetchLevel(db: Db, node: WithNode, values: unknown[], limits: QueryLimits, scope: Narrowing): Promise<Groups> {
