@@ -18,9 +18,10 @@ async function softDelete(route: Route, guard: Document, at: Date): Promise<bool
  */
 async function deleteWithDependents(route: Route, id: number, guard: Document, force: boolean): Promise<void> {
   const { model, app } = route;
-  await refuseRestricted(app, model, id);
+  const soft = model.softDelete && !force;
+  await refuseRestricted(app, model, id, !soft);
   // A soft delete's time, which a cascade stamps on the children it soft-deletes too.
-  const deletedAt = model.softDelete && !force ? route.store.clock() : undefined;
+  const deletedAt = soft ? route.store.clock() : undefined;
   const done = deletedAt ? await softDelete(route, guard, deletedAt) : await route.store.remove(guard);
   if (!done) await missedWrite(route, id, guard);
   // The record first, then its dependents: see applyOnDelete on failures part way.

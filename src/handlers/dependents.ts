@@ -36,17 +36,18 @@ function pointingAt(fk: string, ids: readonly number[]): Document {
 
 /**
  * Before a delete's write, after its preconditions and before-hook: a 409 naming the record and
- * the relation when a `restrict` relation still has a live child (trashed children are already
- * out of every read, so they do not hold the record). One `limit 1` read per such relation, all
- * at once; of several that hold it, the first declared is named.
+ * the relation when a `restrict` relation still has a child that holds it: a live one, or, when
+ * the record is `removal` (removed for good, not soft-deleted), a trashed one too. One `limit 1`
+ * read per such relation, all at once; of several that hold it, the first declared is named.
  */
-export async function refuseRestricted(app: AppState, model: Model, id: number): Promise<void> {
+export async function refuseRestricted(app: AppState, model: Model, id: number, removal: boolean): Promise<void> {
   const restricted = onDeleteRelations(model, "restrict");
   if (restricted.length === 0) return;
+  // A record that stays restorable (soft delete) is held by live children only; one removed for
+  // good by trashed ones too, which a restore or `trashed=true` would show pointing at nothing.
+  const scope = (rel: Relation) => removal ? {} : writeScope(app.registry.get(rel.model)!);
   const held = await Promise.all(restricted.map((rel) =>
-    app.stores.get(rel.model)!.exists(
-      allOf([{ [rel.foreignKey]: id }, writeScope(app.registry.get(rel.model)!)]),
-    )
+    app.stores.get(rel.model)!.exists(allOf([{ [rel.foreignKey]: id }, scope(rel)]))
   ));
   const holder = restricted[held.indexOf(true)];
   if (holder === undefined) return;
@@ -95,7 +96,8 @@ async function cascade(app: AppState, rel: Relation, ids: readonly number[], del
   // A soft cascade leaves children already trashed alone, with their own deletion time.
   const filter = allOf([pointingAt(rel.foreignKey, ids), at ? LIVE : {}]);
   await eachBatch(store, filter, async (batch) => {
-    const these = { _id: { $in: batch } };
+    // Still pointing at the parents: a child moved to another parent since the batch was read stays.
+    const these = { _id: { $in: batch }, ...pointingAt(rel.foreignKey, ids) };
     if (at) await store.updateMany({ ...these, ...LIVE }, { deleted_at: at });
     else await store.removeMany(these);
     await applyOnDelete(app, child, batch, at);

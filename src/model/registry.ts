@@ -17,12 +17,29 @@ export function clearingOf(struct: AnyStruct): "null" | "unset" | undefined {
   return !missingRefused && missingStored === undefined ? "unset" : undefined;
 }
 
-/** `setNull` needs a foreign key that may be cleared. */
+/**
+ * `setNull` needs a foreign key that may be cleared, and that no declared unique index combines
+ * with other fields: two children cleared alike would then collide after their parent was
+ * deleted, and the delete could neither finish nor be undone.
+ */
 function checkSetNull(owner: Model, rel: Relation, target: Model): void {
-  if (rel.onDelete !== "setNull" || clearingOf(target.fields[rel.foreignKey]) !== undefined) return;
-  throw new TypeError(
-    `Model ${owner.name}: relation "${rel.name}" has onDelete "setNull", but ${target.name}.${rel.foreignKey} must hold a value; make it nullable(...) or optional(...), or choose another onDelete`,
+  if (rel.onDelete !== "setNull") return;
+  const where = `Model ${owner.name}: relation "${rel.name}" has onDelete "setNull", but ${target.name}.${rel.foreignKey}`;
+  if (clearingOf(target.fields[rel.foreignKey]) === undefined) {
+    throw new TypeError(
+      `${where} must hold a value; make it nullable(...) or optional(...), or choose another onDelete`,
+    );
+  }
+  const compound = target.indexes.find((index) =>
+    index.unique === true && rel.foreignKey in index.keys && Object.keys(index.keys).length > 1
   );
+  if (compound) {
+    throw new TypeError(
+      `${where} is part of the unique index ${
+        JSON.stringify(compound.keys)
+      }, where cleared keys would collide; choose "cascade" or "restrict"`,
+    );
+  }
 }
 
 /** The relations of `model` whose `onDelete` is `action`, in declaration order. */

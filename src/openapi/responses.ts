@@ -88,7 +88,7 @@ const DELETES: readonly OperationKind[] = ["delete", "forceDelete"];
 function restricted({ model }: OperationInfo): ResponseObject {
   const names = onDeleteRelations(model, "restrict").map((rel) => rel.name).join(", ");
   return jsonResponse(
-    `The ${model.name} still has live records in a relation that restricts its deletion (${names}): \`<Model> <id> still has <relation>; delete them first.\` Nothing was deleted.`,
+    `The ${model.name} still has records in a relation that restricts its deletion (${names}): \`<Model> <id> still has <relation>; delete them first.\` (a hasOne: \`… still has its <relation>; delete it first.\`). Nothing was deleted.`,
     ref("Error"),
   );
 }

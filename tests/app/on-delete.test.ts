@@ -6,10 +6,19 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { nullable, optional, string } from "superstruct";
+import { integer, nullable, optional, string } from "superstruct";
 import { ApiError, type App, type AppOptions, createApp, defineModel, id } from "../../src/mod.ts";
 import { DEFAULT_CASCADE_BATCH, setCascadeBatchSize } from "../../src/handlers/dependents.ts";
+import { RecordStore } from "../../src/store/records.ts";
 import { call, jsonOf } from "../helpers/app.ts";
+
+/** Asserts that createApp refuses `options`; an app it started anyway is closed, so a failure cannot hang the run. */
+async function refusedAtStart(options: AppOptions, expected: { name: string; message: string | RegExp }) {
+  await assert.rejects(async () => {
+    const app = await createApp(options);
+    await app.close();
+  }, expected);
+}
 
 /** Runs `body` against a fresh app, which is closed whatever happens. */
 async function withApp(options: AppOptions, body: (app: App) => Promise<void>): Promise<void> {
@@ -100,7 +109,7 @@ describe("onDelete: restrict", () => {
     });
   });
 
-  test("trashed children do not hold their parent; a hasOne child does, in the singular", async () => {
+  test("trashed children do not hold a soft delete, but do hold a removal; a hasOne child holds, in the singular", async () => {
     await withApp({ models: [Owner, Pet, Licence] }, async (app) => {
       await post(app, "/api/v1/owners", { name: "Ann" }, { name: "Bob" });
       await post(app, "/api/v1/pets", { owner_id: 1, name: "Rex" }, { owner_id: 1, name: "Tom" });
@@ -109,7 +118,11 @@ describe("onDelete: restrict", () => {
       assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 409, "pet 2 is still live");
       assert.equal((await call(app, "DELETE", "/api/v1/pets/2")).status, 204);
       assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 204);
-      assert.equal((await call(app, "DELETE", "/api/v1/owners/1/force")).status, 204, "trashed pets do not hold it");
+      // Removed for good, the owner would leave its trashed pets pointing at nothing (trashed=true, a restore).
+      const held = await jsonOf(await call(app, "DELETE", "/api/v1/owners/1/force"));
+      assert.deepEqual([held.status, held.body], [409, { error: "Owner 1 still has pets; delete them first." }]);
+      for (const pet of [1, 2]) assert.equal((await call(app, "DELETE", `/api/v1/pets/${pet}/force`)).status, 204);
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/1/force")).status, 204);
       const one = await jsonOf(await call(app, "DELETE", "/api/v1/owners/2"));
       assert.deepEqual([one.status, one.body], [409, { error: "Owner 2 still has its licence; delete it first." }]);
     });
@@ -388,7 +401,7 @@ describe("onDelete is checked at start-up", () => {
 
   test("setNull on a foreign key that must hold a value stops createApp", async () => {
     const Odd = define({ type: "hasMany", model: "Pet", foreignKey: "odd_id", onDelete: "setNull" });
-    await assert.rejects(createApp({ models: [Odd, Pet] }), {
+    await refusedAtStart({ models: [Odd, Pet] }, {
       name: "TypeError",
       message:
         'Model Odd: relation "pets" has onDelete "setNull", but Pet.odd_id must hold a value; make it nullable(...) or optional(...), or choose another onDelete',
@@ -403,10 +416,62 @@ describe("onDelete is checked at start-up", () => {
       relations: { toys: { type: "hasMany", model: "Toy", foreignKey: "pet_id", onDelete: "restrict" } },
     });
     const Toy = defineModel({ name: "Toy", fields: { pet_id: id() } });
-    await assert.rejects(createApp({ models: [Odd, Holder, Toy] }), {
+    await refusedAtStart({ models: [Odd, Holder, Toy] }, {
       name: "TypeError",
       message:
         /^Model Odd: relation "pets" has onDelete "cascade", which reaches Pet, whose relation "toys" has onDelete "restrict"/,
+    });
+  });
+});
+
+describe("onDelete against concurrent writes and colliding keys", () => {
+  test("a cascade leaves a child that moved to another parent after its batch was read", async () => {
+    const User = defineModel({
+      name: "User",
+      fields: { name: string() },
+      relations: { posts: { type: "hasMany", model: "Post", foreignKey: "user_id", onDelete: "cascade" } },
+    });
+    const Post = defineModel({ name: "Post", fields: { user_id: id(), title: string() } });
+    const find = RecordStore.prototype.find;
+    await withApp({ models: [User, Post] }, async (app) => {
+      await post(app, "/api/v1/users", { name: "a" }, { name: "b" });
+      await post(app, "/api/v1/posts", { user_id: 1, title: "moving" }, { user_id: 1, title: "staying" });
+      // The other request lands between the cascade's read of a batch and its delete of it.
+      let concurrent: (() => Promise<unknown>) | undefined = () =>
+        call(app, "PATCH", "/api/v1/posts/1", { user_id: 2 });
+      RecordStore.prototype.find = async function (this: RecordStore, query) {
+        const docs = await find.call(this, query);
+        const run = concurrent;
+        concurrent = undefined;
+        if (run && this.collection.collectionName === "posts") assert.equal((await run() as Response).status, 200);
+        return docs;
+      };
+      try {
+        assert.equal((await call(app, "DELETE", "/api/v1/users/1")).status, 204);
+      } finally {
+        RecordStore.prototype.find = find;
+      }
+      assert.equal(concurrent, undefined, "the PATCH ran inside the cascade");
+      assert.deepEqual(await idsOf(app, "posts"), [1]);
+      assert.equal((await jsonOf(await call(app, "GET", "/api/v1/posts/1"))).body.user_id, 2);
+    });
+  });
+
+  test("setNull on a foreign key inside a compound unique index stops createApp", async () => {
+    const Room = defineModel({
+      name: "Room",
+      fields: { name: string() },
+      relations: { seats: { type: "hasMany", model: "Seat", foreignKey: "room_id", onDelete: "setNull" } },
+    });
+    const Seat = defineModel({
+      name: "Seat",
+      fields: { room_id: optional(id()), number: integer() },
+      indexes: [{ keys: { room_id: 1, number: 1 }, unique: true }],
+    });
+    await refusedAtStart({ models: [Room, Seat] }, {
+      name: "TypeError",
+      message:
+        'Model Room: relation "seats" has onDelete "setNull", but Seat.room_id is part of the unique index {"room_id":1,"number":1}, where cleared keys would collide; choose "cascade" or "restrict"',
     });
   });
 });
