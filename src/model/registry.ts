@@ -24,7 +24,8 @@ export function clearingOf(struct: AnyStruct): "null" | "unset" | undefined {
  */
 function checkSetNull(owner: Model, rel: Relation, target: Model): void {
   if (rel.onDelete !== "setNull") return;
-  const where = `Model ${owner.name}: relation "${rel.name}" has onDelete "setNull", but ${target.name}.${rel.foreignKey}`;
+  const where =
+    `Model ${owner.name}: relation "${rel.name}" has onDelete "setNull", but ${target.name}.${rel.foreignKey}`;
   if (clearingOf(target.fields[rel.foreignKey]) === undefined) {
     throw new TypeError(
       `${where} must hold a value; make it nullable(...) or optional(...), or choose another onDelete`,
@@ -39,6 +40,26 @@ function checkSetNull(owner: Model, rel: Relation, target: Model): void {
         JSON.stringify(compound.keys)
       }, where cleared keys would collide; choose "cascade" or "restrict"`,
     );
+  }
+}
+
+/**
+ * Two relations over the same foreign key (`posts` and `drafts` with a `filter`) reach the same
+ * records on delete, since `onDelete` follows the key, not the filter: they must not ask for
+ * different actions, whose outcome would depend on the order of declaration.
+ */
+function checkOneOnDeletePerKey(model: Model): void {
+  const chosen = new Map<string, Relation>();
+  for (const rel of model.relations.values()) {
+    if (rel.onDelete === undefined || rel.onDelete === "none") continue;
+    const key = `${rel.model}.${rel.foreignKey}`;
+    const other = chosen.get(key);
+    if (other && other.onDelete !== rel.onDelete) {
+      throw new TypeError(
+        `Model ${model.name}: relations "${other.name}" and "${rel.name}" both follow ${key} but have onDelete "${other.onDelete}" and "${rel.onDelete}"; a delete reaches the same records through both, so give them the same onDelete`,
+      );
+    }
+    chosen.set(key, rel);
   }
 }
 
@@ -111,6 +132,7 @@ export function createRegistry(models: readonly Model[]): ModelRegistry {
   }
   // Once every relation is known to lead somewhere: the cascades' chains.
   for (const model of models) {
+    checkOneOnDeletePerKey(model);
     for (const rel of onDeleteRelations(model, "cascade")) checkCascadeReach(registry, model, rel);
   }
   return registry;

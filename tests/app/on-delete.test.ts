@@ -475,3 +475,20 @@ describe("onDelete against concurrent writes and colliding keys", () => {
     });
   });
 });
+
+test("two relations over one foreign key with different onDelete stop createApp", async () => {
+  const Author = defineModel({
+    name: "Author",
+    fields: { name: string() },
+    relations: {
+      books: { type: "hasMany", model: "Book", foreignKey: "author_id", onDelete: "cascade" },
+      drafts: { type: "hasMany", model: "Book", foreignKey: "author_id", filter: { draft: true }, onDelete: "setNull" },
+    },
+  });
+  const Book = defineModel({ name: "Book", fields: { author_id: optional(id()), title: string() } });
+  await refusedAtStart({ models: [Author, Book] }, {
+    name: "TypeError",
+    message:
+      'Model Author: relations "books" and "drafts" both follow Book.author_id but have onDelete "cascade" and "setNull"; a delete reaches the same records through both, so give them the same onDelete',
+  });
+});
