@@ -46,9 +46,9 @@ export async function refuseRestricted(app: AppState, model: Model, id: number, 
   // A record that stays restorable (soft delete) is held by live children only; one removed for
   // good by trashed ones too, which a restore or `trashed=true` would show pointing at nothing.
   const scope = (rel: Relation) => removal ? {} : writeScope(app.registry.get(rel.model)!);
-  const held = await Promise.all(restricted.map((rel) =>
-    app.stores.get(rel.model)!.exists(allOf([{ [rel.foreignKey]: id }, scope(rel)]))
-  ));
+  const held = await Promise.all(
+    restricted.map((rel) => app.stores.get(rel.model)!.exists(allOf([{ [rel.foreignKey]: id }, scope(rel)]))),
+  );
   const holder = restricted[held.indexOf(true)];
   if (holder === undefined) return;
   const key = holder.type === "hasOne" ? "record.restrictedOne" : "record.restricted";
