@@ -35,6 +35,12 @@ export interface OpenCursor {
   readonly session: string | undefined;
   /** Opened with `noCursorTimeout`: never idle-expires, but dies with its session. */
   readonly noTimeout: boolean;
+  /**
+   * The collection (namespace) whose query plan the cursor reads, for a find or an aggregate
+   * (a view's: its base collection): dropping or renaming it kills the cursor. Other cursors
+   * (`listIndexes`, `listCollections`) hold their answer and survive, as on MongoDB.
+   */
+  readonly reads: string | undefined;
   /** The secondary index the cursor's plan reads through, if any: dropping it kills the cursor. */
   readonly index: string | undefined;
   /**
@@ -58,6 +64,8 @@ export interface FirstBatchOptions {
   session?: string;
   /** The client asked for `noCursorTimeout`. */
   noTimeout?: boolean;
+  /** The collection whose query plan the cursor reads (see {@link OpenCursor.reads}). */
+  reads?: string;
   /** The secondary index the plan reads through (see {@link OpenCursor.index}). */
   index?: string;
 }
@@ -133,6 +141,7 @@ export class CursorRegistry {
       lookahead: undefined,
       session: options.session,
       noTimeout: options.noTimeout ?? false,
+      reads: options.reads,
       index: options.index,
     };
     const { docs, more } = this.#fill(cursor, options.batchSize);
@@ -160,15 +169,16 @@ export class CursorRegistry {
   }
 
   /**
-   * Marks the cursors reading `ns` as killed, as MongoDB kills a plan whose collection was
-   * dropped or renamed (or, given `index`, whose index was dropped): they stay open, so the next
-   * getMore passes the owner checks and then fails with `reason` (see {@link more}). Returns how
-   * many were marked.
+   * Marks the cursors whose query plan reads `ns` as killed, as MongoDB kills a plan whose
+   * collection was dropped or renamed (or, given `index`, whose index was dropped): they stay
+   * open, so the next getMore passes the owner checks and then fails with `reason` (see
+   * {@link more}). A cursor on a view is killed by its base collection's; one that reads no
+   * plan (`listIndexes`) is kept. Returns how many were marked.
    */
   killPlans(ns: string, reason: string, index?: string): number {
     let n = 0;
     for (const cursor of this.#open.values()) {
-      if (cursor.ns !== ns || cursor.killed !== undefined) continue;
+      if (cursor.reads !== ns || cursor.killed !== undefined) continue;
       if (index !== undefined && cursor.index !== index) continue;
       cursor.killed = reason;
       n++;

@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
-import { collect, countMatching, planRead, type ReadSpec, runRead } from "../query/plan.ts";
+import { collect, countMatching, planRead, type ReadSpec } from "../query/plan.ts";
 import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
 import type { JoinWork } from "../query/joins.ts";
 import { type CollectionResolver, type PipelineOptions, runPipeline, stageName } from "../query/pipeline.ts";
@@ -12,7 +12,7 @@ import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { readCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
 import { checkStatsStages, statsSource } from "./stats-stages.ts";
-import { findStages, readView, type ResolvedView, resolveView } from "./views.ts";
+import { checkJoinedViews, findStages, readView, type ResolvedView, resolveView } from "./views.ts";
 import { type OutputStage, outputStage, writeOutput } from "./output-stages.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
@@ -122,28 +122,36 @@ function sourceOf(ctx: CommandContext, name: string | undefined, stages: Documen
   const coll = name === undefined ? undefined : ctx.engine.catalog.get(ctx.db, view ? view.source : name);
   checkHint(coll, ctx.body.hint);
   const options = { collation: readCollation(ctx.body.collation, coll, view), variables: parseLet(ctx.body) };
+  checkJoinedViews(ctx, stages, options.collation);
   return { coll, view, stages, pipeline: view ? [...view.pipeline, ...stages] : stages, options };
+}
+
+/** A source's documents, and the secondary index its leading read goes through, if any. */
+interface SourceRead {
+  docs: Iterator<Document>;
+  index?: string;
 }
 
 /**
  * Runs a source's pipeline: its leading stages as an indexed read, the rest with mingo.
  * `aggregate: 1` reads nothing; a leading `$collStats` or `$indexStats` reads statistics.
  */
-function runSource(ctx: CommandContext, name: string | undefined, source: Source): Iterator<Document> {
+function readSource(ctx: CommandContext, name: string | undefined, source: Source): SourceRead {
   const { options, view } = source;
   // A command's own leading stats stage reads the view it names; one leading a view's stages, the view's collection.
   const stats = statsSource(ctx, name, source.stages, view) ??
     (view ? statsSource(ctx, view.source, source.pipeline) : undefined);
-  if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolver(ctx), options);
-  if (name === undefined) return runPipeline(source.pipeline, [][Symbol.iterator](), resolver(ctx), options);
+  if (stats) return { docs: runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolver(ctx), options) };
+  if (name === undefined) return { docs: runPipeline(source.pipeline, [][Symbol.iterator](), resolver(ctx), options) };
   const { spec, rest } = leadingRead(source.pipeline);
-  const input = runRead(source.coll, {
+  const planned = planRead(source.coll, {
     ...spec,
     filter: bindFilter(spec.filter, options.variables),
     collation: options.collation,
     hint: ctx.body.hint ?? undefined,
   });
-  return runPipeline(rest, input, resolver(ctx), options);
+  const docs = runPipeline(rest, planned?.docs ?? [][Symbol.iterator](), resolver(ctx), options);
+  return { docs, index: planned?.plan.kind === "ixscan" ? planned.plan.scan.index.spec.name : undefined };
 }
 
 /** Runs the stages before `$out`/`$merge`, writes their output, and answers with an empty cursor. */
@@ -154,7 +162,7 @@ async function aggregateInto(
   output: OutputStage,
 ): Promise<Reply> {
   const source = sourceOf(ctx, name, stages);
-  await writeOutput(ctx, output, runSource(ctx, name, source), source.options);
+  await writeOutput(ctx, output, readSource(ctx, name, source).docs, source.options);
   // Nothing is left to read, so no cursor stays open (MongoDB answers with id 0 even for batchSize 0).
   const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
   return ctx.engine.cursors.first(ns, [][Symbol.iterator](), { batchSize: 0, single: true });
@@ -193,8 +201,16 @@ function aggregate(ctx: CommandContext): Reply | Promise<Reply> {
   const batchSize = firstBatchSize(ctx.body.cursor);
   const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
   const counting = name === undefined ? undefined : countShape(stages);
-  const output = counting ? countDocuments(ctx, source, counting)[Symbol.iterator]() : runSource(ctx, name, source);
-  return ctx.engine.cursors.first(ns, output, { batchSize, session: ctx.session });
+  if (counting) {
+    return ctx.engine.cursors.first(ns, countDocuments(ctx, source, counting)[Symbol.iterator](), {
+      batchSize,
+      session: ctx.session,
+    });
+  }
+  const { docs, index } = readSource(ctx, name, source);
+  // The plan reads the collection (a view's base collection): its drop or rename kills the cursor.
+  const reads = source.coll && namespace(source.coll.db, source.coll.name);
+  return ctx.engine.cursors.first(ns, docs, { batchSize, session: ctx.session, reads, index });
 }
 
 /** The aggregate command (mingo runs the stages after the leading read the engine folds). */

@@ -17,6 +17,7 @@ import { checkCommandFields } from "./fields.ts";
 import { VERSION } from "./handshake.ts";
 import { checkHint } from "./hint.ts";
 import { outputStage } from "./output-stages.ts";
+import { checkJoinedViews } from "./views.ts";
 import type { CommandContext, Handler } from "./context.ts";
 
 const VERBOSITIES = new Set(["queryPlanner", "executionStats", "allPlansExecution"]);
@@ -112,6 +113,7 @@ function explainAggregate(ctx: CommandContext, body: Document, run: boolean): Do
   const collation = operationCollation(body.collation, ctx.engine.catalog.get(ctx.db, name));
   const variables = parseLet(body);
   checkCountingStages(pipeline);
+  checkJoinedViews(ctx, pipeline, collation);
   const counting = countShape(pipeline);
   if (counting) {
     const { spec } = counting;

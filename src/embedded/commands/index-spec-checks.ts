@@ -92,7 +92,36 @@ function checkField(raw: Document, field: string, value: unknown): void {
     throw inSpec(raw, "TypeMismatch", mustBe(field, "an object", value));
   } else if (field === "collation" && Object.keys(value as Document).length === 0) {
     throw inSpec(raw, "BadValue", "The field 'collation' cannot be an empty object.");
+  } else if (field === "v") {
+    checkVersion(raw, value);
   }
+}
+
+/** validateIndexSpec's `v`: a number (14), a 32-bit integer (2), and one an index can be created with, 1 or 2 (67). */
+function checkVersion(raw: Document, value: unknown): void {
+  if (numberKind(value) === undefined) throw inSpec(raw, "TypeMismatch", mustBe("v", "a number", value));
+  const n = toNumber(value);
+  if (!Number.isInteger(n) || n > MAX_TTL || n < -MAX_TTL - 1) {
+    throw inSpec(
+      raw,
+      "BadValue",
+      `Index version must be representable as a 32-bit integer, but got ${valueText(value)}`,
+    );
+  }
+  if (n !== 1 && n !== 2) {
+    throw inSpec(
+      raw,
+      "CannotCreateIndex",
+      `Invalid index specification ${valueText(raw)}; cannot create an index with v=${n}`,
+    );
+  }
+}
+
+/** IndexDescriptor::isIdIndexPattern: `{_id: ±1}` (numberInt, so 1.5 too), which must then pass the `_id` index's checks. */
+function isIdPattern(key: Document): boolean {
+  const fields = Object.keys(key);
+  if (fields.length !== 1 || fields[0] !== "_id" || numberKind(key._id) === undefined) return false;
+  return Math.abs(Math.trunc(toNumber(key._id))) === 1;
 }
 
 function mustBe(field: string, what: string, value: unknown): string {
@@ -157,8 +186,7 @@ function keyFieldError(field: string): string | undefined {
 function checkNames(raw: Document): void {
   const key = raw.key as Document;
   const name = raw.name as string;
-  const fields = Object.keys(key);
-  if (fields.length === 1 && fields[0] === "_id" && toNumber(key._id) === 1) {
+  if (isIdPattern(key)) {
     const extra = Object.keys(raw).find((field) => !ID_INDEX_FIELDS.has(field));
     if (extra !== undefined) {
       // The spec is printed with the `v` validateIndexSpec added when it was missing.
@@ -166,6 +194,13 @@ function checkNames(raw: Document): void {
       throw new CommandError(
         "InvalidIndexSpecificationOption",
         `The field '${extra}' is not valid for an _id index specification. Specification: ${valueText(shown)}`,
+      );
+    }
+    // validateIdIndexSpec: the only index on `_id` alone is the ascending one the collection has.
+    if (toNumber(key._id) !== 1) {
+      throw new CommandError(
+        "BadValue",
+        `The field 'key' for an _id index must be {_id: 1}, but got ${valueText(key)}`,
       );
     }
   } else if (name === "_id_") {

@@ -59,6 +59,7 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
 function parseSpecs(ctx: CommandContext, coll: Collection | undefined): IndexSpec[] {
   const { indexes } = ctx.body;
   if (!Array.isArray(indexes)) throw new CommandError("TypeMismatch", "'indexes' must be an array");
+  if (indexes.length === 0) throw new CommandError("BadValue", "Must specify at least one index to create");
   const raws = ctx.body.ignoreUnknownIndexOptions === true ? indexes.map(withoutUnknownFields) : indexes;
   for (const raw of raws) checkTtlOption(raw);
   return raws.map((raw: unknown) => parseSpec(raw, coll));

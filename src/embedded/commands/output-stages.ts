@@ -18,6 +18,8 @@ import { storeVersion } from "./updates.ts";
 import { bypassValidation, checkValid } from "./validation.ts";
 import { refuseViewWrite } from "./views.ts";
 import { prepareInsert } from "./write.ts";
+import { namespace } from "./args.ts";
+import { killDropped } from "./plan-kills.ts";
 import { checkCollectionName } from "./names.ts";
 
 /** A pipeline's `$out` or `$merge` stage, parsed. */
@@ -165,6 +167,9 @@ async function replaceContents(ctx: CommandContext, name: string, results: Docum
   for (const doc of collect(coll.docs.iterate())) writes.delete(coll, doc._id);
   for (const doc of prepared) writes.put(coll, doc);
   await commit(ctx, writes);
+  // MongoDB's $out renames its temporary collection over the target (dropTarget): the target's
+  // open cursors are killed, where the engine's reading on would mix old and new documents.
+  if (existing) killDropped(ctx.engine.cursors, [namespace(ctx.db, name)]);
 }
 
 async function merge(

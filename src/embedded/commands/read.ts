@@ -59,6 +59,7 @@ function find(ctx: CommandContext): Reply {
       ...owner(ctx),
       batchSize: firstBatchSize(body),
       single,
+      reads: namespace(ctx.db, name),
     });
   }
   const planned = view ? undefined : planRead(coll, spec);
@@ -75,6 +76,7 @@ function find(ctx: CommandContext): Reply {
     batchSize,
     single,
     cached,
+    reads: namespace(ctx.db, view ? view.source : name),
     index: planned?.plan.kind === "ixscan" ? planned.plan.scan.index.spec.name : undefined,
   });
 }

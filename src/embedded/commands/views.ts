@@ -139,6 +139,23 @@ function checkSameCollation(ctx: CommandContext, name: string, other: string, co
   );
 }
 
+/**
+ * Refuses an aggregate that joins (`$lookup`, `$unionWith`, `$graphLookup`, at any depth) a
+ * view whose default collation is not the aggregate's, as MongoDB does before running it
+ * (collatorCompatibleWithPipeline, code 167; its message has no space before the namespace):
+ * the view would otherwise be read under another order than it defines.
+ */
+export function checkJoinedViews(ctx: CommandContext, pipeline: readonly Document[], collation?: Collation): void {
+  for (const name of joinedNames(pipeline)) {
+    const view = ctx.engine.catalog.get(ctx.db, name);
+    if (view?.options.viewOn === undefined || sameCollation(view.collation, collation)) continue;
+    throw new CommandError(
+      "OptionNotSupportedOnView",
+      `Cannot override a view's default collation${namespace(ctx.db, name)}`,
+    );
+  }
+}
+
 /** The stages that read another collection or view. */
 const JOIN_STAGES = new Set(["$lookup", "$graphLookup", "$unionWith"]);
 

@@ -38,7 +38,9 @@ export function checkArrayFilters(update: unknown, arrayFilters: unknown): void 
     }
     return;
   }
-  if (!isPlainObject(update)) return;
+  // UpdateDriver::parse checks for unused filters only in an operator update: a replacement
+  // (its first field not `$`-prefixed, `{}` included) is applied whatever the filters say.
+  if (!isPlainObject(update) || !Object.keys(update)[0]?.startsWith("$")) return;
   const used = usedIdentifiers(update, identifiers);
   for (const identifier of identifiers) {
     if (!used.has(identifier)) {

@@ -145,6 +145,28 @@ function checkLookupForm(args: ReturnType<typeof lookupArguments>): void {
   if (args.let !== undefined) throw failed("$lookup with a 'let' argument must also specify 'pipeline'");
 }
 
+/** The `$`-prefixed field names a FieldPath allows (DBRef's, and the server's metadata fields). */
+const DOLLAR_FIELDS = new Set(["$id", "$ref", "$db", "$sortKey", "$recordId", "$searchSortValues", "$searchScore"]);
+
+/**
+ * Checks a path as MongoDB's FieldPath constructor does (field_path.cpp), in its order: no
+ * trailing '.' (40353), then each component non-empty (15998), not `$`-prefixed (16410) and
+ * without a NUL (16411, whose C++ message ends at the NUL it names).
+ */
+function checkFieldPath(path: string): void {
+  if (path.endsWith(".")) throw new CommandError("Location40353", "FieldPath must not end with a '.'.");
+  for (const name of path.split(".")) {
+    if (name === "") throw new CommandError("Location15998", "FieldPath field names may not be empty strings.");
+    if (name.startsWith("$") && !DOLLAR_FIELDS.has(name)) {
+      throw new CommandError(
+        "Location16410",
+        "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+      );
+    }
+    if (name.includes("\0")) throw new CommandError("Location16411", "FieldPath field names may not contain '");
+  }
+}
+
 /**
  * Checks a `$lookup` stage's argument and reads it: every form (localField/foreignField;
  * `let` and `pipeline`; both together; `$documents` instead of `from`), with MongoDB's errors
@@ -157,6 +179,8 @@ export function parseLookup(raw: unknown): LookupSpec {
   const from = lookupFrom(raw);
   const args = lookupArguments(raw);
   checkLookupForm(args);
+  // The stage keeps `as`, then the join fields, as FieldPaths: built (and checked) in that order.
+  for (const path of [args.as, args.localField, args.foreignField]) if (path !== undefined) checkFieldPath(path);
   Object.keys(args.let ?? {}).forEach(checkVariableName);
   const pipeline = args.pipeline ?? [];
   checkSubPipeline(pipeline);

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { evalExpr, ProcessingMode } from "mingo/core";
 import type { Options } from "mingo/types";
+import { cloneDeep } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
 import type { LookupSpec } from "./join-specs.ts";
 import type { CollectionResolver, JoinWork, PipelineOptions } from "./joins.ts";
@@ -25,7 +26,9 @@ import type { Variables } from "./variables.ts";
  * (an array inside it stays one value). Missing gives nothing.
  */
 function valuesAtPath(doc: Document, path: readonly string[], from = 0, out: unknown[] = []): unknown[] {
-  let value: unknown = doc[path[from]];
+  // Own fields only: `constructor` or `toString` missing from the document is missing (null to
+  // the join), not Object.prototype's function.
+  let value: unknown = Object.hasOwn(doc, path[from]) ? doc[path[from]] : undefined;
   let i = from + 1;
   while (i < path.length && Array.isArray(value) && /^(0|[1-9][0-9]*)$/.test(path[i])) value = value[Number(path[i++])];
   if (i === path.length) {
@@ -65,7 +68,12 @@ function withJoin(pipeline: readonly Document[], filter: Document): Document[] {
   return [...pipeline.slice(0, at), match ?? { $match: filter }, ...pipeline.slice(match ? at + 1 : at)];
 }
 
-/** The stage's `let` variables for one input document, evaluated with the enclosing variables in scope. */
+/**
+ * The stage's `let` variables for one input document, evaluated with the enclosing variables
+ * in scope. They are copies: evaluated without cloning, `$$ROOT` (or `$sub`) is the input
+ * document itself, a stored one, and a stage of the sub-pipeline writing into a value built
+ * from it (`$addFields: {"r.x": 1}` after `r: "$$doc"`) would write into storage.
+ */
 function letValues(doc: Document, spec: Document, options: PipelineOptions): Variables {
   const mingo = {
     context: ENGINE_CONTEXT,
@@ -74,7 +82,7 @@ function letValues(doc: Document, spec: Document, options: PipelineOptions): Var
     processingMode: ProcessingMode.CLONE_OFF,
     jsonSchemaValidator: jsonSchemaPredicate,
   } as unknown as Options;
-  return evalExpr(doc, spec, mingo) as Variables;
+  return cloneDeep(evalExpr(doc, spec, mingo)) as Variables;
 }
 
 /** `doc` with `value` at a dotted path, sharing the rest: a missing or non-document step becomes a document, as in MongoDB. */

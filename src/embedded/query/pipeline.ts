@@ -3,7 +3,8 @@ import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
 import { cloneDeep } from "mingo/util";
-import { isPlainObject } from "../bson.ts";
+import { isPlainObject, toNumber } from "../bson.ts";
+import { isBsonNumber } from "./bson-types.ts";
 import { parseLookup, parseUnionWith } from "./join-specs.ts";
 import { type CollectionResolver, type PipelineOptions, stageName } from "./joins.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
@@ -32,12 +33,26 @@ const JOINS = new Set(["$lookup", "$unionWith", "$graphLookup"]);
 /** The joins the engine runs itself, each read through the planner (the others, `$graphLookup`, are mingo's). */
 const ENGINE_JOINS = new Set(["$lookup", "$unionWith"]);
 
+/** The pipelines nested in a stage: a `$facet`'s (a map of them), or a join's `pipeline`. */
+function nestedPipelines(name: string, argument: unknown): unknown[] {
+  if (!isPlainObject(argument)) return [];
+  return name === "$facet" ? Object.values(argument) : [argument.pipeline];
+}
+
 /** True when a stage (or a pipeline nested in it) may write into its input documents. */
 function mutates(stage: Document): boolean {
   const name = stageName(stage);
   if (!NON_MUTATING.has(name)) return true;
-  const nested = isPlainObject(stage[name]) ? (stage[name] as Document).pipeline : undefined;
-  return Array.isArray(nested) && nested.some(mutates);
+  return nestedPipelines(name, stage[name]).some((nested) => Array.isArray(nested) && nested.some(mutates));
+}
+
+/**
+ * True when a segment of mingo's stages may write into the documents its joins (mingo's
+ * `$graphLookup`, and the joins inside `$facet`) take from the resolver: some stage other
+ * than a `$graphLookup` (which copies what it finds, and ends its segment) writes.
+ */
+function writesJoined(stages: readonly Document[]): boolean {
+  return stages.some((stage) => stageName(stage) !== "$graphLookup" && mutates(stage));
 }
 
 function clones(source: Iterator<Document>): Iterator<Document> {
@@ -75,13 +90,18 @@ function runSegment(
 ): Iterator<Document> {
   // Stored documents are shared, not copied: clone on the way in only if a stage writes.
   const mode = stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF;
+  // mingo's joins get the resolver's documents, stored ones: copies when a stage may write into them.
+  const copies = writesJoined(stages);
   const aggregator = new Aggregator(stages, {
     processingMode: mode,
     context: ENGINE_CONTEXT,
     collation: options.collation as unknown as Options["collation"],
     variables: options.variables,
     jsonSchemaValidator: jsonSchemaPredicate,
-    collectionResolver: (name: string) => resolve.docs(name) as Document[],
+    collectionResolver: (name: string) => {
+      const docs = resolve.docs(name) as Document[];
+      return copies ? docs.map((doc) => cloneDeep(doc) as Document) : docs;
+    },
   });
   return latched(aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>);
 }
@@ -100,18 +120,66 @@ function runJoin(
     : runUnionWith(input, parseUnionWith(stage.$unionWith), resolve, options, work);
 }
 
-/** Where the part of the pipeline starting at `start` ends: one engine join, or mingo's stages up to the next join (a `$graphLookup` included). */
+/** The count of a `$limit` stage the engine runs itself (a positive whole number), else undefined. */
+function limitOf(stage: Document): number | undefined {
+  if (!("$limit" in stage) || !isBsonNumber(stage.$limit)) return undefined;
+  const n = toNumber(stage.$limit);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * `$limit`, run by the engine: once it has passed `n` documents it asks its input for no more.
+ * mingo's `$limit` is a filter, which pulls its input to the end when asked once more (as a
+ * cursor does to learn it is exhausted): behind a `$lookup` that was one planned foreign read
+ * per remaining input document, behind a `$unionWith` its whole collection. MongoDB pulls
+ * lazily (and moves a `$limit` ahead of a `$lookup` that keeps one output per input).
+ */
+function limited(input: Iterator<Document>, n: number): Iterator<Document> {
+  let left = n;
+  return {
+    next: () => {
+      if (left <= 0) return { done: true, value: undefined };
+      left--;
+      return input.next();
+    },
+  };
+}
+
+/** True for the stages the engine runs itself, each a part of the pipeline on its own. */
+function engineRuns(stage: Document): boolean {
+  return ENGINE_JOINS.has(stageName(stage)) || limitOf(stage) !== undefined;
+}
+
+/**
+ * Where the part of the pipeline starting at `start` ends: one stage the engine runs (a join,
+ * a `$limit`), or mingo's stages up to the next of those or the next join (a `$graphLookup` included).
+ */
 function partEnd(stages: readonly Document[], start: number): number {
-  if (ENGINE_JOINS.has(stageName(stages[start]))) return start + 1;
+  if (engineRuns(stages[start])) return start + 1;
   let end = start;
-  while (end < stages.length && !JOINS.has(stageName(stages[end]))) end++;
-  return end < stages.length && !ENGINE_JOINS.has(stageName(stages[end])) ? end + 1 : end;
+  while (end < stages.length && !JOINS.has(stageName(stages[end])) && !engineRuns(stages[end])) end++;
+  return end < stages.length && !engineRuns(stages[end]) ? end + 1 : end;
+}
+
+/** Runs one part of the pipeline (see {@link partEnd}). */
+function runPart(
+  stages: Document[],
+  input: Iterator<Document>,
+  resolve: CollectionResolver,
+  options: PipelineOptions,
+  at: { start: number; end: number },
+): Iterator<Document> {
+  const first = stages[at.start];
+  if (ENGINE_JOINS.has(stageName(first))) return runJoin(first, at.start, input, resolve, options);
+  const limit = limitOf(first);
+  if (limit !== undefined) return limited(input, limit);
+  return runSegment(stages.slice(at.start, at.end), input, resolve, options);
 }
 
 /**
  * Runs aggregation stages over a lazy input, never writing into stored documents and never
  * copying a collection: `$lookup` and `$unionWith` are the engine's (each foreign read planned,
- * see lookup.ts), the other stages mingo's. Inputs are cloned only for stages that write into
+ * see lookup.ts), and `$limit` (which stops pulling its input), the other stages mingo's. Inputs are cloned only for stages that write into
  * them, and documents joined from another collection (by reference) are cloned after the join
  * only when a later stage writes. `$match` and `$sort` compare strings under the options'
  * collation; `$$name` reads the command's `let` variables in every stage.
@@ -126,9 +194,7 @@ export function runPipeline(
   let start = 0;
   while (start < stages.length) {
     const end = partEnd(stages, start);
-    output = ENGINE_JOINS.has(stageName(stages[start]))
-      ? runJoin(stages[start], start, output, resolve, options)
-      : runSegment(stages.slice(start, end), output, resolve, options);
+    output = runPart(stages, output, resolve, options, { start, end });
     const joined = JOINS.has(stageName(stages[end - 1]));
     if (joined && end < stages.length && stages.slice(end).some(mutates)) output = clones(output);
     start = end;

@@ -375,12 +375,16 @@ export function hintedPlan(
     return ranged ?? { kind: "collscan", exact: noFilter, ordered: natural, reverse: natural && keys[0][1] === -1 };
   }
   const { index } = hint;
-  const usable: Conjunction = sameCollation(index.collation, collation)
+  // As in choosePlan: bounds are binary string order, right only when neither the read nor the
+  // index has a collation; an index under another collation than the read's orders its strings
+  // otherwise than the sort asks, so the read then sorts by itself.
+  const same = sameCollation(index.collation, collation);
+  const usable: Conjunction = same && collation === undefined
     ? terms
     : { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others };
   // Without a sort, the hinted index's own order is the answer's (the engine's default, `_id`
   // order, is not what MongoDB gives).
-  const wanted = sorted ? keys : [];
+  const wanted = sorted && same ? keys : [];
   const read = indexPlan(index, usable, wanted) ?? fullIndexPlan(index, wanted, noFilter);
   const plan = sorted || read.kind !== "ixscan" ? read : { ...read, ordered: true };
   if (index.covers === undefined || plan.kind !== "ixscan") return plan;
