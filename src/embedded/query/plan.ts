@@ -6,7 +6,8 @@ import { compileFilter, isEmptyFilter, type Predicate } from "./filter.ts";
 import { scanIdRanges } from "./id-scan.ts";
 import { countInRanges, scanIndex, scanIndexNumbers, type ScanStats } from "./index-scan.ts";
 import { mergeScans } from "./or-merge.ts";
-import { choosePlan, hintedPlan, type Plan, resolveHint, type SortKey, sortKeys } from "./planner.ts";
+import { hintedPlan, resolveHint } from "./hinted-plan.ts";
+import { choosePlan, type Plan, type SortKey, sortKeys } from "./planner.ts";
 import { sortDocuments } from "./sort.ts";
 
 export type { Plan } from "./planner.ts";

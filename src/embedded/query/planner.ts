@@ -83,7 +83,7 @@ function idValues(terms: Conjunction): { values: readonly unknown[]; exact: bool
  * equal keys. A multikey index yields each document at its smallest key (largest, reversed),
  * which is MongoDB's sort key of an array, only when nothing bounds the scan.
  */
-function sortDirection(index: OrderedIndex, bounds: FieldBounds[], keys: SortKey[]): 1 | -1 | 0 {
+export function sortDirection(index: OrderedIndex, bounds: FieldBounds[], keys: SortKey[]): 1 | -1 | 0 {
   if (index.multikey && !bounds.every(isFull)) return 0;
   const dirs = index.entries.dirs;
   // s: sort keys matched so far; sign: the scan direction they all agree on (0 until the first).
@@ -140,7 +140,8 @@ function decides(
   return !index.multikey && onIndex === fields.length && bounds.every((b, f) => conds[f].length === 0 || b.exact);
 }
 
-function indexPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[]): Plan | undefined {
+/** The read of one index the filter's terms allow (bounded, in the sort's order where it can), if the index fits. */
+export function indexPlan(index: OrderedIndex, terms: Conjunction, keys: SortKey[]): Plan | undefined {
   // Neither bounded nor sorted on its first field, it serves nothing (as the test below finds, without bounds).
   const lead = index.fields[0];
   if ((keys.length === 0 || keys[0][0] !== lead) && !names(terms.fields, lead)) return undefined;
@@ -209,7 +210,7 @@ function orPlan(
  * conditions, or the union over the branches of an `$or` that each bound `_id`. Undefined when
  * nothing bounds `_id`.
  */
-function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Plan | undefined {
+export function idRangePlan(coll: Collection, terms: Conjunction, keys: SortKey[]): Plan | undefined {
   const own = idConditions(terms.fields);
   let bounds = fieldBounds(own, false);
   let exact = bounds.exact && own.length === terms.fields.length && terms.others === 0 && terms.ors.length === 0;
@@ -318,86 +319,7 @@ function keepCheaper(best: Choice, plan: Plan | undefined): void {
   }
 }
 
-function isEmptyObject(v: unknown): boolean {
+/** True for a missing, null or empty filter or sort. */
+export function isEmptyObject(v: unknown): boolean {
   return v === undefined || v === null || (isPlainObject(v) && Object.keys(v).length === 0);
-}
-
-/** A hint the collection's indexes resolve: a collection scan, the `_id` index, or a secondary index. */
-export type ResolvedHint = { natural: 1 | -1 } | { id: true } | { index: OrderedIndex };
-
-/**
- * The index a `hint` names (by name or key pattern, numbers of any width as directions), or
- * `{$natural: ±1}`; undefined for no hint, or one that names nothing (commands/hint.ts refuses
- * those before the read).
- */
-export function resolveHint(coll: Collection, hint: unknown): ResolvedHint | undefined {
-  if (isPlainObject(hint) && Object.keys(hint).length === 1 && "$natural" in hint) {
-    return { natural: toNumber(hint.$natural) < 0 ? -1 : 1 };
-  }
-  const pattern = isPlainObject(hint) ? JSON.stringify(directions(hint)) : undefined;
-  const named = (name: string, key: Document) =>
-    typeof hint === "string" ? name === hint : JSON.stringify(directions(key)) === pattern;
-  if (typeof hint !== "string" && pattern === undefined) return undefined;
-  if (named("_id_", { _id: 1 })) return { id: true };
-  for (const index of coll.orderedIndexes()) if (named(index.spec.name, index.spec.key)) return { index };
-  return undefined;
-}
-
-function directions(key: Document): Document {
-  return Object.fromEntries(Object.entries(key).map(([field, dir]) => [field, toNumber(dir)]));
-}
-
-/**
- * The plan a hint forces, as MongoDB follows a hint whatever another plan would cost: a
- * collection scan in the hinted direction, or a read of the hinted index, bounded by the filter
- * where it can be and a full scan of the index where it cannot. `sorted`: the read asked for a
- * sort (without one, `$natural: -1` is itself the order asked for).
- */
-export function hintedPlan(
-  coll: Collection,
-  hint: ResolvedHint,
-  filter: unknown,
-  keys: SortKey[],
-  sorted: boolean,
-  collation?: Collation,
-): Plan {
-  const terms: Conjunction = isPlainObject(filter)
-    ? conjunction(filter)
-    : { fields: [], ors: [], others: isEmptyObject(filter) ? 0 : 1 };
-  const noFilter = terms.fields.length === 0 && terms.others === 0 && terms.ors.length === 0;
-  const natural = keys.length === 1 && keys[0][0] === "_id";
-  if ("natural" in hint) {
-    const ordered = !sorted || (natural && keys[0][1] === hint.natural);
-    return { kind: "collscan", exact: noFilter, ordered, reverse: hint.natural === -1 };
-  }
-  if ("id" in hint) {
-    const ranged = collation ? undefined : idRangePlan(coll, terms, keys);
-    return ranged ?? { kind: "collscan", exact: noFilter, ordered: natural, reverse: natural && keys[0][1] === -1 };
-  }
-  const { index } = hint;
-  // As in choosePlan: bounds are binary string order, right only when neither the read nor the
-  // index has a collation; an index under another collation than the read's orders its strings
-  // otherwise than the sort asks, so the read then sorts by itself.
-  const same = sameCollation(index.collation, collation);
-  const usable: Conjunction = same && collation === undefined
-    ? terms
-    : { fields: [], ors: [], others: terms.fields.length + terms.ors.length + terms.others };
-  // Without a sort, the hinted index's own order is the answer's (the engine's default, `_id`
-  // order, is not what MongoDB gives).
-  const wanted = sorted && same ? keys : [];
-  const read = indexPlan(index, usable, wanted) ?? fullIndexPlan(index, wanted, noFilter);
-  const plan = sorted || read.kind !== "ixscan" ? read : { ...read, ordered: true };
-  if (index.covers === undefined || plan.kind !== "ixscan") return plan;
-  return { ...plan, exact: false, countable: false, coverage: index.covers };
-}
-
-/** A read of the whole index, in the sort's direction when the index gives it. */
-function fullIndexPlan(index: OrderedIndex, keys: SortKey[], noFilter: boolean): Plan {
-  const bounds = scanFields(index).map(() => UNBOUNDED);
-  const ranges = scanRanges(index, bounds)!;
-  const dir = keys.length ? sortDirection(index, bounds, keys) : 0;
-  const scan: ScanSpec = { index, bounds, reverse: dir === -1 };
-  const estimate = countInRanges(index.entries, ranges);
-  const countable = noFilter && !index.multikey;
-  return { kind: "ixscan", scan, ranges, exact: noFilter, ordered: dir !== 0, countable, estimate };
 }
