@@ -29,9 +29,14 @@ export function setCascadeBatchSize(size: number): number {
   return previous;
 }
 
-/** The children of the records `ids` through foreign key `fk`: a plain equality for one parent. */
+/**
+ * The children of the records `ids` through foreign key `fk`: a plain equality for one parent.
+ * A key that is an array (written around the API, whose foreign keys are ids) points at no one
+ * parent, as `with` never attaches it: deleting one of its ids must not delete or clear it.
+ */
 function pointingAt(fk: string, ids: readonly number[]): Document {
-  return { [fk]: ids.length === 1 ? ids[0] : { $in: ids } };
+  const match = ids.length === 1 ? { $eq: ids[0] } : { $in: ids };
+  return { [fk]: { ...match, $not: { $type: "array" } } };
 }
 
 /**
@@ -47,7 +52,7 @@ export async function refuseRestricted(app: AppState, model: Model, id: number, 
   // good by trashed ones too, which a restore or `trashed=true` would show pointing at nothing.
   const scope = (rel: Relation) => removal ? {} : writeScope(app.registry.get(rel.model)!);
   const held = await Promise.all(
-    restricted.map((rel) => app.stores.get(rel.model)!.exists(allOf([{ [rel.foreignKey]: id }, scope(rel)]))),
+    restricted.map((rel) => app.stores.get(rel.model)!.exists(allOf([pointingAt(rel.foreignKey, [id]), scope(rel)]))),
   );
   const holder = restricted[held.indexOf(true)];
   if (holder === undefined) return;

@@ -492,3 +492,29 @@ test("two relations over one foreign key with different onDelete stop createApp"
       'Model Author: relations "books" and "drafts" both follow Book.author_id but have onDelete "cascade" and "setNull"; a delete reaches the same records through both, so give them the same onDelete',
   });
 });
+
+test("a foreign key that is an array (written around the API) is no child: never deleted, cleared or counted", async () => {
+  const Team = defineModel({
+    name: "Team",
+    fields: { name: string() },
+    relations: {
+      members: { type: "hasMany", model: "Member", foreignKey: "team_id", onDelete: "cascade" },
+      tags: { type: "hasMany", model: "Tag", foreignKey: "team_id", onDelete: "setNull" },
+      badges: { type: "hasMany", model: "Badge", foreignKey: "team_id", onDelete: "restrict" },
+    },
+  });
+  const Member = defineModel({ name: "Member", fields: { team_id: id(), name: string() } });
+  const Tag = defineModel({ name: "Tag", fields: { team_id: nullable(id()), name: string() } });
+  const Badge = defineModel({ name: "Badge", fields: { team_id: id(), name: string() } });
+  await withApp({ models: [Team, Member, Tag, Badge] }, async (app) => {
+    await post(app, "/api/v1/teams", { name: "Red" }, { name: "Blue" });
+    await post(app, "/api/v1/members", { team_id: 1, name: "only red" });
+    // Through the driver: the API refuses an array where an id belongs.
+    await app.db.collection("members").insertOne({ _id: 2, team_id: [1, 2], name: "both" } as never);
+    await app.db.collection("tags").insertOne({ _id: 1, team_id: [1, 2], name: "shared" } as never);
+    await app.db.collection("badges").insertOne({ _id: 1, team_id: [1, 2], name: "shared" } as never);
+    assert.equal((await call(app, "DELETE", "/api/v1/teams/1")).status, 204, "the array badge does not hold team 1");
+    assert.deepEqual(await idsOf(app, "members"), [2]);
+    assert.deepEqual((await app.db.collection("tags").findOne({ _id: 1 as never }))?.team_id, [1, 2]);
+  });
+});
