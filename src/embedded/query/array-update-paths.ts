@@ -82,3 +82,86 @@ function filterFor(identifier: string, filters: readonly Document[]): ((element:
   const query = mingoQuery(filter);
   return (element) => query.test({ [identifier]: element });
 }
+
+/** The part of a path before its first `$[]` or `$[identifier]` (mingo's node for it), if it has one. */
+function arrayNodeOf(path: string): string | undefined {
+  const parts = path.split(".");
+  const at = parts.findIndex((part) => ALL_OR_FILTERED.test(part));
+  return at < 0 ? undefined : parts.slice(0, at).join(".");
+}
+
+/**
+ * The update with the paths through `$[]` or `$[identifier]` that share an array (`a.$[i]` and
+ * `a.$[j]`) replaced by the element paths they reach in `doc`. mingo refuses two such paths as
+ * a conflict on the array; MongoDB merges them (update_array_node.cpp), and refuses only when
+ * two reach one element: code 40, "Update created a conflict at 'a.0'", the path printed up to
+ * the last part where the two differ, as written after it. Other updates are returned as given.
+ */
+export function expandSharedArrayPaths(doc: Document, update: Document, filters: readonly Document[] = []): Document {
+  const byNode = new Map<string, number>();
+  for (const fields of Object.values(update)) {
+    if (!isPlainObject(fields)) continue;
+    for (const path of Object.keys(fields)) {
+      const node = arrayNodeOf(path);
+      if (node !== undefined) byNode.set(node, (byNode.get(node) ?? 0) + 1);
+    }
+  }
+  const shared = new Set([...byNode].filter(([, count]) => count > 1).map(([node]) => node));
+  if (shared.size === 0) return update;
+  const expanded = new Map<string, ElementPath[]>();
+  for (const fields of Object.values(update)) {
+    if (!isPlainObject(fields)) continue;
+    for (const path of Object.keys(fields)) {
+      const node = arrayNodeOf(path);
+      if (node === undefined || !shared.has(node)) continue;
+      const elements = elementPaths(doc, path, filters);
+      if (elements === undefined) return update;
+      expanded.set(path, elements);
+    }
+  }
+  refuseSharedElements(expanded);
+  const out: Document = {};
+  for (const [op, fields] of Object.entries(update)) {
+    if (!isPlainObject(fields)) {
+      out[op] = fields;
+      continue;
+    }
+    const rewritten: Document = {};
+    for (const [path, value] of Object.entries(fields)) {
+      const elements = expanded.get(path);
+      if (elements === undefined) rewritten[path] = value;
+      else for (const element of elements) rewritten[element.parts.join(".")] = value;
+    }
+    out[op] = rewritten;
+  }
+  return out;
+}
+
+/** Refuses two written paths that reach one element path, or one inside the other. */
+function refuseSharedElements(expanded: Map<string, ElementPath[]>): void {
+  const reached = new Map<string, string>();
+  for (const [path, elements] of expanded) {
+    for (const { parts } of elements) reached.set(parts.join("."), path);
+  }
+  for (const [path, elements] of expanded) {
+    for (const { parts } of elements) {
+      for (let n = 1; n <= parts.length; n++) {
+        const other = reached.get(parts.slice(0, n).join("."));
+        if (other === undefined || other === path) continue;
+        throw new CommandError(
+          "ConflictingUpdateOperators",
+          `Update created a conflict at '${conflictPath(path, other, parts)}'`,
+        );
+      }
+    }
+  }
+}
+
+/** The element path up to the last part where two written paths differ, then the rest as written. */
+function conflictPath(path: string, other: string, reached: string[]): string {
+  const written = path.split(".");
+  const otherParts = other.split(".");
+  let last = 0;
+  for (let i = 0; i < Math.min(written.length, otherParts.length); i++) if (written[i] !== otherParts[i]) last = i;
+  return [...reached.slice(0, last + 1), ...written.slice(last + 1)].join(".");
+}

@@ -1,6 +1,7 @@
 import type { Options, QueryOperator } from "mingo/types";
+import * as mingoQueryOperators from "mingo/operators/query";
 import { flatten, resolve } from "mingo/util";
-import { bsonTag, toNumber } from "../bson.ts";
+import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, typeRank, type ValueKey } from "../store/values.ts";
@@ -24,10 +25,36 @@ type Test = (lhs: unknown, rhs: unknown, strings: StringCompare | undefined, dep
  */
 type LeafTest = (rhs: unknown, strings: StringCompare | undefined) => ((v: unknown) => boolean) | undefined;
 
+/**
+ * Like {@link someAtPath}, for a condition that involves null, which a missing field also
+ * meets: a path that ends (or stops at a scalar, null or missing value) before its last part
+ * gives null, and so does each document of an array on the way that lacks the rest of the
+ * path, as MongoDB's matcher walks it ({"a.b": null} matches {a: [{b: 1}, {c: 1}]} through its
+ * second element, but not {a: [{b: 1}]}, nor {a: [1]}: an array's other elements are skipped).
+ * Paths with a numeric part keep mingo's resolution.
+ */
+function someOrMissingAtPath(
+  value: unknown,
+  parts: readonly string[],
+  visit: (v: unknown) => boolean,
+  at = 0,
+): boolean {
+  if (value === undefined) return visit(null);
+  if (at === parts.length) return (Array.isArray(value) && value.some(visit)) || visit(value);
+  if (isPlainObject(value)) return someOrMissingAtPath(value[parts[at]], parts, visit, at + 1);
+  if (!Array.isArray(value)) return visit(null);
+  const part = parts[at];
+  return value.some((element) => isPlainObject(element) && someOrMissingAtPath(element[part], parts, visit, at + 1));
+}
+
+function isIndex(part: string): boolean {
+  return /^\d+$/.test(part);
+}
+
 function fieldOperator(
   test: Test,
   prepare: (rhs: unknown, strings: StringCompare | undefined) => unknown = (v) => v,
-  leaf?: { test: LeafTest; negated: boolean },
+  leaf?: { test: LeafTest; negated: boolean; nullTest?: LeafTest },
 ): QueryOperator {
   return ((selector: string, value: unknown, options: Options) => {
     const strings = collationOf(options)?.compare;
@@ -40,6 +67,11 @@ function fieldOperator(
     if (atLeaf) {
       const negated = leaf!.negated;
       return (obj: Record<string, unknown>) => someAtPath(obj, parts, atLeaf) !== negated;
+    }
+    const withNull = depth > 0 && !parts.some(isIndex) ? leaf?.nullTest?.(rhs, strings) : undefined;
+    if (withNull) {
+      const negated = leaf!.negated;
+      return (obj: Record<string, unknown>) => someOrMissingAtPath(obj, parts, withNull) !== negated;
     }
     return (obj: Record<string, unknown>) => test(resolve(obj, selector, { unwrapArray: true }), rhs, strings, depth);
   }) as unknown as QueryOperator;
@@ -82,6 +114,15 @@ const equalsAtLeaf: LeafTest = (b, strings) => b === null ? undefined : (v) => c
 
 const inListAtLeaf: LeafTest = (list, strings) =>
   (list as InList).values.includes(null) ? undefined : inListTest(list as InList, strings);
+
+/** The leaf tests of conditions met by null (and so by a missing field). */
+const equalsNullAtLeaf: LeafTest = (b, strings) => b === null ? (v) => compareValues(v, b, strings) === 0 : undefined;
+
+const inListWithNullAtLeaf: LeafTest = (list, strings) =>
+  (list as InList).values.includes(null) ? inListTest(list as InList, strings) : undefined;
+
+/** `$gte: null` and `$lte: null` hold for null alone (the bracket of null is null). */
+const boundedByNullAtLeaf: LeafTest = (b) => b === null ? (v) => v === null || v === undefined : undefined;
 
 function rangeAtLeaf(accept: (c: number) => boolean): LeafTest {
   return (b, strings) => {
@@ -130,15 +171,49 @@ function truncated(v: unknown): number | bigint {
 
 const mod: Test = (a, spec, _strings, depth) => anyOf(a, depth, modOf(spec));
 
+const mingoExists = (mingoQueryOperators as unknown as Record<
+  string,
+  (selector: string, value: unknown, options: Options) => (obj: Record<string, unknown>) => boolean
+>).$exists;
+
+/**
+ * `$exists` on a dotted path walks it as MongoDB does ({@link someAtPath}): mingo's also
+ * descended into an array directly inside an array, so {"a.b": {$exists: false}} missed
+ * {a: [[{c: 1}]]}. A top-level field keeps mingo's test.
+ */
+const $exists = ((selector: string, value: unknown, options: Options) => {
+  if (!selector.includes(".")) return mingoExists(selector, value, options);
+  const parts = selector.split(".");
+  const wanted = !!value;
+  return (obj: Record<string, unknown>) => someAtPath(obj, parts, () => true) === wanted;
+}) as unknown as QueryOperator;
+
 /** The operators, to register in mingo's context over its own. */
 export const comparisonOperators: Record<string, QueryOperator> = {
-  $eq: fieldOperator(equals, undefined, { test: equalsAtLeaf, negated: false }),
-  $ne: fieldOperator((a, b, s, d) => !equals(a, b, s, d), undefined, { test: equalsAtLeaf, negated: true }),
-  $in: fieldOperator(isIn, prepareIn, { test: inListAtLeaf, negated: false }),
-  $nin: fieldOperator((a, b, s, d) => !isIn(a, b, s, d), prepareIn, { test: inListAtLeaf, negated: true }),
+  $eq: fieldOperator(equals, undefined, { test: equalsAtLeaf, negated: false, nullTest: equalsNullAtLeaf }),
+  $ne: fieldOperator((a, b, s, d) => !equals(a, b, s, d), undefined, {
+    test: equalsAtLeaf,
+    negated: true,
+    nullTest: equalsNullAtLeaf,
+  }),
+  $in: fieldOperator(isIn, prepareIn, { test: inListAtLeaf, negated: false, nullTest: inListWithNullAtLeaf }),
+  $nin: fieldOperator((a, b, s, d) => !isIn(a, b, s, d), prepareIn, {
+    test: inListAtLeaf,
+    negated: true,
+    nullTest: inListWithNullAtLeaf,
+  }),
   $gt: fieldOperator(range((c) => c > 0), undefined, { test: rangeAtLeaf((c) => c > 0), negated: false }),
-  $gte: fieldOperator(range((c) => c >= 0), undefined, { test: rangeAtLeaf((c) => c >= 0), negated: false }),
+  $gte: fieldOperator(range((c) => c >= 0), undefined, {
+    test: rangeAtLeaf((c) => c >= 0),
+    negated: false,
+    nullTest: boundedByNullAtLeaf,
+  }),
   $lt: fieldOperator(range((c) => c < 0), undefined, { test: rangeAtLeaf((c) => c < 0), negated: false }),
-  $lte: fieldOperator(range((c) => c <= 0), undefined, { test: rangeAtLeaf((c) => c <= 0), negated: false }),
+  $lte: fieldOperator(range((c) => c <= 0), undefined, {
+    test: rangeAtLeaf((c) => c <= 0),
+    negated: false,
+    nullTest: boundedByNullAtLeaf,
+  }),
   $mod: fieldOperator(mod, undefined, { test: modOf, negated: false }),
+  $exists,
 };

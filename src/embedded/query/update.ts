@@ -10,6 +10,7 @@ import type { Collation } from "../store/collation.ts";
 import { compareStrings } from "../store/strings.ts";
 import { compareValues, identicalValues } from "../store/values.ts";
 import { prepareCondition, prepareFilter } from "./filter-checks.ts";
+import { expandSharedArrayPaths } from "./array-update-paths.ts";
 import { resolvePositional } from "./positional.ts";
 import { queryRegex } from "./regex.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
@@ -144,7 +145,7 @@ function applyOperators(doc: Document, update: Document, options: UpdateOptions,
       // gets no filter.
       const filter = !inserting && isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
       if (isPlainObject(modifier.$pull)) modifier.$pull = preparePull(modifier.$pull);
-      mingoUpdate(next, modifier, arrayFilters, filter, {
+      mingoUpdate(next, expandSharedArrayPaths(doc, modifier, arrayFilters), arrayFilters, filter, {
         queryOptions,
       });
       applyPushOrderings(next, orderings, options.collation?.compare);
