@@ -124,16 +124,27 @@ export function parseTypeSet(operand: unknown): ReadonlySet<string> {
  * Calls `visit` with each value a dotted path reaches, as MongoDB's matcher walks it: through
  * embedded documents, into every document of an array on the way (and to an element by a
  * numeric part), and at the end both each element of an array and the array itself. A
- * missing field is not visited. Stops when `visit` returns true; returns whether it did.
+ * missing field is not visited, unless `missingIsNull` (for conditions null also meets): then a
+ * path that ends early, or an array's document that lacks the rest of it, visits null, as
+ * {"a.b": null} matches {a: [{b: 1}, {c: 1}]} through its second element. Stops when `visit`
+ * returns true; returns whether it did.
  */
-export function someAtPath(value: unknown, parts: readonly string[], visit: (v: unknown) => boolean, at = 0): boolean {
-  if (value === undefined) return false;
+export function someAtPath(
+  value: unknown,
+  parts: readonly string[],
+  visit: (v: unknown) => boolean,
+  at = 0,
+  missingIsNull = false,
+): boolean {
+  if (value === undefined) return missingIsNull && visit(null);
   if (at === parts.length) return (Array.isArray(value) && value.some(visit)) || visit(value);
   const part = parts[at];
-  if (isPlainObject(value)) return someAtPath(value[part], parts, visit, at + 1);
-  if (!Array.isArray(value)) return false;
-  if (/^\d+$/.test(part) && someAtPath(value[Number(part)], parts, visit, at + 1)) return true;
-  return value.some((element) => isPlainObject(element) && someAtPath(element[part], parts, visit, at + 1));
+  if (isPlainObject(value)) return someAtPath(value[part], parts, visit, at + 1, missingIsNull);
+  if (!Array.isArray(value)) return missingIsNull && visit(null);
+  if (/^\d+$/.test(part) && someAtPath(value[Number(part)], parts, visit, at + 1, missingIsNull)) return true;
+  return value.some((element) =>
+    isPlainObject(element) && someAtPath(element[part], parts, visit, at + 1, missingIsNull)
+  );
 }
 
 /** The `$type` query operator. */

@@ -1,7 +1,7 @@
 import type { Options, QueryOperator } from "mingo/types";
 import * as mingoQueryOperators from "mingo/operators/query";
 import { flatten, resolve } from "mingo/util";
-import { bsonTag, isPlainObject, toNumber } from "../bson.ts";
+import { bsonTag, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import type { StringCompare } from "../store/collation.ts";
 import { compareValues, keyOf, typeRank, type ValueKey } from "../store/values.ts";
@@ -24,28 +24,6 @@ type Test = (lhs: unknown, rhs: unknown, strings: StringCompare | undefined, dep
  * (null also matches a missing field, which mingo's resolution handles); undefined otherwise.
  */
 type LeafTest = (rhs: unknown, strings: StringCompare | undefined) => ((v: unknown) => boolean) | undefined;
-
-/**
- * Like {@link someAtPath}, for a condition that involves null, which a missing field also
- * meets: a path that ends (or stops at a scalar, null or missing value) before its last part
- * gives null, and so does each document of an array on the way that lacks the rest of the
- * path, as MongoDB's matcher walks it ({"a.b": null} matches {a: [{b: 1}, {c: 1}]} through its
- * second element, but not {a: [{b: 1}]}, nor {a: [1]}: an array's other elements are skipped).
- * Paths with a numeric part keep mingo's resolution.
- */
-function someOrMissingAtPath(
-  value: unknown,
-  parts: readonly string[],
-  visit: (v: unknown) => boolean,
-  at = 0,
-): boolean {
-  if (value === undefined) return visit(null);
-  if (at === parts.length) return (Array.isArray(value) && value.some(visit)) || visit(value);
-  if (isPlainObject(value)) return someOrMissingAtPath(value[parts[at]], parts, visit, at + 1);
-  if (!Array.isArray(value)) return visit(null);
-  const part = parts[at];
-  return value.some((element) => isPlainObject(element) && someOrMissingAtPath(element[part], parts, visit, at + 1));
-}
 
 function isIndex(part: string): boolean {
   return /^\d+$/.test(part);
@@ -71,7 +49,7 @@ function fieldOperator(
     const withNull = depth > 0 && !parts.some(isIndex) ? leaf?.nullTest?.(rhs, strings) : undefined;
     if (withNull) {
       const negated = leaf!.negated;
-      return (obj: Record<string, unknown>) => someOrMissingAtPath(obj, parts, withNull) !== negated;
+      return (obj: Record<string, unknown>) => someAtPath(obj, parts, withNull, 0, true) !== negated;
     }
     return (obj: Record<string, unknown>) => test(resolve(obj, selector, { unwrapArray: true }), rhs, strings, depth);
   }) as unknown as QueryOperator;
