@@ -1,4 +1,5 @@
 import type { AnyStruct, Model, Relation } from "./define.ts";
+import { uniqueIndexFilter } from "./validate.ts";
 
 /** All models of an app by name; relations are resolved through it. */
 export type ModelRegistry = ReadonlyMap<string, Model>;
@@ -18,29 +19,41 @@ export function clearingOf(struct: AnyStruct): "null" | "unset" | undefined {
 }
 
 /**
- * `setNull` needs a foreign key that may be cleared, and that no declared unique index combines
- * with other fields: two children cleared alike would then collide after their parent was
- * deleted, and the delete could neither finish nor be undone.
+ * `setNull` needs a foreign key that may be cleared, and no unique index that counts cleared
+ * keys: two children cleared alike would then collide after their parent was deleted, and the
+ * delete could neither finish nor be undone. A declared unique index (which indexes null and
+ * missing values like any other) is such an index; a `unique` field's own index is not when its
+ * partial filter leaves the cleared value out (see {@link uniqueIndexFilter}).
  */
 function checkSetNull(owner: Model, rel: Relation, target: Model): void {
   if (rel.onDelete !== "setNull") return;
-  const where =
-    `Model ${owner.name}: relation "${rel.name}" has onDelete "setNull", but ${target.name}.${rel.foreignKey}`;
-  if (clearingOf(target.fields[rel.foreignKey]) === undefined) {
+  const fk = rel.foreignKey;
+  const where = `Model ${owner.name}: relation "${rel.name}" has onDelete "setNull", but ${target.name}.${fk}`;
+  const clearing = clearingOf(target.fields[fk]);
+  if (clearing === undefined) {
     throw new TypeError(
       `${where} must hold a value; make it nullable(...) or optional(...), or choose another onDelete`,
     );
   }
-  const compound = target.indexes.find((index) =>
-    index.unique === true && rel.foreignKey in index.keys && Object.keys(index.keys).length > 1
-  );
-  if (compound) {
+  const declared = target.indexes.find((index) => index.unique === true && fk in index.keys);
+  if (declared) {
     throw new TypeError(
       `${where} is part of the unique index ${
-        JSON.stringify(compound.keys)
+        JSON.stringify(declared.keys)
       }, where cleared keys would collide; choose "cascade" or "restrict"`,
     );
   }
+  if (target.unique.includes(fk) && !leavesOut(uniqueIndexFilter(target, fk)?.[fk], clearing)) {
+    throw new TypeError(
+      `${where} is unique, and its index would count the cleared keys as equal (its type is not one the index can tell from null); choose "cascade" or "restrict"`,
+    );
+  }
+}
+
+/** Whether a unique field's partial filter condition leaves out a key cleared as `clearing`. */
+function leavesOut(condition: unknown, clearing: "null" | "unset"): boolean {
+  if (condition === undefined) return false;
+  return clearing === "unset" || Object.hasOwn(condition as object, "$type");
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { integer, nullable, optional, string } from "superstruct";
+import { integer, nullable, optional, string, union } from "superstruct";
 import { ApiError, type App, type AppOptions, createApp, defineModel, id } from "../../src/mod.ts";
 import { DEFAULT_CASCADE_BATCH, setCascadeBatchSize } from "../../src/handlers/dependents.ts";
 import { RecordStore } from "../../src/store/records.ts";
@@ -472,6 +472,54 @@ describe("onDelete against concurrent writes and colliding keys", () => {
       name: "TypeError",
       message:
         'Model Room: relation "seats" has onDelete "setNull", but Seat.room_id is part of the unique index {"room_id":1,"number":1}, where cleared keys would collide; choose "cascade" or "restrict"',
+    });
+  });
+
+  /** An Owner whose licence is cleared on delete, over a Licence with these fields and indexes. */
+  function ownerAndLicence(licence: Pick<Parameters<typeof defineModel>[0], "fields" | "unique" | "indexes">) {
+    const Owner = defineModel({
+      name: "Owner",
+      fields: { name: string() },
+      relations: { licence: { type: "hasOne", model: "Licence", foreignKey: "owner_id", onDelete: "setNull" } },
+    });
+    return [Owner, defineModel({ name: "Licence", ...licence })];
+  }
+
+  test("setNull on a foreign key with a declared single-field unique index stops createApp", async () => {
+    // A declared index has no partial filter: the first cleared key takes null (or "missing"), the second collides.
+    for (const owner_id of [nullable(id()), optional(id())]) {
+      const models = ownerAndLicence({
+        fields: { owner_id, number: string() },
+        indexes: [{ keys: { owner_id: 1 }, unique: true }],
+      });
+      await refusedAtStart({ models }, {
+        name: "TypeError",
+        message:
+          'Model Owner: relation "licence" has onDelete "setNull", but Licence.owner_id is part of the unique index {"owner_id":1}, where cleared keys would collide; choose "cascade" or "restrict"',
+      });
+    }
+  });
+
+  test("setNull on a unique key whose index cannot tell null from a value stops createApp", async () => {
+    const models = ownerAndLicence({
+      fields: { owner_id: nullable(union([id(), string()])), number: string() },
+      unique: ["owner_id"],
+    });
+    await refusedAtStart({ models }, {
+      name: "TypeError",
+      message: /Licence\.owner_id is unique, and its index would count the cleared keys as equal/,
+    });
+  });
+
+  test("setNull on a nullable unique key clears two licences: its partial index leaves nulls out", async () => {
+    const models = ownerAndLicence({ fields: { owner_id: nullable(id()), number: string() }, unique: ["owner_id"] });
+    await withApp({ models }, async (app) => {
+      await post(app, "/api/v1/owners", { name: "A" }, { name: "B" });
+      await post(app, "/api/v1/licences", { owner_id: 1, number: "L1" }, { owner_id: 2, number: "L2" });
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 204);
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/2")).status, 204);
+      const stored = await app.db.collection("licences").find({}, { sort: { _id: 1 } }).toArray();
+      assert.deepEqual(stored.map((doc) => doc.owner_id), [null, null]);
     });
   });
 });
