@@ -60,31 +60,38 @@ export async function refuseRestricted(app: AppState, model: Model, id: number, 
   throw apiError(key, { model: model.name, id, relation: holder.name }, 409);
 }
 
+/** Ids the API gives (numbers), against any other kind a record written around it may hold. */
+const NUMBER_ID = { $gte: -Infinity };
+const OTHER_ID = { $not: NUMBER_ID };
+
+/** The ids of at most a batch of the records matching `filter`, in `_id` order. */
+async function batchOf(store: RecordStore, filter: Document): Promise<number[]> {
+  const docs = await store.find({ filter, sort: { _id: 1 }, skip: 0, limit: batchSize, projection: { _id: 1 } });
+  return docs.map((doc) => doc._id);
+}
+
 /**
- * Calls `visit` with the ids of the records matching `filter`, at most a batch at a time, in `_id`
- * order. Each batch is read after the previous one was visited, from the last id on, so a visit
- * may delete its batch without the walk losing its place.
+ * Calls `visit` with the ids of the records matching `filter`, at most a batch at a time, and
+ * `visit` deletes them (returning how many it did). Numeric ids are walked in `_id` order, each
+ * batch read after the previous one was visited, from its last id on. Ids of any other kind,
+ * which only a write around the API makes, follow, read afresh until none match, as each batch
+ * visited stops matching; one that deleted nothing ends the walk rather than read it again.
  */
 async function eachBatch(
   store: RecordStore,
   filter: Document,
-  visit: (ids: number[]) => Promise<void>,
+  visit: (ids: number[]) => Promise<number>,
 ): Promise<void> {
-  let after = 0; // ids start at 1
+  let from: Document = NUMBER_ID;
   for (;;) {
-    const limit = batchSize;
-    const docs = await store.find({
-      filter: allOf([filter, { _id: { $gt: after } }]),
-      sort: { _id: 1 },
-      skip: 0,
-      limit,
-      projection: { _id: 1 },
-    });
-    if (docs.length === 0) return;
-    const ids = docs.map((doc) => doc._id);
-    await visit(ids);
-    if (docs.length < limit) return;
-    after = ids[ids.length - 1];
+    const ids = await batchOf(store, allOf([filter, { _id: from }]));
+    if (ids.length > 0) await visit(ids);
+    if (ids.length < batchSize) break;
+    from = { $gt: ids[ids.length - 1] };
+  }
+  for (;;) {
+    const ids = await batchOf(store, allOf([filter, { _id: OTHER_ID }]));
+    if (ids.length === 0 || await visit(ids) === 0) return;
   }
 }
 
@@ -103,10 +110,24 @@ async function cascade(app: AppState, rel: Relation, ids: readonly number[], del
   await eachBatch(store, filter, async (batch) => {
     // Still pointing at the parents: a child moved to another parent since the batch was read stays.
     const these = { _id: { $in: batch }, ...pointingAt(rel.foreignKey, ids) };
-    if (at) await store.updateMany({ ...these, ...LIVE }, { deleted_at: at });
-    else await store.removeMany(these);
-    await applyOnDelete(app, child, batch, at);
+    const count = at
+      ? await store.updateMany({ ...these, ...LIVE }, { deleted_at: at })
+      : await store.removeMany(these);
+    const deleted = count === batch.length ? batch : await deletedOf(store, batch, at);
+    if (deleted.length > 0) await applyOnDelete(app, child, deleted, at);
+    return deleted.length;
   });
+}
+
+/**
+ * Of `batch`, the ids the cascade's write just deleted (read when it deleted fewer than the
+ * batch): trashed at `at`, or gone. A child that moved to another parent (or was trashed by
+ * another request) before the write was left alone, and so are the records below it.
+ */
+async function deletedOf(store: RecordStore, batch: number[], at: Date | undefined): Promise<number[]> {
+  if (at) return await batchOf(store, { _id: { $in: batch }, deleted_at: at });
+  const left = new Set(await batchOf(store, { _id: { $in: batch } }));
+  return batch.filter((id) => !left.has(id));
 }
 
 /**

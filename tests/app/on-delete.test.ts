@@ -10,6 +10,7 @@ import { integer, nullable, optional, string, union } from "superstruct";
 import { ApiError, type App, type AppOptions, createApp, defineModel, id } from "../../src/mod.ts";
 import { DEFAULT_CASCADE_BATCH, setCascadeBatchSize } from "../../src/handlers/dependents.ts";
 import { RecordStore } from "../../src/store/records.ts";
+import { ObjectId } from "mongodb";
 import { call, jsonOf } from "../helpers/app.ts";
 
 /** Asserts that createApp refuses `options`; an app it started anyway is closed, so a failure cannot hang the run. */
@@ -213,8 +214,8 @@ describe("onDelete: cascade", () => {
         const bookReads = commands.filter((c) => c.find === "books");
         assert.deepEqual(
           bookReads.map((c) => c.limit),
-          [2, 2, 2],
-          "books 1–4 in two batches of two, then an empty one",
+          [2, 2, 2, 2],
+          "books 1–4 in two batches of two, then an empty one, then one for ids of other kinds",
         );
         const writes = commands.filter((c) => c.update === "books" || c.update === "chapters");
         assert.ok(writes.length >= 4, `${writes.length} writes`);
@@ -425,17 +426,26 @@ describe("onDelete is checked at start-up", () => {
 });
 
 describe("onDelete against concurrent writes and colliding keys", () => {
-  test("a cascade leaves a child that moved to another parent after its batch was read", async () => {
+  test("a cascade leaves a child that moved to another parent after its batch was read, and what is below it", async () => {
     const User = defineModel({
       name: "User",
       fields: { name: string() },
       relations: { posts: { type: "hasMany", model: "Post", foreignKey: "user_id", onDelete: "cascade" } },
     });
-    const Post = defineModel({ name: "Post", fields: { user_id: id(), title: string() } });
+    const Post = defineModel({
+      name: "Post",
+      fields: { user_id: id(), title: string() },
+      relations: { comments: { type: "hasMany", model: "Comment", foreignKey: "post_id", onDelete: "cascade" } },
+    });
+    const Comment = defineModel({ name: "Comment", fields: { post_id: id(), body: string() } });
     const find = RecordStore.prototype.find;
-    await withApp({ models: [User, Post] }, async (app) => {
+    await withApp({ models: [User, Post, Comment] }, async (app) => {
       await post(app, "/api/v1/users", { name: "a" }, { name: "b" });
       await post(app, "/api/v1/posts", { user_id: 1, title: "moving" }, { user_id: 1, title: "staying" });
+      await post(app, "/api/v1/comments", { post_id: 1, body: "on the moved post" }, {
+        post_id: 2,
+        body: "on a deleted one",
+      });
       // The other request lands between the cascade's read of a batch and its delete of it.
       let concurrent: (() => Promise<unknown>) | undefined = () =>
         call(app, "PATCH", "/api/v1/posts/1", { user_id: 2 });
@@ -454,6 +464,31 @@ describe("onDelete against concurrent writes and colliding keys", () => {
       assert.equal(concurrent, undefined, "the PATCH ran inside the cascade");
       assert.deepEqual(await idsOf(app, "posts"), [1]);
       assert.equal((await jsonOf(await call(app, "GET", "/api/v1/posts/1"))).body.user_id, 2);
+      assert.deepEqual(await idsOf(app, "comments"), [1], "the moved post keeps its comment");
+    });
+  });
+
+  test("a cascade reaches children whose ids are not the API's (written around it), as restrict counts them", async () => {
+    const Owner = defineModel({
+      name: "Owner",
+      fields: { name: string() },
+      relations: { pets: { type: "hasMany", model: "Pet", foreignKey: "owner_id", onDelete: "cascade" } },
+    });
+    const Pet = defineModel({ name: "Pet", fields: { owner_id: id(), name: string() } });
+    await withApp({ models: [Owner, Pet] }, async (app) => {
+      const previous = setCascadeBatchSize(2); // several batches of each kind
+      try {
+        await post(app, "/api/v1/owners", { name: "a" }, { name: "b" });
+        await post(app, "/api/v1/pets", ...[1, 1, 1, 2].map((owner_id) => ({ owner_id, name: "api" })));
+        const odd: unknown[] = [0, -5, 2.5, NaN, "x", "y", new ObjectId(), { k: 1 }];
+        await app.db.collection("pets").insertMany(odd.map((_id) => ({ _id, owner_id: 1, name: "odd" })) as never);
+        await app.db.collection("pets").insertOne({ _id: "z", owner_id: 2, name: "other owner" } as never);
+        assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 204);
+      } finally {
+        setCascadeBatchSize(previous);
+      }
+      assert.deepEqual(await idsOf(app, "pets", { owner_id: 1 }), []);
+      assert.deepEqual(await idsOf(app, "pets"), [4, "z"]);
     });
   });
 
