@@ -4,6 +4,7 @@ import { type ApiRecord, toRecord } from "../model/serialize.ts";
 import { storedName } from "../query/columns.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import { childKeys, type WithNode } from "../query/with.ts";
+import { allOf } from "./route.ts";
 
 /** Children of one level, grouped by the value they share with their parent. */
 type Groups = Map<unknown, Document[]>;
@@ -40,13 +41,6 @@ function childProjection(node: WithNode): Document {
 /** Extra filters of one level: the read scope, the relation's fixed `filter`, and what relation hooks added. */
 type Narrowing = readonly Document[];
 
-/** `filter` ANDed with the narrowing's non-empty parts (`{}` when nothing is left). */
-function scoped(filter: Document, narrowing: Narrowing): Document {
-  const parts = [filter, ...narrowing].filter((part) => Object.keys(part).length > 0);
-  if (parts.length === 0) return {};
-  return parts.length === 1 ? parts[0] : { $and: parts };
-}
-
 /** The order of a relation's children: its `sort`, then id. */
 function childOrder(node: WithNode): Document {
   const order: Document = {};
@@ -61,7 +55,10 @@ async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Nar
     .collection(node.model.collection)
     // One more than can come back, so the first batch always exhausts the cursor and the
     // driver never needs a getMore: the level stays one command.
-    .find(scoped({ _id: { $in: values } }, scope), { projection: childProjection(node), batchSize: values.length + 1 })
+    .find(allOf([{ _id: { $in: values } }, ...scope]), {
+      projection: childProjection(node),
+      batchSize: values.length + 1,
+    })
     .toArray();
   return new Map(docs.map((doc) => [joinKey(doc._id), [doc]]));
 }
@@ -110,7 +107,7 @@ function foreignKeyIndexed(node: WithNode): boolean {
  */
 function childPipeline(node: WithNode, cap: number, scope: Narrowing): Document[] {
   return [
-    { $match: scoped(singleKey(node.relation.foreignKey), scope) },
+    { $match: allOf([singleKey(node.relation.foreignKey), ...scope]) },
     { $sort: childOrder(node) },
     { $limit: cap },
     { $project: childProjection(node) },
@@ -159,7 +156,7 @@ function oneScanRead(node: WithNode, values: unknown[], cap: number, scope: Narr
   return {
     collection: node.model.collection,
     pipeline: [
-      { $match: scoped({ [fk]: { $in: values } }, [singleKey(fk), ...scope]) },
+      { $match: allOf([{ [fk]: { $in: values } }, singleKey(fk), ...scope]) },
       { $setWindowFields: { partitionBy: `$${fk}`, sortBy: order, output: { [RANK]: { $documentNumber: {} } } } },
       { $match: { [RANK]: { $lte: cap } } },
       // The window's output order is not documented; this sort of at most cap × parents
