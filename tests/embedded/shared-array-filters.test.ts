@@ -67,4 +67,38 @@ describe("embedded engine: array filters sharing an array", () => {
     const c = conn.db.collection<Row>("c");
     assert.deepEqual(await c.findOne({ _id: 1 }), nested);
   });
+
+  test("a field reached through $[identifier] and by index conflicts at the array (code 40), nothing written", async () => {
+    const doc = { _id: 1, a: [1, 2, 3] };
+    const c = conn.db.collection<Row>("c");
+    const both = [{ i: 1 }, { j: 3 }];
+    const cases: [Document, Document[], string][] = [
+      [
+        { $set: { "a.$[i]": 10, "a.$[j]": 30, "a.0": 99 } },
+        both,
+        "Updating the path 'a.0' would create a conflict at 'a'",
+      ],
+      [
+        { $set: { "a.$[i]": 10, "a.$[j]": 30 }, $unset: { "a.1": "" } },
+        both,
+        "Updating the path 'a.1' would create a conflict at 'a'",
+      ],
+      [{ $set: { "a.0": 99, "a.$[i]": 10 } }, [{ i: 1 }], "Updating the path 'a.$[i]' would create a conflict at 'a'"],
+    ];
+    for (const [spec, arrayFilters, message] of cases) {
+      await refused(() => updated(doc, spec, arrayFilters), 40, message);
+      assert.deepEqual(await c.findOne({ _id: 1 }), doc);
+    }
+  });
+
+  test("array filters of paths sharing an array match under the update's collation", async () => {
+    const c = conn.db.collection<Row>("c");
+    await c.deleteMany({});
+    await c.insertOne({ _id: 1, a: ["A", "B", "C"] });
+    await c.updateOne({ _id: 1 }, { $set: { "a.$[i]": "x", "a.$[j]": "y" } }, {
+      arrayFilters: [{ i: "a" }, { j: "b" }],
+      collation: { locale: "en", strength: 2 },
+    });
+    assert.deepEqual(await c.findOne({ _id: 1 }), { _id: 1, a: ["x", "y", "C"] });
+  });
 });

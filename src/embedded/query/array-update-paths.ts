@@ -1,10 +1,16 @@
 import type { Document } from "bson";
 import { isPlainObject, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import type { Collation } from "../store/collation.ts";
 import { mingoQuery } from "./mingo.ts";
 
 /** `$[]` or `$[identifier]`: the identifier, "" for all elements. */
 const ALL_OR_FILTERED = /^\$\[([a-z][a-zA-Z0-9]*)?\]$/;
+
+/** Whether a path part is `$[]` or `$[identifier]`. */
+export function isArrayUpdatePart(part: string): boolean {
+  return ALL_OR_FILTERED.test(part);
+}
 
 /** One element path an array update reaches: its parts, and what it holds (undefined: missing). */
 export interface ElementPath {
@@ -24,6 +30,7 @@ export function elementPaths(
   doc: Document,
   path: string,
   filters: readonly Document[] = [],
+  collation?: Collation,
 ): ElementPath[] | undefined {
   const parts = path.split(".");
   if (!parts.some((part) => ALL_OR_FILTERED.test(part))) return undefined;
@@ -31,7 +38,7 @@ export function elementPaths(
   for (const part of parts) {
     const next: ElementPath[] = [];
     for (const at of reached) {
-      const stepped = step(at, part, filters);
+      const stepped = step(at, part, filters, collation);
       if (stepped === undefined) return undefined;
       next.push(...stepped);
     }
@@ -40,9 +47,14 @@ export function elementPaths(
   return reached;
 }
 
-function step(at: ElementPath, part: string, filters: readonly Document[]): ElementPath[] | undefined {
+function step(
+  at: ElementPath,
+  part: string,
+  filters: readonly Document[],
+  collation: Collation | undefined,
+): ElementPath[] | undefined {
   const positional = ALL_OR_FILTERED.exec(part);
-  if (positional) return elementsOf(at, positional[1], filters);
+  if (positional) return elementsOf(at, positional[1], filters, collation);
   const { value } = at;
   const parts = [...at.parts, part];
   if (isPlainObject(value)) return [{ parts, value: value[part] }];
@@ -53,7 +65,12 @@ function step(at: ElementPath, part: string, filters: readonly Document[]): Elem
   return Array.isArray(value) ? undefined : [{ parts, value: undefined }];
 }
 
-function elementsOf(at: ElementPath, identifier: string | undefined, filters: readonly Document[]) {
+function elementsOf(
+  at: ElementPath,
+  identifier: string | undefined,
+  filters: readonly Document[],
+  collation: Collation | undefined,
+) {
   const { parts, value } = at;
   if (value === undefined) {
     throw new CommandError(
@@ -66,7 +83,7 @@ function elementsOf(at: ElementPath, identifier: string | undefined, filters: re
     const name = parts[parts.length - 1] ?? "";
     throw new CommandError("BadValue", `Cannot apply array updates to non-array element ${name}: ${valueText(value)}`);
   }
-  const matches = identifier === undefined ? () => true : filterFor(identifier, filters);
+  const matches = identifier === undefined ? () => true : filterFor(identifier, filters, collation);
   if (matches === undefined) return undefined;
   const out: ElementPath[] = [];
   value.forEach((element, i) => {
@@ -75,11 +92,18 @@ function elementsOf(at: ElementPath, identifier: string | undefined, filters: re
   return out;
 }
 
-/** The test of the array filter on `identifier`, or undefined when there is none (mingo refuses that). */
-function filterFor(identifier: string, filters: readonly Document[]): ((element: unknown) => boolean) | undefined {
+/**
+ * The test of the array filter on `identifier` under the update's collation, or undefined when
+ * there is none (mingo refuses that).
+ */
+function filterFor(
+  identifier: string,
+  filters: readonly Document[],
+  collation: Collation | undefined,
+): ((element: unknown) => boolean) | undefined {
   const filter = filters.find((f) => Object.keys(f).some((k) => k === identifier || k.startsWith(`${identifier}.`)));
   if (filter === undefined) return undefined;
-  const query = mingoQuery(filter);
+  const query = mingoQuery(filter, collation);
   return (element) => query.test({ [identifier]: element });
 }
 
@@ -97,7 +121,12 @@ function arrayNodeOf(path: string): string | undefined {
  * two reach one element: code 40, "Update created a conflict at 'a.0'", the path printed up to
  * the last part where the two differ, as written after it. Other updates are returned as given.
  */
-export function expandSharedArrayPaths(doc: Document, update: Document, filters: readonly Document[] = []): Document {
+export function expandSharedArrayPaths(
+  doc: Document,
+  update: Document,
+  filters: readonly Document[] = [],
+  collation?: Collation,
+): Document {
   const byNode = new Map<string, number>();
   for (const fields of Object.values(update)) {
     if (!isPlainObject(fields)) continue;
@@ -114,7 +143,7 @@ export function expandSharedArrayPaths(doc: Document, update: Document, filters:
     for (const path of Object.keys(fields)) {
       const node = arrayNodeOf(path);
       if (node === undefined || !shared.has(node)) continue;
-      const elements = elementPaths(doc, path, filters);
+      const elements = elementPaths(doc, path, filters, collation);
       if (elements === undefined) return update;
       expanded.set(path, elements);
     }

@@ -1,7 +1,8 @@
 import type { Document } from "bson";
 import { isPlainObject, toNumber, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
-import { elementPaths } from "./array-update-paths.ts";
+import type { Collation } from "../store/collation.ts";
+import { elementPaths, isArrayUpdatePart } from "./array-update-paths.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { numberKind } from "./number-arithmetic.ts";
 
@@ -19,13 +20,15 @@ const CREATING = new Set(["$set", "$inc", "$mul", "$min", "$max", "$currentDate"
 
 /**
  * Refuses an update MongoDB would refuse on this document; `inserting` for an upsert's new
- * document, `arrayFilters` (prepared) for the `$[identifier]` parts of its paths.
+ * document, `arrayFilters` (prepared) for the `$[identifier]` parts of its paths, matched under
+ * the update's `collation`.
  */
 export function refuseImpossibleUpdate(
   doc: Document,
   spec: Document,
   inserting: boolean,
   arrayFilters?: Document[],
+  collation?: Collation,
 ): void {
   refuseUnknownOperators(spec);
   refuseBadPaths(spec);
@@ -40,7 +43,7 @@ export function refuseImpossibleUpdate(
       }
       const creates = CREATING.has(op) || (op === "$setOnInsert" && inserting);
       if (path.includes("$")) {
-        refuseElementUpdates(doc, op, path, fields[path], creates, arrayFilters);
+        refuseElementUpdates(doc, op, path, fields[path], creates, arrayFilters, collation);
         continue;
       }
       const at = creates ? refuseTarget(doc, path) : reach(doc, path);
@@ -62,8 +65,9 @@ function refuseElementUpdates(
   arg: unknown,
   creates: boolean,
   arrayFilters: Document[] | undefined,
+  collation: Collation | undefined,
 ): void {
-  for (const element of elementPaths(doc, path, arrayFilters) ?? []) {
+  for (const element of elementPaths(doc, path, arrayFilters, collation) ?? []) {
     const concrete = element.parts.join(".");
     const at = creates ? refuseTarget(doc, concrete) : reach(doc, concrete);
     if ("value" in at) refuseOperand(doc, op, element.parts[element.parts.length - 1], at.value, arg);
@@ -309,6 +313,27 @@ function refuseConflictingPaths(spec: Document): void {
     for (let dot = path.indexOf("."); dot !== -1; dot = path.indexOf(".", dot + 1)) {
       const prefix = path.slice(0, dot);
       if (written.has(prefix)) throw conflictAt(path, prefix);
+    }
+  }
+  refuseMixedArrayNodes(paths);
+}
+
+/**
+ * Refuses a field reached both through `$[]` or `$[identifier]` and by name or index (`a.$[i]`
+ * beside `a.0`): MongoDB's update tree holds an array node or an object node there, not both,
+ * and the path that comes second is the one it names.
+ */
+function refuseMixedArrayNodes(paths: readonly string[]): void {
+  if (!paths.some((path) => path.includes("$["))) return;
+  const throughElements = new Map<string, boolean>();
+  for (const path of paths) {
+    const parts = path.split(".");
+    for (let k = 1; k < parts.length; k++) {
+      const node = parts.slice(0, k).join(".");
+      const elements = isArrayUpdatePart(parts[k]);
+      const first = throughElements.get(node);
+      if (first === undefined) throughElements.set(node, elements);
+      else if (first !== elements) throw conflictAt(path, node);
     }
   }
 }

@@ -125,7 +125,7 @@ function applyOperators(doc: Document, update: Document, options: UpdateOptions,
   // An upsert's new document matched no array element: refusePositional below says so.
   const spec = inserting ? update : resolvePositional(doc, update, options.filter, options.collation);
   const arrayFilters = options.arrayFilters && preparedArrayFilters(options.arrayFilters);
-  refuseImpossibleUpdate(doc, spec, inserting, arrayFilters);
+  refuseImpossibleUpdate(doc, spec, inserting, arrayFilters, options.collation);
   const settled = settleTimestamps(settleWideNumbers(doc, spec));
   const { update: modifier, orderings } = takePushOrderings(dedupeAddToSet(settled, options.collation?.compare));
   const onInsert = modifier.$setOnInsert;
@@ -145,7 +145,7 @@ function applyOperators(doc: Document, update: Document, options: UpdateOptions,
       // gets no filter.
       const filter = !inserting && isPlainObject(options.filter) ? prepareFilter(options.filter) : undefined;
       if (isPlainObject(modifier.$pull)) modifier.$pull = preparePull(modifier.$pull);
-      mingoUpdate(next, expandSharedArrayPaths(doc, modifier, arrayFilters), arrayFilters, filter, {
+      mingoUpdate(next, expandSharedArrayPaths(doc, modifier, arrayFilters, options.collation), arrayFilters, filter, {
         queryOptions,
       });
       applyPushOrderings(next, orderings, options.collation?.compare);
