@@ -47,6 +47,15 @@ function mutates(stage: Document): boolean {
 }
 
 /**
+ * True when a stage of the command's own pipeline may write into its input documents. The
+ * engine's joins never do: they build new documents, and their pipelines run on the joined
+ * collection's.
+ */
+function writesInput(stage: Document): boolean {
+  return !ENGINE_JOINS.has(stageName(stage)) && mutates(stage);
+}
+
+/**
  * True when a segment of mingo's stages may write into the documents its joins (mingo's
  * `$graphLookup`, and the joins inside `$facet`) take from the resolver: some stage other
  * than a `$graphLookup` (which copies what it finds, and ends its segment) writes.
@@ -196,7 +205,7 @@ export function runPipeline(
     const end = partEnd(stages, start);
     output = runPart(stages, output, resolve, options, { start, end });
     const joined = JOINS.has(stageName(stages[end - 1]));
-    if (joined && end < stages.length && stages.slice(end).some(mutates)) output = clones(output);
+    if (joined && end < stages.length && stages.slice(end).some(writesInput)) output = clones(output);
     start = end;
   }
   return output;
