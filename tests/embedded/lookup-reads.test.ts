@@ -5,7 +5,7 @@ import { type Connected, connectTarget } from "./helpers.ts";
 
 /**
  * `$lookup` and `$unionWith` run by the engine: one read of the foreign collection per input
- * document, planned like a find (an index on the foreign field and the sub-pipeline's sort
+ * document (once for all of them when nothing of the input reaches the sub-pipeline), planned like a find (an index on the foreign field and the sub-pipeline's sort
  * serve it, a `$limit` bounds it), with MongoDB's equality, collation, views and errors, and
  * explain's `$lookup` counters (`totalKeysExamined`, `totalDocsExamined`, `collectionScans`,
  * `indexesUsed`) counted from the reads made.
@@ -288,6 +288,26 @@ describe("embedded engine: $lookup and $unionWith read through the planner", () 
     assert.equal(stage.collectionScans, 3);
     assert.deepEqual(stage.indexesUsed, []);
     assert.equal(stage.totalDocsExamined, 150);
+  });
+
+  test("a sub-pipeline that uses nothing of the input runs once for all of it, unless it is random", async () => {
+    const { local, foreign } = await collections(
+      Array.from({ length: 20 }, (_, i) => ({ _id: i })),
+      Array.from({ length: 30 }, (_, i) => ({ _id: i, g: i % 3 })),
+    );
+    const from = foreign.collectionName;
+    const grouped = [{
+      $lookup: { from, pipeline: [{ $group: { _id: "$g", n: { $sum: 1 } } }, { $sort: { _id: 1 } }], as: "m" },
+    }];
+    const out = await local.aggregate([...grouped, { $set: { "m.0.n": "$_id" } }]).toArray();
+    assert.equal(out.length, 20);
+    // The result is shared, yet a later stage writing into one document's copy leaves the others alone.
+    out.forEach((doc, i) => assert.deepEqual(doc.m, [{ _id: 0, n: i }, { _id: 1, n: 10 }, { _id: 2, n: 10 }]));
+    const once = await lookupStage(local.collectionName, grouped);
+    assert.equal(once.collectionScans, 1);
+    assert.equal(once.totalDocsExamined, 30);
+    const sampled = [{ $lookup: { from, pipeline: [{ $sample: { size: 1 } }], as: "m" } }];
+    assert.equal((await lookupStage(local.collectionName, sampled)).collectionScans, 20);
   });
 
   test("let and pipeline: variables per input document beside the command's, stages after the leading read, nested joins", async () => {

@@ -93,22 +93,38 @@ function withValueAt(doc: Document, path: readonly string[], value: unknown, fro
   return { ...doc, [name]: withValueAt(isPlainObject(inner) ? inner : {}, path, value, from + 1) };
 }
 
-/** One input document with its matches: one planned read of the foreign collection, then the rest of the sub-pipeline. */
-function joinOne(
+/** One input document's matches: one planned read of the foreign collection, then the rest of the sub-pipeline. */
+function matchesOf(
   doc: Document,
   spec: LookupSpec,
   resolve: CollectionResolver,
   options: PipelineOptions,
   work: JoinWork | undefined,
-): Document {
+): Document[] {
   const variables = spec.let ? { ...options.variables, ...letValues(doc, spec.let, options) } : options.variables;
   const stages = spec.localField !== undefined && spec.foreignField !== undefined
     ? withJoin(spec.pipeline, joinFilter(doc, spec.localField, spec.foreignField))
     : spec.pipeline;
   const nested = work?.nested();
   const sub: PipelineOptions = { collation: options.collation, variables, joinWork: nested && (() => nested) };
-  const matches = collect(resolve.read(spec.from, stages, sub, work));
-  return withValueAt(doc, spec.as.split("."), matches);
+  return collect(resolve.read(spec.from, stages, sub, work));
+}
+
+/**
+ * Whether every input document gets the same matches: no `let` and no localField/foreignField,
+ * so nothing of the input reaches the sub-pipeline, and nothing random in it. MongoDB runs such
+ * a sub-pipeline once and reuses its result, `$sample` and `$rand` excepted.
+ */
+function uncorrelated(spec: LookupSpec): boolean {
+  const noLet = spec.let === undefined || Object.keys(spec.let).length === 0;
+  return noLet && spec.localField === undefined && !mentionsRandom(spec.pipeline);
+}
+
+/** Whether `$sample` or `$rand` appears anywhere in `value`. */
+function mentionsRandom(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(mentionsRandom);
+  if (!isPlainObject(value)) return false;
+  return Object.entries(value).some(([key, inner]) => key === "$sample" || key === "$rand" || mentionsRandom(inner));
 }
 
 /**
@@ -124,12 +140,18 @@ export function runLookup(
   options: PipelineOptions,
   work?: JoinWork,
 ): Iterator<Document> {
+  // The matches every input document shares, once read (the array is shared: a later stage
+  // that writes gets copies, see runPipeline).
+  let shared: Document[] | undefined;
+  const reuse = uncorrelated(spec);
   return {
     next: () => {
       const started = work ? performance.now() : 0;
       const step = input.next();
       if (step.done) return step;
-      const value = joinOne(step.value, spec, resolve, options, work);
+      const matches = shared ?? matchesOf(step.value, spec, resolve, options, work);
+      if (reuse) shared = matches;
+      const value = withValueAt(step.value, spec.as.split("."), matches);
       if (work) {
         work.returned++;
         work.millis += performance.now() - started;
