@@ -503,6 +503,12 @@ describe("embedded engine: $lookup and $unionWith read through the planner", () 
       9,
       /^\$lookup argument 'let: 1' must be an object/,
     );
+    // Values printed as MongoDB prints them, not as JSON.
+    await refused(
+      { $lookup: { from: "x", localField: "a", foreignField: "b", as: { x: 1 } } },
+      9,
+      "$lookup argument 'as: { x: 1 }' must be a string, is type object",
+    );
     await refused(
       { $lookup: { from: "x", localField: "a", foreignField: "b", as: "j", other: "y" } },
       9,

@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { OpType } from "mingo/core";
-import { isPlainObject } from "../bson.ts";
+import { isPlainObject, valueText } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { wrongType } from "../field-errors.ts";
 import { bsonTypeOf } from "./bson-types.ts";
@@ -9,8 +9,11 @@ import { ENGINE_CONTEXT } from "./mingo.ts";
 
 // The arguments of `$lookup` and `$unionWith`, checked as MongoDB 7.0 checks them, in its
 // order (the stage's "lite" parse, then its full one) and with its codes and words. The
-// engine runs both stages itself (lookup.ts, union-with.ts), so they are checked when the
-// pipeline is built, with their sub-pipelines, whether or not a document ever reaches them.
+// engine runs both stages itself (lookup.ts, union-with.ts), so their arguments, and the stage
+// names of their sub-pipelines, are checked when the pipeline is built, whether or not a
+// document ever reaches them. The rest of a sub-pipeline (its stages' arguments, and `let`'s
+// expressions) is checked by mingo when a document reaches the join: an unused malformed
+// join passes where MongoDB refuses it.
 
 /** A checked `$lookup`. */
 export interface LookupSpec {
@@ -110,14 +113,14 @@ function lookupArguments(spec: Document): Omit<LookupSpec, "from" | "pipeline"> 
     else if (name === "let") {
       if (!isPlainObject(value)) {
         throw failed(
-          `$lookup argument 'let: ${JSON.stringify(value)}' must be an object, is type ${bsonTypeOf(value)}`,
+          `$lookup argument 'let: ${valueText(value)}' must be an object, is type ${bsonTypeOf(value)}`,
         );
       }
       out.let = value;
     } else if (name !== "from") {
       if (typeof value !== "string") {
         throw failed(
-          `$lookup argument '${name}: ${JSON.stringify(value)}' must be a string, is type ${bsonTypeOf(value)}`,
+          `$lookup argument '${name}: ${valueText(value)}' must be a string, is type ${bsonTypeOf(value)}`,
         );
       }
       if (name !== "as" && name !== "localField" && name !== "foreignField") {

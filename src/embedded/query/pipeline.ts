@@ -6,6 +6,7 @@ import { cloneDeep } from "mingo/util";
 import { isPlainObject, toNumber } from "../bson.ts";
 import { isBsonNumber } from "./bson-types.ts";
 import { parseLookup, parseUnionWith } from "./join-specs.ts";
+import { nestedPipelines } from "./read-stages.ts";
 import { type CollectionResolver, type PipelineOptions, stageName } from "./joins.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { runLookup } from "./lookup.ts";
@@ -33,17 +34,11 @@ const JOINS = new Set(["$lookup", "$unionWith", "$graphLookup"]);
 /** The joins the engine runs itself, each read through the planner (the others, `$graphLookup`, are mingo's). */
 const ENGINE_JOINS = new Set(["$lookup", "$unionWith"]);
 
-/** The pipelines nested in a stage: a `$facet`'s (a map of them), or a join's `pipeline`. */
-function nestedPipelines(name: string, argument: unknown): unknown[] {
-  if (!isPlainObject(argument)) return [];
-  return name === "$facet" ? Object.values(argument) : [argument.pipeline];
-}
-
 /** True when a stage (or a pipeline nested in it) may write into its input documents. */
 function mutates(stage: Document): boolean {
   const name = stageName(stage);
   if (!NON_MUTATING.has(name)) return true;
-  return nestedPipelines(name, stage[name]).some((nested) => Array.isArray(nested) && nested.some(mutates));
+  return nestedPipelines(stage).some((nested) => nested.some(mutates));
 }
 
 /**

@@ -57,7 +57,7 @@ export function checkCountingStages(pipeline: readonly Document[]): void {
 }
 
 /** The pipelines inside a `$lookup`, `$unionWith` or `$facet` stage, which MongoDB parses with it. */
-function nestedPipelines(stage: Document): Document[][] {
+export function nestedPipelines(stage: Document): Document[][] {
   const argument = stage.$lookup ?? stage.$unionWith ?? stage.$facet;
   if (!isPlainObject(argument)) return [];
   const candidates = "$facet" in stage ? Object.values(argument) : [argument.pipeline];
