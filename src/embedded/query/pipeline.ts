@@ -3,7 +3,7 @@ import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
 import { cloneDeep } from "mingo/util";
-import { isPlainObject, toNumber } from "../bson.ts";
+import { toNumber } from "../bson.ts";
 import { isBsonNumber } from "./bson-types.ts";
 import { parseLookup, parseUnionWith } from "./join-specs.ts";
 import { nestedPipelines } from "./read-stages.ts";
