@@ -3,6 +3,7 @@ import { createResponse, type HeaderRecord } from "../http/fast-response.ts";
 import type { CachedBody, ResponseCache } from "../http/response-cache.ts";
 import { cacheableJson, cachedJson, jsonHeaders, notModified, preconditionFailed } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
+import { boundedJson } from "../query/budget.ts";
 import type { WithNode } from "../query/with.ts";
 import { ancestorsOf } from "./nested.ts";
 import type { Route } from "./route.ts";
@@ -95,32 +96,26 @@ export function cachedGet(
 ): Response | Promise<Response> {
   const cache = route.app.cache;
   const bypass = cache === undefined ? undefined : bypassReason(route, hooked);
-  if (cache === undefined || bypass !== undefined) return uncachedGet(request, route.app.language, bypass, run);
+  if (cache === undefined || bypass !== undefined) return uncachedGet(request, route, bypass, run);
   const key = request.url;
   const { body: hit, stale } = cache.lookup(key);
   // A hit answers without an await: its whole header record was made when the body was kept.
   if (hit !== undefined) return hitResponse(request, hit, route.app.language);
-  return missedGet(request, route.app.language, cache, key, stale, run);
+  return missedGet(request, route, { cache, key, stale }, run);
 }
 
 /** A GET the cache does not handle (no cache, or `bypass` says why not). */
 async function uncachedGet(
   request: Request,
-  language: string,
+  route: Route,
   bypass: string | undefined,
   run: () => Promise<ReadResult>,
 ): Promise<Response> {
   const { body, headers, status, recordTag } = await run();
+  const text = boundedJson(body, route.app.limits.maxResponseBytes);
   // A hook's own Cache-Status, like its other headers, replaces the framework's.
-  return cacheableJson(
-    request,
-    body,
-    language,
-    undefined,
-    bypass === undefined ? headers : { "cache-status": bypass, ...headers },
-    status,
-    recordTag,
-  );
+  const extra = bypass === undefined ? headers : { "cache-status": bypass, ...headers };
+  return cacheableJson(request, text, route.app.language, extra, status, recordTag);
 }
 
 const HIT = `${CACHE_NAME}; hit`;
@@ -135,18 +130,25 @@ function hitResponse(request: Request, hit: CachedBody, language: string): Respo
   return createResponse(hit.bytes, 200, hit.headers!);
 }
 
+/** Where a missed GET's body goes: the cache, under the request's URL, and whether a write outdated the old one. */
+interface Miss {
+  cache: ResponseCache;
+  key: string;
+  stale: boolean;
+}
+
 /** Runs the GET, answers it, and keeps the body with the headers a hit on it will answer with. */
 async function missedGet(
   request: Request,
-  language: string,
-  cache: ResponseCache,
-  key: string,
-  stale: boolean,
+  route: Route,
+  miss: Miss,
   run: () => Promise<ReadResult>,
 ): Promise<Response> {
+  const { cache, key, stale } = miss;
+  const language = route.app.language;
   const version = cache.version();
   const { body, collections, headers } = await run();
-  const text = JSON.stringify(body);
+  const text = boundedJson(body, route.app.limits.maxResponseBytes);
   const etag = etagOf(text);
   // What cachedJson would send for a hit, made once: every hit then shares this (frozen) record.
   const hitHeaders = Object.freeze(jsonHeaders(language, { etag, ...headers, "cache-status": HIT }));

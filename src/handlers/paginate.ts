@@ -14,7 +14,7 @@ import { readWindow, type Window } from "./list-window.ts";
 import { parentFilter } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
-import { relationNarrower } from "./relation-hooks.ts";
+import { relationLoad } from "./relation-hooks.ts";
 import { hasSerializer, serializeRecords } from "./serialize-output.ts";
 import { parseListRequest } from "./request.ts";
 import { allOf, type Handler, hookContext, type PathParams, type Route } from "./route.ts";
@@ -67,8 +67,7 @@ async function listPage(request: Request, route: Route, params: PathParams): Pro
   ]);
   const data = window.docs.map((doc) => toRecord(model, doc, query.fields));
   if (query.with.length > 0) {
-    const narrow = relationNarrower(request, route, params, query.with);
-    await loadRelations(app.db, window.docs, data, query.with, app.limits, (m) => readScope(m, trashed), narrow);
+    await loadRelations(window.docs, data, query.with, relationLoad(request, route, params, query.with, trashed));
   }
   const cursors = await sealNeighbours(request.url, route, source, query.perPage, window);
   ctx.result = {

@@ -3,6 +3,7 @@ import { apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { RELATED, type RelatedCondition } from "../query/related-where.ts";
+import { stopIfGone } from "./client-gone.ts";
 import type { ListQuery } from "./context.ts";
 import type { Route } from "./route.ts";
 import { readScope } from "./scope.ts";
@@ -46,8 +47,9 @@ async function idsFilter(
   const key = relation.type === "belongsTo" ? "_id" : relation.foreignKey;
   const scope = readScope(related, trashed);
   const filter = Object.keys(scope).length === 0 ? condition.filter : { $and: [condition.filter, scope] };
+  const maxTimeMS = route.app.stores.get(related.name)!.timeMs;
   const docs = await route.app.db.collection(related.collection)
-    .find(filter, { projection: { [key]: 1 }, limit: max + 1, batchSize: max + 1 })
+    .find(filter, { projection: { [key]: 1 }, limit: max + 1, batchSize: max + 1, maxTimeMS })
     .toArray();
   if (docs.length > max) throw apiError("query.relatedTooMany", { relation: relation.name, max, model: related.name });
   const values = [...new Set(docs.map((doc) => doc[key]).filter((value) => value !== null && value !== undefined))];
@@ -60,10 +62,16 @@ async function idsFilter(
  * cache forgets the page when one of them is written. Related records soft-deleted are left out
  * unless `trashed=true`, as in `with`.
  */
-export async function resolveRelatedConditions(route: Route, query: ListQuery, trashed: boolean): Promise<string[]> {
+export async function resolveRelatedConditions(
+  request: Request,
+  route: Route,
+  query: ListQuery,
+  trashed: boolean,
+): Promise<string[]> {
   const found: Found[] = [];
   query.filters.forEach((filter, i) => collect(filter, (next) => (query.filters[i] = next), found));
   if (found.length === 0) return [];
+  stopIfGone(request);
   const { registry } = route.app;
   const filters = await Promise.all(
     found.map(({ condition }) => idsFilter(route, route.model, condition, trashed, registry)),

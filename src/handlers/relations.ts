@@ -1,10 +1,39 @@
 import type { Db, Document } from "mongodb";
 import type { Model } from "../model/define.ts";
 import { type ApiRecord, toRecord } from "../model/serialize.ts";
+import { jsonSizeEstimate, type ResponseBudget } from "../query/budget.ts";
 import { storedName } from "../query/columns.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import { childKeys, type WithNode } from "../query/with.ts";
+import { stopIfGone } from "./client-gone.ts";
 import { allOf } from "./route.ts";
+
+/** What loading a response's relations needs besides the parents: where, within what, and for whom. */
+export interface RelationLoad {
+  db: Db;
+  limits: QueryLimits;
+  /** The read scope of a related model (soft delete; may be `{}`). */
+  scope: (model: Model) => Document;
+  /** `onBeforeRelation` hooks' filters, if any model reached has one. */
+  narrow?: RelationNarrower;
+  /** The time limit of a read of `model`'s collection (its `maxTimeMS`). */
+  timeMs: (model: Model) => number;
+  /** What the response may still carry; every level is charged to it before the next is read. */
+  budget: ResponseBudget;
+  /** The request the relations are loaded for: once its client is gone, no further level is read. */
+  request: Request;
+}
+
+/** One level's read: its values, the narrowing, the cap per parent and the most documents it may return. */
+interface LevelRead {
+  values: unknown[];
+  scope: Narrowing;
+  maxTimeMS: number;
+  /** Most documents the budget leaves room for; one more means over budget. */
+  room: number;
+  /** Throws the budget's 400. */
+  over: () => never;
+}
 
 /** Children of one level, grouped by the value they share with their parent. */
 type Groups = Map<unknown, Document[]>;
@@ -50,7 +79,8 @@ function childOrder(node: WithNode): Document {
 }
 
 /** belongsTo: at most one related document per key, so a plain `$in` find is enough. */
-async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Narrowing): Promise<Groups> {
+async function fetchOwners(db: Db, node: WithNode, read: LevelRead): Promise<Groups> {
+  const { values, scope, maxTimeMS } = read;
   const docs = await db
     .collection(node.model.collection)
     // One more than can come back, so the first batch always exhausts the cursor and the
@@ -58,6 +88,7 @@ async function fetchOwners(db: Db, node: WithNode, values: unknown[], scope: Nar
     .find(allOf([{ _id: { $in: values } }, ...scope]), {
       projection: childProjection(node),
       batchSize: values.length + 1,
+      maxTimeMS,
     })
     .toArray();
   return new Map(docs.map((doc) => [joinKey(doc._id), [doc]]));
@@ -179,50 +210,39 @@ interface Aggregate {
  * so no parent can pull an unbounded number of children into the response. Read per parent
  * when an index serves that, else in one scan (see {@link perParentRead}, {@link oneScanRead}).
  */
-async function fetchChildren(
-  db: Db,
-  node: WithNode,
-  values: unknown[],
-  cap: number,
-  scope: Narrowing,
-): Promise<Groups> {
-  const read = foreignKeyIndexed(node)
+async function fetchChildren(db: Db, node: WithNode, read: LevelRead, cap: number): Promise<Groups> {
+  const { values, scope, maxTimeMS, room } = read;
+  const aggregate = foreignKeyIndexed(node)
     ? perParentRead(node, values, cap, scope)
     : oneScanRead(node, values, cap, scope);
+  // No more than the budget has room for, and one to tell: the level never reads past it.
+  const most = Math.min(values.length * cap, room + 1);
+  const pipeline = most < values.length * cap ? [...aggregate.pipeline, { $limit: most }] : aggregate.pipeline;
   // Sized so the first batch always drains the cursor: no getMore, one command per level
   // (unless the result is over 16 MB, when the driver fetches the rest as it must).
-  const batchSize = Math.min(values.length * cap + 1, 100_000);
-  const docs = await db.collection(read.collection).aggregate(read.pipeline, { batchSize }).toArray();
+  const batchSize = Math.min(most + 1, 100_000);
+  const docs = await db.collection(aggregate.collection).aggregate(pipeline, { batchSize, maxTimeMS }).toArray();
+  if (docs.length > room) read.over();
   return groupBy(docs, node.relation.foreignKey);
 }
 
-function fetchLevel(db: Db, node: WithNode, values: unknown[], limits: QueryLimits, scope: Narrowing): Promise<Groups> {
+function fetchLevel(db: Db, node: WithNode, read: LevelRead, limits: QueryLimits): Promise<Groups> {
   switch (node.relation.type) {
     case "belongsTo":
-      return fetchOwners(db, node, values, scope);
+      return fetchOwners(db, node, read);
     case "hasOne":
-      return fetchChildren(db, node, values, 1, scope);
+      return fetchChildren(db, node, read, 1);
     default:
-      return fetchChildren(
-        db,
-        node,
-        values,
-        Math.min(node.relation.limit ?? Infinity, limits.maxChildrenPerParent),
-        scope,
-      );
+      return fetchChildren(db, node, read, Math.min(node.relation.limit ?? Infinity, limits.maxChildrenPerParent));
   }
 }
 
 /** Adds filters from the request to one relation level (`onBeforeRelation` hooks). */
 export type RelationNarrower = (node: WithNode) => Promise<Document[]>;
 
-async function narrowing(
-  node: WithNode,
-  scope: (model: Model) => Document,
-  narrow?: RelationNarrower,
-): Promise<Narrowing> {
-  const fixed = [scope(node.model), node.relation.filter ?? {}];
-  return narrow ? [...fixed, ...(await narrow(node))] : fixed;
+async function narrowing(node: WithNode, load: RelationLoad): Promise<Narrowing> {
+  const fixed = [load.scope(node.model), node.relation.filter ?? {}];
+  return load.narrow ? [...fixed, ...(await load.narrow(node))] : fixed;
 }
 
 /** Serialises each fetched child once; a belongsTo target shared by parents is shared too. */
@@ -234,27 +254,72 @@ function serialise(model: Model, groups: Groups, fields: readonly string[] | nul
   return records;
 }
 
-/** Fetches one node's children (and theirs) and returns each parent's value, in parent order. */
-async function loadNode(
-  db: Db,
-  docs: readonly Document[],
+/** A level of parents: their documents, their records, and how many times each is written out. */
+interface Parents {
+  docs: readonly Document[];
+  records: ApiRecord[];
+  /** Copies of each parent in the body (1 on the page; more below a shared belongsTo owner). */
+  copies: readonly number[];
+}
+
+/** The level's read, sized by what the budget has room for (each child weighs at least the lightest parent). */
+async function levelRead(node: WithNode, values: unknown[], parents: Parents, load: RelationLoad): Promise<LevelRead> {
+  const lightest = Math.min(...parents.copies);
+  return {
+    values,
+    scope: await narrowing(node, load),
+    maxTimeMS: load.timeMs(node.model),
+    room: Math.floor(load.budget.recordsLeft / lightest),
+    over: () => load.budget.overRecords(),
+  };
+}
+
+/**
+ * Each parent's value (in parent order) and each child's copies: as many as the copies of the
+ * parents it is attached to. Every child is charged to the budget that many times.
+ */
+function attach(
   node: WithNode,
-  limits: QueryLimits,
-  scope: (model: Model) => Document,
-  narrow?: RelationNarrower,
-): Promise<unknown[]> {
+  parents: Parents,
+  groups: Groups,
+  children: Map<Document, ApiRecord>,
+  load: RelationLoad,
+) {
   const parentPath = node.relation.type === "belongsTo" ? node.relation.foreignKey : "_id";
-  const values = parentValues(docs, parentPath);
+  const copies = new Map<Document, number>();
+  const values = parents.docs.map((doc, i) => {
+    const found: Document[] = groups.get(joinKey(doc[parentPath])) ?? [];
+    const attached = node.relation.type === "hasMany" ? found : found.slice(0, 1);
+    for (const child of attached) copies.set(child, (copies.get(child) ?? 0) + parents.copies[i]);
+    const records = attached.map((child) => children.get(child) as ApiRecord);
+    return node.relation.type === "hasMany" ? records : (records[0] ?? null);
+  });
+  for (const [child, n] of copies) load.budget.charge(n, jsonSizeEstimate(children.get(child)));
+  return { values, copies };
+}
+
+/** Fetches one node's children (and theirs) and returns each parent's value, in parent order. */
+async function loadNode(parents: Parents, node: WithNode, load: RelationLoad): Promise<unknown[]> {
+  const parentPath = node.relation.type === "belongsTo" ? node.relation.foreignKey : "_id";
+  const values = parentValues(parents.docs, parentPath);
+  stopIfGone(load.request);
   const groups = values.length === 0
     ? new Map()
-    : await fetchLevel(db, node, values, limits, await narrowing(node, scope, narrow));
+    : await fetchLevel(load.db, node, await levelRead(node, values, parents, load), load.limits);
   const children = serialise(node.model, groups, node.fields);
-  await loadRelations(db, [...children.keys()], [...children.values()], node.children, limits, scope, narrow);
-  return docs.map((doc) => {
-    const found: Document[] = groups.get(joinKey(doc[parentPath])) ?? [];
-    const attached = found.map((child) => children.get(child) as ApiRecord);
-    return node.relation.type === "hasMany" ? attached : (attached[0] ?? null);
-  });
+  const attached = attach(node, parents, groups, children, load);
+  const docs = [...children.keys()];
+  const below = { docs, records: [...children.values()], copies: docs.map((doc) => attached.copies.get(doc) ?? 0) };
+  await loadLevels(below, node.children, load);
+  return attached.values;
+}
+
+async function loadLevels(parents: Parents, nodes: readonly WithNode[], load: RelationLoad): Promise<void> {
+  if (parents.docs.length === 0 || nodes.length === 0) return;
+  const loaded = await Promise.all(nodes.map((node) => loadNode(parents, node, load)));
+  // Attached only once all are loaded, in the order of `with`, so the output's key order
+  // does not depend on which query happened to answer first.
+  nodes.forEach((node, n) => parents.records.forEach((record, i) => (record[node.relation.name] = loaded[n][i])));
 }
 
 /**
@@ -263,27 +328,22 @@ async function loadNode(
  * For each node, ONE query (`$in` over the parents' keys) serves the whole page, and each
  * level of children recurses the same way, so `with=posts{comments}` costs two queries
  * whatever the page size; a hasMany or hasOne level reads at most `cap` children per parent
- * (with an index on the foreign key and the relation's order). `docs` are the raw parents (with `_id` and the keys from
- * `parentKeys`), `records` their serialised form in the same order. Sets
+ * (with an index on the foreign key and the relation's order). `docs` are the raw parents (with
+ * `_id` and the keys from `parentKeys`), `records` their serialised form in the same order. Sets
  * `records[i][relation]` to an array (hasMany: the first `maxChildrenPerParent`, or the
  * relation's smaller `limit`, children in the relation's `sort`, else id order) or to an object
- * or null (hasOne, belongsTo). `scope(model)` (soft delete, may be `{}`), the relation's fixed
- * `filter` and the filters `narrow(node)` returns (relation hooks) are ANDed into every child query.
- * @example await loadRelations(db, docs, records, parseWith("posts{comments}", User, registry, limits), limits, () => ({}))
+ * or null (hasOne, belongsTo). The related model's scope (soft delete, may be `{}`), the
+ * relation's fixed `filter` and the filters of relation hooks are ANDed into every child query.
+ * Every level is charged to `load.budget` as it arrives (a 400 past it), and reads no more than
+ * the budget has room for; each read carries the related model's time limit.
+ * @example await loadRelations(docs, records, parseWith("posts{comments}", User, registry, limits), load)
  * // records[0].posts → [{ id, title, …, comments: [{ … }] }]
  */
 export async function loadRelations(
-  db: Db,
   docs: readonly Document[],
   records: ApiRecord[],
   nodes: readonly WithNode[],
-  limits: QueryLimits,
-  scope: (model: Model) => Document,
-  narrow?: RelationNarrower,
+  load: RelationLoad,
 ): Promise<void> {
-  if (docs.length === 0 || nodes.length === 0) return;
-  const loaded = await Promise.all(nodes.map((node) => loadNode(db, docs, node, limits, scope, narrow)));
-  // Attached only once all are loaded, in the order of `with`, so the output's key order
-  // does not depend on which query happened to answer first.
-  nodes.forEach((node, n) => records.forEach((record, i) => (record[node.relation.name] = loaded[n][i])));
+  await loadLevels({ docs, records, copies: docs.map(() => 1) }, nodes, load);
 }

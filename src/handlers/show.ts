@@ -10,7 +10,7 @@ import { type ShowContext, toStoredRecord } from "./context.ts";
 import { parentFilter, reachable } from "./nested.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
-import { relationNarrower } from "./relation-hooks.ts";
+import { relationLoad } from "./relation-hooks.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { parseShowRequest } from "./request.ts";
 import { allOf, type Handler, hookContext, type PathParams, type Route } from "./route.ts";
@@ -42,8 +42,7 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
   );
   if (!doc) throw notFound(model.name);
   const record = toRecord(model, doc, query.fields);
-  const narrow = relationNarrower(request, route, params, query.with);
-  await loadRelations(app.db, [doc], [record], query.with, app.limits, (m) => readScope(m, trashed), narrow);
+  await loadRelations([doc], [record], query.with, relationLoad(request, route, params, query.with, trashed));
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   const recordTag = hooks.onAfterShow && (await plainTag(request, route, record, query.with));

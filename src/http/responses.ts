@@ -29,21 +29,17 @@ export function preconditionFailed(): ApiError {
 
 /**
  * A 200 JSON response with a strong ETag, or a bodyless 304 when the client's If-None-Match
- * already names that ETag (GET and HEAD on SHOW and PAGINATE).
+ * already names that ETag (GET and HEAD on SHOW and PAGINATE); `text` is the serialised body.
  */
 export function cacheableJson(
   request: Request,
-  body: unknown,
+  text: string,
   language: string,
-  remember?: (text: string, etag: string) => void,
   extra?: HeaderRecord,
   status = 200,
   recordTag?: string,
 ): Response {
-  const text = JSON.stringify(body);
-  const etag = bodyEtag(text, recordTag);
-  remember?.(text, etag);
-  return cachedJson(request, text, etag, language, extra, status);
+  return cachedJson(request, text, bodyEtag(text, recordTag), language, extra, status);
 }
 
 /**

@@ -19,6 +19,8 @@ export const de: Catalog = {
   "validation.unprintable": "Das Feld {field} ist ungültig.",
   "validation.shape": "Das Feld {field} {problem}.",
   "validation.foreignKey": "Das Feld {field} muss auf einen vorhandenen Datensatz von {model} verweisen.",
+  "validation.more":
+    "Weitere Fehler wurden nicht aufgeführt (höchstens {max} werden es); beheben Sie diese und senden Sie den Body erneut.",
   "shape.dollarKey": 'hat einen Schlüssel "{key}", der mit "$" beginnt',
   "shape.dotKey": 'hat einen Schlüssel "{key}", der "." enthält',
   "shape.nulKey": "hat einen Schlüssel mit einem NUL-Zeichen",
@@ -45,6 +47,11 @@ export const de: Catalog = {
   "request.bodyInvalidJson": "Der Request-Body ist kein gültiges JSON.",
   "request.bodyNotObject": "Der Request-Body muss ein JSON-Objekt sein.",
   "request.unsupportedMediaType": "Der Request-Body muss als application/json gesendet werden.",
+  "request.unsupportedEncoding":
+    'Der Request-Body ist mit Content-Encoding "{coding}" gesendet, das dieser Server nicht dekodiert; senden Sie ihn ohne (identity).',
+  "request.unsupportedCharset":
+    'Der Request-Body muss JSON in UTF-8 sein; sein Content-Type nennt charset "{charset}".',
+  "request.clientGone": "Der Client hat die Verbindung geschlossen.",
   "request.tooManyRequests":
     "Zu viele Anfragen: erlaubt sind höchstens {max} in {window} Sekunden; erneut versuchen in {retryAfter} Sekunden.",
   "request.notReady": "Die Datenbank ist nicht erreichbar.",
@@ -72,6 +79,14 @@ export const de: Catalog = {
   "cursor.differs":
     "Der Parameter {name} weicht vom Wert ab, für den dieser Cursor erstellt wurde; senden Sie den Cursor ohne {name} oder mit demselben Wert.",
   "param.count": 'Der Parameter count muss einer dieser Werte sein: {allowed}; erhalten: "{value}".',
+  "param.unknown": 'Unbekannter Parameter "{name}"; diese Route nimmt {known}.',
+  "param.none": 'Unbekannter Parameter "{name}"; diese Route nimmt keine Query-Parameter.',
+  "query.tooManyRelated":
+    "Die Antwort würde über with mehr als {max} verbundene Datensätze enthalten; fragen Sie weniger an: ein kleineres per_page, weniger oder flachere Relationen in with.",
+  "query.responseTooLarge":
+    "Die Antwort wäre größer als das Limit von {max} Bytes; fragen Sie weniger an: ein kleineres per_page, weniger Felder (fields=, oder in den Klammern von with) oder weniger Relationen in with.",
+  "query.timeLimit":
+    "Die Abfrage hat länger gedauert, als die Datenbank einem Befehl erlaubt; grenzen Sie sie ein (weniger oder genauere Bedingungen in q, eine kleinere Seite, count=none, eine Sortierung nach einem indizierten Feld) oder versuchen Sie es später erneut.",
   "query.sortNotAllowed": "Sortieren nach {fields} ist bei {model} nicht erlaubt; sortierbare Felder: {allowed}",
   "query.sortTooLarge":
     "Diese Sortierung ist zu groß, um sie im Speicher der Datenbank zu halten: Sortieren Sie nach einem indizierten Feld, filtern Sie mit q oder blättern Sie per Cursor.",
@@ -100,6 +115,7 @@ export const de: Catalog = {
   "limit.depth": "Die Verschachtelungstiefe von q",
   "limit.relationDepth": "Die Relationstiefe von with (bei {path})",
   "limit.relations": "Die Anzahl der Relationen in with",
+  "limit.relatedConditions": "Die Anzahl der Bedingungen auf verbundene Datensätze in q",
   "query.likeWildcards": "{where} hat {count} Platzhalter; höchstens {max} sind erlaubt",
   "query.likePattern": "Das like-Muster",
   "query.operandKind": 'Ungültiger Wert für "{key}" in q: erwartet {expected}, erhalten {got}',

@@ -22,6 +22,7 @@ export const en = {
   "validation.unprintable": "The {field} field is invalid.",
   "validation.shape": "The {field} field {problem}.",
   "validation.foreignKey": "The {field} field must refer to an existing {model}.",
+  "validation.more": "Further problems were not listed (at most {max} are); fix these and send the body again.",
   "shape.dollarKey": 'has a key "{key}" that starts with "$"',
   "shape.dotKey": 'has a key "{key}" that contains "."',
   "shape.nulKey": "has a key that contains a NUL character",
@@ -51,6 +52,10 @@ export const en = {
   "request.bodyInvalidJson": "The request body is not valid JSON.",
   "request.bodyNotObject": "The request body must be a JSON object.",
   "request.unsupportedMediaType": "The request body must be sent as application/json.",
+  "request.unsupportedEncoding":
+    'The request body is sent with Content-Encoding "{coding}", which this server does not decode; send it without one (identity).',
+  "request.unsupportedCharset": 'The request body must be JSON in UTF-8; its Content-Type names charset "{charset}".',
+  "request.clientGone": "The client closed the connection.",
   "request.tooManyRequests":
     "Too many requests: at most {max} in {window} seconds are allowed; retry in {retryAfter} seconds.",
   "request.notReady": "The database cannot be reached.",
@@ -78,6 +83,14 @@ export const en = {
   "cursor.differs":
     "The {name} parameter differs from the value this cursor was made for; send the cursor without {name}, or with the same value.",
   "param.count": 'The count parameter must be one of {allowed}; received "{value}".',
+  "param.unknown": 'Unknown parameter "{name}"; this route takes {known}.',
+  "param.none": 'Unknown parameter "{name}"; this route takes no query parameters.',
+  "query.tooManyRelated":
+    "The response would carry more than {max} related records through with; ask for less: a smaller per_page, fewer or shallower relations in with.",
+  "query.responseTooLarge":
+    "The response would be larger than the limit of {max} bytes; ask for less: a smaller per_page, fewer fields (fields=, or inside the braces of with), or fewer relations in with.",
+  "query.timeLimit":
+    "The query took longer than the database allows one command; narrow it (fewer or more selective conditions in q, a smaller page, count=none, a sort on an indexed field) or try again later.",
   "query.sortNotAllowed": "Sorting on {fields} is not allowed on {model}; sortable fields: {allowed}",
   "query.sortTooLarge":
     "This sort is too large for the database to hold in memory: sort on an indexed field, filter with q, or page by cursor.",
@@ -106,6 +119,7 @@ export const en = {
   "limit.depth": "The nesting depth of q",
   "limit.relationDepth": "The relation depth of with (at {path})",
   "limit.relations": "The number of relations in with",
+  "limit.relatedConditions": "The number of conditions on related records in q",
   "query.likeWildcards": "{where} has {count} wildcards; at most {max} are allowed",
   "query.likePattern": "like pattern",
   "query.operandKind": 'Invalid value for "{key}" in q: expected {expected}, got {got}',

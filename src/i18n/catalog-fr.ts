@@ -19,6 +19,8 @@ export const fr: Catalog = {
   "validation.unprintable": "Le champ {field} est invalide.",
   "validation.shape": "Le champ {field} {problem}.",
   "validation.foreignKey": "Le champ {field} doit désigner un enregistrement existant de {model}.",
+  "validation.more":
+    "D'autres erreurs n'ont pas été listées (au plus {max} le sont) ; corrigez celles-ci et renvoyez le corps.",
   "shape.dollarKey": 'a une clé "{key}" qui commence par "$"',
   "shape.dotKey": 'a une clé "{key}" qui contient "."',
   "shape.nulKey": "a une clé qui contient un caractère NUL",
@@ -45,6 +47,11 @@ export const fr: Catalog = {
   "request.bodyInvalidJson": "Le corps de la requête n'est pas du JSON valide.",
   "request.bodyNotObject": "Le corps de la requête doit être un objet JSON.",
   "request.unsupportedMediaType": "Le corps de la requête doit être envoyé en application/json.",
+  "request.unsupportedEncoding":
+    'Le corps de la requête est envoyé avec le Content-Encoding "{coding}", que ce serveur ne décode pas ; envoyez-le sans (identity).',
+  "request.unsupportedCharset":
+    'Le corps de la requête doit être du JSON en UTF-8 ; son Content-Type indique le charset "{charset}".',
+  "request.clientGone": "Le client a fermé la connexion.",
   "request.tooManyRequests":
     "Trop de requêtes : au plus {max} en {window} secondes sont autorisées ; réessayez dans {retryAfter} secondes.",
   "request.notReady": "La base de données est injoignable.",
@@ -71,6 +78,14 @@ export const fr: Catalog = {
   "cursor.differs":
     "Le paramètre {name} diffère de la valeur pour laquelle ce curseur a été créé ; envoyez le curseur sans {name}, ou avec la même valeur.",
   "param.count": 'Le paramètre count doit valoir l\'une de ces valeurs : {allowed} ; reçu : "{value}".',
+  "param.unknown": 'Paramètre inconnu "{name}" ; cette route accepte {known}.',
+  "param.none": 'Paramètre inconnu "{name}" ; cette route n\'accepte aucun paramètre de requête.',
+  "query.tooManyRelated":
+    "La réponse contiendrait plus de {max} enregistrements liés via with ; demandez moins : un per_page plus petit, des relations moins nombreuses ou moins profondes dans with.",
+  "query.responseTooLarge":
+    "La réponse dépasserait la limite de {max} octets ; demandez moins : un per_page plus petit, moins de champs (fields=, ou entre les accolades de with) ou moins de relations dans with.",
+  "query.timeLimit":
+    "La requête a pris plus de temps que la base de données n'en accorde à une commande ; restreignez-la (des conditions moins nombreuses ou plus sélectives dans q, une page plus petite, count=none, un tri sur un champ indexé) ou réessayez plus tard.",
   "query.sortNotAllowed": "Le tri sur {fields} n'est pas autorisé pour {model} ; champs triables : {allowed}",
   "query.sortTooLarge":
     "Ce tri est trop volumineux pour la mémoire de la base de données : triez sur un champ indexé, filtrez avec q ou paginez par curseur.",
@@ -100,6 +115,7 @@ export const fr: Catalog = {
   "limit.depth": "La profondeur d'imbrication de q",
   "limit.relationDepth": "La profondeur des relations de with (à {path})",
   "limit.relations": "Le nombre de relations dans with",
+  "limit.relatedConditions": "Le nombre de conditions sur des enregistrements liés dans q",
   "query.likeWildcards": "{where} a {count} jokers ; au plus {max} sont autorisés",
   "query.likePattern": "Le motif like",
   "query.operandKind": 'Valeur invalide pour "{key}" dans q : attendu {expected}, reçu {got}',

@@ -21,6 +21,26 @@ export interface QueryLimits {
   maxChildrenPerParent: number;
   /** Most relation nodes in one `with`, counted over all levels. */
   maxRelations: number;
+  /**
+   * Most conditions on related records (`user.surname.$like`) in one `q`: each is a query of
+   * its own on the related collection before the list's, so they are capped apart from
+   * `maxConditions` (which counts them too).
+   */
+  maxRelatedConditions: number;
+  /**
+   * Most related records one response may carry through `with`, over every level and parent
+   * together, each counted as often as it is written out (a `belongsTo` owner shared by ten
+   * records of the page counts ten times, with what it carries). Checked level by level while
+   * loading, before the next level is read.
+   */
+  maxRelatedRecords: number;
+  /** Largest response body, in bytes (UTF-8), of a list or show; checked while it is built. */
+  maxResponseBytes: number;
+  /**
+   * Time limit of every database command a request sends, in ms (`maxTimeMS`). A model may
+   * lower or raise it for its own reads and writes (`queryTimeMs` in its definition).
+   */
+  queryTimeMs: number;
 }
 
 /** The limits an app gets unless it overrides them. */
@@ -32,6 +52,10 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({
   maxRelationDepth: 3,
   maxChildrenPerParent: 100,
   maxRelations: 10,
+  maxRelatedConditions: 5,
+  maxRelatedRecords: 10_000,
+  maxResponseBytes: 16 * 1024 * 1024,
+  queryTimeMs: 5_000,
 });
 
 /**

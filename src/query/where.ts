@@ -23,6 +23,8 @@ interface Walk {
   registry?: ModelRegistry;
   limits: QueryLimits;
   conditions: number;
+  /** Conditions on related records so far: each costs a query of its own. */
+  related: number;
   unknown: string[];
   /** Visible fields the model's `filterable` list leaves out. */
   refused: string[];
@@ -60,6 +62,9 @@ function parseLeaf(key: string, value: unknown, walk: Walk): Part {
   const kind = walk.model.visibleSet.has(field) ? walk.model.kinds.get(field) : undefined;
   const related = kind === undefined ? relatedField(walk.model, field, walk.registry) : undefined;
   if (related?.kind !== undefined) {
+    if (++walk.related > walk.limits.maxRelatedConditions) {
+      limitExceeded(msg("limit.relatedConditions"), walk.limits.maxRelatedConditions);
+    }
     const filter = leafFilter(
       { key, path: storedName(related.field), kind: related.kind, operator, value },
       walk.limits,
@@ -156,7 +161,7 @@ function parseJson(q: string, limits: QueryLimits): unknown {
  */
 export function parseWhere(q: string | null, model: Model, limits: QueryLimits, registry?: ModelRegistry): Document {
   if (q === null || q.trim() === "") return {};
-  const walk: Walk = { model, registry, limits, conditions: 0, unknown: [], refused: [] };
+  const walk: Walk = { model, registry, limits, conditions: 0, related: 0, unknown: [], refused: [] };
   const { filter } = parseNode(parseJson(q, limits), 0, walk);
   if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
   if (walk.refused.length > 0) {

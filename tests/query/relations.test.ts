@@ -7,6 +7,7 @@ import { type ApiRecord, toRecord } from "../../src/model/serialize.ts";
 import type { QueryLimits } from "../../src/query/limits.ts";
 import { parseWith } from "../../src/query/with.ts";
 import { loadRelations } from "../../src/handlers/relations.ts";
+import { ResponseBudget } from "../../src/query/budget.ts";
 import { limits, Post, registry, User } from "./models.ts";
 
 let engine: EmbeddedEngine;
@@ -72,7 +73,14 @@ async function load(
   const records: ApiRecord[] = docs.map((doc) => toRecord(model, doc, ["id"]));
   const lim = opts.limits ?? limits;
   commands.length = 0;
-  await loadRelations(db, docs, records, parseWith(raw, model, registry, lim), lim, opts.scope ?? noScope);
+  await loadRelations(docs, records, parseWith(raw, model, registry, lim), {
+    db,
+    limits: lim,
+    scope: opts.scope ?? noScope,
+    timeMs: () => lim.queryTimeMs,
+    budget: new ResponseBudget(lim),
+    request: new Request("http://localhost/"),
+  });
   return { records, commands: [...commands] };
 }
 
