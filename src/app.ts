@@ -241,7 +241,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     const count = changeCount && (() => changeCount(model.collection));
     return [
       model.name,
-      new RecordStore(database.db, model.collection, { bounds: model, clock: options.clock, changeCount: count }),
+      new RecordStore(database.db, model.collection, {
+        bounds: model,
+        timeMs: model.queryTimeMs ?? limits.queryTimeMs,
+        clock: options.clock,
+        changeCount: count,
+      }),
     ];
   }));
   const state: AppState = {

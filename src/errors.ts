@@ -104,8 +104,8 @@ export class CatalogError extends ApiError {
   /** The untranslated message. */
   readonly detail: Message;
 
-  constructor(detail: Message, status = 400) {
-    super(english(detail), status);
+  constructor(detail: Message, status = 400, headers?: Record<string, string>) {
+    super(english(detail), { status, headers });
     this.detail = detail;
   }
 }
@@ -114,8 +114,13 @@ export class CatalogError extends ApiError {
  * Shorthand for throwing a framework message.
  * @example throw apiError("query.undefinedColumns", { names: "nope" }) // 400 Undefined column names: nope
  */
-export function apiError(key: MessageKey, params?: Record<string, MessageParam>, status = 400): CatalogError {
-  return new CatalogError(params === undefined ? { key } : { key, params }, status);
+export function apiError(
+  key: MessageKey,
+  params?: Record<string, MessageParam>,
+  status = 400,
+  headers?: Record<string, string>,
+): CatalogError {
+  return new CatalogError(params === undefined ? { key } : { key, params }, status, headers);
 }
 
 /** Field name → untranslated messages, the catalog form of {@link FieldErrors}. */

@@ -7,6 +7,7 @@ import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId, type Route } from "./route.ts";
 import { writeScope } from "./scope.ts";
+import { refuseWriteParameters } from "./request.ts";
 
 async function softDelete(route: Route, guard: Document, at: Date): Promise<boolean> {
   return (await route.store.update(guard, { deleted_at: at })) !== null;
@@ -41,6 +42,7 @@ function deleteHandler(force: boolean): Handler {
     const hooks = hooksOf(route.hooks, force);
     const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
     const id = recordId(params, model);
+    refuseWriteParameters(request, route);
     const parent = await liveParentFilter(route.parent, parentIds);
     const scope = allOf([force ? {} : writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);

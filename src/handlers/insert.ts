@@ -11,6 +11,7 @@ import { finish } from "./output.ts";
 import { recordEtag } from "./preconditions.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { type Handler, hookContext } from "./route.ts";
+import { refuseWriteParameters } from "./request.ts";
 
 /**
  * INSERT: `POST /api/v1/<plural>` (or a nested `POST /api/v1/users/:userId/posts`, where the
@@ -20,6 +21,7 @@ import { type Handler, hookContext } from "./route.ts";
 export const insert: Handler = async (request, route, params) => {
   const { model, app, hooks, parent } = route;
   const parentIds = parent ? parentIdsOf(params, parent) : undefined;
+  refuseWriteParameters(request, route);
   const body = await readJsonBody(request, app.bodyLimit);
   Object.assign(body, await liveParentFilter(parent, parentIds));
   const ctx: InsertContext = {

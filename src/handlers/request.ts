@@ -1,7 +1,15 @@
 import { apiError } from "../errors.ts";
 import { QueryParams } from "../http/params.ts";
 import { storedName } from "../query/columns.ts";
-import { type ListQuery, type ParamSource, planList, planShow, type ShowQuery } from "../query/plan.ts";
+import {
+  LIST_PARAMETERS,
+  type ListQuery,
+  type ParamSource,
+  planList,
+  planShow,
+  SHOW_PARAMETERS,
+  type ShowQuery,
+} from "../query/plan.ts";
 import { checkPinned, openCursor, type OpenedCursor } from "./list-cursor.ts";
 import { linkRelation, type ParentIds, parentIdsOf, type ParentLink, reachable } from "./nested.ts";
 import { resolveRelatedConditions } from "./related-where.ts";
@@ -45,6 +53,7 @@ export interface ShowRequest extends ReadRequest {
 export async function parseListRequest(request: Request, route: Route, params: PathParams): Promise<ListRequest> {
   const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
   const given = new QueryParams(request.url);
+  given.refuseUnknown(LIST_PARAMETERS, route.model.params);
   const cursor = given.get("cursor") === null ? null : await openCursor(given, request.url, route);
   // A cursor's pinned `trashed` was checked when the cursor was made.
   const trashed = cursor ? cursor.state.trashed === "true" : given.flag("trashed");
@@ -52,7 +61,7 @@ export async function parseListRequest(request: Request, route: Route, params: P
   const query = planList(source, route.model, route.app, readScope(route.model, trashed));
   if (cursor) checkPinned(given, query, route.model, route.app.limits, cursor.state, route.app.registry);
   if (route.parent) applyRelationOptions(query, route.parent, source);
-  const relatedCollections = await resolveRelatedConditions(route, query, trashed);
+  const relatedCollections = await resolveRelatedConditions(request, route, query, trashed);
   return { parentIds, trashed, query, cursor, source, relatedCollections };
 }
 
@@ -78,11 +87,17 @@ function applyRelationOptions(query: ListQuery, link: ParentLink, source: ParamS
   query.perPage = relation.limit;
 }
 
+/** Refuses query parameters on a write: the generated writes take none (a model's hooks may take its `params`). */
+export function refuseWriteParameters(request: Request, route: Route): void {
+  if (request.url.includes("?")) new QueryParams(request.url).refuseUnknown([], route.model.params);
+}
+
 /** Parses a show request: the ancestors' ids on a nested route, the record id, then `fields`, `with` and `trashed`. */
 export function parseShowRequest(request: Request, route: Route, params: PathParams): ShowRequest {
   const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
   const id = recordId(params, route.model);
   const query = new QueryParams(request.url);
+  query.refuseUnknown(SHOW_PARAMETERS, route.model.params);
   const trashed = query.flag("trashed");
   return { id, parentIds, trashed, query: planShow(query, route.model, route.app, readScope(route.model, trashed)) };
 }

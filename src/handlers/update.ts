@@ -14,6 +14,7 @@ import { serializeRecord } from "./serialize-output.ts";
 import { missedWrite, recordEtag, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId } from "./route.ts";
 import { writeScope } from "./scope.ts";
+import { refuseWriteParameters } from "./request.ts";
 
 interface WriteChange {
   set: Document;
@@ -54,6 +55,7 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     const hooks = pick(route.hooks);
     const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
     const id = recordId(params, model);
+    refuseWriteParameters(request, route);
     const body = await readJsonBody(request, app.bodyLimit);
     // On a nested route the record must be a child of live ancestors, and stays one: the path sets the foreign key.
     const parent = await liveParentFilter(route.parent, parentIds);

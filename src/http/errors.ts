@@ -23,6 +23,14 @@ const OUT_OF_DISK_SPACE = 14031;
  */
 const SORT_TOO_LARGE = 292;
 
+/**
+ * MongoDB's MaxTimeMSExpired: a command ran past the `maxTimeMS` every framework command
+ * carries (`limits.queryTimeMs`). The database stopped it; the server is not broken, the query
+ * was too expensive for it now: 503 with a Retry-After long enough not to invite a storm of retries.
+ */
+const MAX_TIME_EXPIRED = 50;
+const TIME_LIMIT_RETRY_AFTER = "5";
+
 function codeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
 }
@@ -42,8 +50,6 @@ export interface ErrorContext {
 /** Handles an error no route could answer. Return a Response, or throw to let the runtime see it. */
 export type ErrorHandler = (error: unknown, request: Request, context: ErrorContext) => Response | Promise<Response>;
 
-/**
- * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
 /** The text of a framework message in `language`, or its English text when that is what is wanted. */
 function say(message: Message, language: string, languages: Languages | undefined): string {
   return languages === undefined || languages.isPlainEnglish(language)
@@ -77,7 +83,7 @@ export async function errorToResponse(
 ): Promise<Response> {
   if (error instanceof ValidationError) return json({ errors: fieldErrors(error, language, languages) }, 400, language);
   if (error instanceof CatalogError) {
-    return errorResponse(say(error.detail, language, languages), error.status, language);
+    return errorResponse(say(error.detail, language, languages), error.status, language, error.headers);
   }
   if (error instanceof ApiError) return errorResponse(error.message, error.status, language, error.headers);
   const field = duplicateKeyField(error);
@@ -85,6 +91,11 @@ export async function errorToResponse(
     return errorResponse(say(msg("record.duplicate", { field }), language, languages), 409, language);
   }
   if (isOutOfDiskSpace(error)) return errorResponse(say(msg("storage.full"), language, languages), 507, language);
+  if (codeOf(error) === MAX_TIME_EXPIRED) {
+    return errorResponse(say(msg("query.timeLimit"), language, languages), 503, language, {
+      "retry-after": TIME_LIMIT_RETRY_AFTER,
+    });
+  }
   if (codeOf(error) === SORT_TOO_LARGE) {
     return errorResponse(say(msg("query.sortTooLarge"), language, languages), 400, language);
   }

@@ -19,6 +19,20 @@ export class QueryParams {
     return this.params;
   }
 
+  /**
+   * Refuses a parameter the route does not take, naming it and the ones it does: a misspelt
+   * `pge=2` would otherwise be ignored silently, and a made-up one would make every URL new
+   * to the response cache.
+   */
+  refuseUnknown(known: readonly string[], extra: ReadonlySet<string>): void {
+    for (const name of this.all().keys()) {
+      if (known.includes(name) || extra.has(name)) continue;
+      const all = [...known, ...extra];
+      if (all.length === 0) throw apiError("param.none", { name });
+      throw apiError("param.unknown", { name, known: all.join(", ") });
+    }
+  }
+
   /** The value of `name`, or null when absent. */
   get(name: string): string | null {
     const values = this.all().getAll(name);

@@ -14,7 +14,7 @@ import {
   type ModelDefinition,
 } from "./definition.ts";
 import { checkDefinitionKeys, checkNames } from "./definition-checks.ts";
-import { resolveCounting, resolvePaging, resolveStringLimits } from "./limits.ts";
+import { positiveInteger, resolveCounting, resolvePaging, resolveStringLimits } from "./limits.ts";
 import { resolveLoadable, resolveRelations } from "./relations.ts";
 
 export { COUNT_STRATEGIES, type CountStrategy } from "../store/counts.ts";
@@ -95,6 +95,22 @@ function resolveOutput(def: ModelDefinition): Pick<Model, "serialize" | "cache">
   return { serialize: def.serialize, cache: def.cache !== false };
 }
 
+const PARAM_NAME = /^[A-Za-z0-9_.~-]+$/;
+
+/** `params`: names a query string can carry as they are (no escapes needed), each once. */
+function resolveParams(def: ModelDefinition): ReadonlySet<string> {
+  const names = def.params ?? [];
+  if (!Array.isArray(names)) throw new TypeError(`Model ${def.name}: params must be a list of parameter names`);
+  for (const name of names) {
+    if (typeof name !== "string" || !PARAM_NAME.test(name)) {
+      throw new TypeError(
+        `Model ${def.name}: params holds ${JSON.stringify(name)}; a parameter name is letters, digits and _ . ~ -`,
+      );
+    }
+  }
+  return new Set(names);
+}
+
 /** The names earlier versions derived, for the collection (and route) this definition leaves derived. */
 function formerNamesOf(def: ModelDefinition): Pick<Model, "former"> {
   const former = def.collection === undefined ? formerNames(def.name) : undefined;
@@ -138,6 +154,10 @@ export function defineModel(def: ModelDefinition): Model {
     stringLimits: resolveStringLimits(def.name, Object.keys(def.fields), def),
     loadable: resolveLoadable(def.name, relations, def.loadable),
     ...resolveOutput(def),
+    queryTimeMs: def.queryTimeMs === undefined
+      ? null
+      : positiveInteger(def.queryTimeMs, 0, `Model ${def.name}: queryTimeMs`),
+    params: resolveParams(def),
   });
   defined.add(model);
   return model;

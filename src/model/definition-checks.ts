@@ -35,6 +35,8 @@ const MODEL_KEYS = Object.keys(
     loadable: 1,
     serialize: 1,
     cache: 1,
+    queryTimeMs: 1,
+    params: 1,
   } satisfies Record<keyof ModelDefinition, 1>,
 );
 const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);

@@ -77,6 +77,16 @@ export interface ModelDefinition extends PagingOptions, CountingOptions, StringL
   serialize?: Serializer;
   /** `false`: GETs of this model are never answered from the response cache (default true). */
   cache?: boolean;
+  /**
+   * Time limit of this model's database commands in ms, instead of the app's `limits.queryTimeMs`
+   * (default 5,000): a command that runs longer is stopped by the database and answered 503.
+   */
+  queryTimeMs?: number;
+  /**
+   * Query parameters this model's hooks read (`["mine"]`), accepted by its routes besides the
+   * framework's own; any other parameter is a 400 that names it.
+   */
+  params?: readonly string[];
 }
 
 /** Scalar kinds the query layer understands when checking operands. */
@@ -135,4 +145,8 @@ export interface Model {
   readonly serialize?: Serializer;
   /** False when the model opted out of the response cache. */
   readonly cache: boolean;
+  /** The model's own time limit of a database command in ms, or null for the app's `limits.queryTimeMs`. */
+  readonly queryTimeMs: number | null;
+  /** Query parameters the model's hooks read, accepted besides the framework's own. */
+  readonly params: ReadonlySet<string>;
 }

@@ -86,14 +86,48 @@ export function clearableFields(model: Model): ReadonlySet<string> {
   return clearable;
 }
 
-function addError(errors: FieldMessages, field: string, message: Message): void {
-  (errors[field] ??= []).push(message);
+/**
+ * Most field messages one `{errors}` body lists. Past it the body says only that more were left
+ * out (under the key `*`, which no field can have), and the rest of the body is not examined:
+ * the cost of a bad body is bounded by this number, not by how many keys it sends.
+ */
+export const MAX_FIELD_MESSAGES = 100;
+
+/** The problems found so far, up to {@link MAX_FIELD_MESSAGES}. */
+class Problems {
+  readonly messages: FieldMessages = Object.create(null);
+  #count = 0;
+  #overflowed = false;
+
+  /** False once the list is full: the caller stops looking. */
+  get open(): boolean {
+    return !this.#overflowed;
+  }
+
+  add(field: string, message: Message): void {
+    if (this.#count === MAX_FIELD_MESSAGES) {
+      this.#overflowed = true;
+      return;
+    }
+    this.#count++;
+    (this.messages[field] ??= []).push(message);
+  }
+
+  /** Throws every problem found, if any. */
+  throwAny(): void {
+    if (this.#count === 0) return;
+    const messages = { ...this.messages };
+    if (this.#overflowed) messages["*"] = [msg("validation.more", { max: MAX_FIELD_MESSAGES })];
+    throw new CatalogValidationError(messages);
+  }
 }
 
-function checkUnknown(model: Model, body: Record<string, unknown>, errors: FieldMessages): void {
-  for (const key of Object.keys(body)) {
-    if (READ_ONLY_FIELDS.has(key)) addError(errors, key, msg("validation.readOnly", { field: key }));
-    else if (!Object.hasOwn(model.fields, key)) addError(errors, key, msg("validation.notAllowed", { field: key }));
+function checkUnknown(model: Model, body: Record<string, unknown>, problems: Problems): void {
+  for (const key in body) {
+    if (!problems.open) return;
+    if (!Object.hasOwn(body, key)) continue;
+    if (READ_ONLY_FIELDS.has(key)) problems.add(key, msg("validation.readOnly", { field: key }));
+    else if (!Object.hasOwn(model.fields, key)) problems.add(key, msg("validation.notAllowed", { field: key }));
   }
 }
 
@@ -104,13 +138,12 @@ function fromJson(model: Model, field: string, value: unknown): unknown {
 }
 
 /** The stored value, after superstruct's coercions (defaults included), or undefined with an error recorded. */
-function checkValue(model: Model, field: string, value: unknown, errors: FieldMessages): unknown {
+function checkValue(model: Model, field: string, value: unknown, problems: Problems): unknown {
   const problem = value === undefined ? null : valueShapeProblem(value, maxStringLength(model, field));
-  if (problem) return addError(errors, field, msg("validation.shape", { field, problem }));
+  if (problem) return problems.add(field, msg("validation.shape", { field, problem }));
   const [error, coerced] = runStruct(model.fields[field], fromJson(model, field, value));
   if (error) {
-    return addError(
-      errors,
+    return problems.add(
       field,
       error instanceof Error ? failureMessage(field, error) : msg("validation.unprintable", { field }),
     );
@@ -139,21 +172,22 @@ function runStruct(struct: AnyStruct, value: unknown): [StructError | "unprintab
  * no value. All problems are thrown together.
  */
 export function validateBody(model: Model, body: Record<string, unknown>, partial = false): Record<string, unknown> {
-  const errors: FieldMessages = Object.create(null);
+  const problems = new Problems();
   const clean: Record<string, unknown> = {};
-  checkUnknown(model, body, errors);
+  checkUnknown(model, body, problems);
   const required = requiredFields(model);
   const clearable = clearableFields(model);
   for (const field of Object.keys(model.fields)) {
+    if (!problems.open) break;
     let value = Object.hasOwn(body, field) ? body[field] : undefined;
     if (value === null && clearable.has(field)) value = undefined;
     if (value === undefined && (partial || required.has(field))) {
-      if (!partial) addError(errors, field, msg("validation.required", { field }));
+      if (!partial) problems.add(field, msg("validation.required", { field }));
       continue;
     }
-    const stored = checkValue(model, field, value, errors);
+    const stored = checkValue(model, field, value, problems);
     if (stored !== undefined) clean[field] = stored;
   }
-  if (Object.keys(errors).length > 0) throw new CatalogValidationError({ ...errors });
+  problems.throwAny();
   return clean;
 }

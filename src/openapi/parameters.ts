@@ -257,10 +257,21 @@ export function pathParameters(path: string, op: OperationInfo, ancestors: reado
   });
 }
 
-/** Every parameter of an operation: path parameters first, then the table's entries that apply. */
+/** The parameters a model's hooks read (its `params`): any other is refused, so these are documented too. */
+function hookParameters(op: OperationInfo): Parameter[] {
+  return [...op.model.params].map((name) => ({
+    name,
+    in: "query",
+    description: `Read by ${op.model.name}'s hooks.`,
+    schema: { type: "string" },
+  }));
+}
+
+/** Every parameter of an operation: path parameters first, then the table's entries that apply, then the hooks'. */
 export function parametersOf(path: string, op: OperationInfo, ancestors: readonly PathAncestor[] = []): Parameter[] {
   return [
     ...pathParameters(path, op, ancestors),
     ...QUERY_PARAMETERS.filter((entry) => entry.appliesTo(op)).map((entry) => entry.build(op)),
+    ...hookParameters(op),
   ];
 }

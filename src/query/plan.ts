@@ -10,6 +10,20 @@ import { parseSort } from "./sort.ts";
 import { parseWhere } from "./where.ts";
 import { parseWith, type WithNode } from "./with.ts";
 
+/** The query parameters SHOW takes (a model's hooks may take more: its `params`). */
+export const SHOW_PARAMETERS: readonly string[] = ["fields", "with", "trashed"];
+
+/** The query parameters PAGINATE takes. */
+export const LIST_PARAMETERS: readonly string[] = [
+  "page",
+  "per_page",
+  "cursor",
+  "q",
+  "sort",
+  "count",
+  ...SHOW_PARAMETERS,
+];
+
 /** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
 export interface ListQuery {
   /** The page number; 1 on a page read by cursor (its position is the cursor's). */

@@ -44,6 +44,7 @@ export class RecordCounter {
   constructor(
     private readonly collection: Collection<Document>,
     private readonly bounds: CountBounds,
+    private readonly timeMs: number,
     private readonly changeCount?: () => number,
   ) {}
 
@@ -55,7 +56,8 @@ export class RecordCounter {
     if (strategy === "none") return { total: null, method: "none" };
     const empty = Object.keys(filter).length === 0;
     if (strategy === "estimated" && empty) {
-      return { total: await this.collection.estimatedDocumentCount(), method: "estimated" };
+      const total = await this.collection.estimatedDocumentCount({ maxTimeMS: this.timeMs });
+      return { total, method: "estimated" };
     }
     const cap = strategy === "estimated" ? this.bounds.countLimit : this.bounds.maxExactCount;
     if (cap === null) return { total: await this.countReused(filter, undefined), method: "exact" };
@@ -84,6 +86,7 @@ export class RecordCounter {
   }
 
   private async countDocuments(filter: Document, limit: number | undefined): Promise<number> {
-    return await this.collection.countDocuments(filter, limit === undefined ? {} : { limit });
+    const maxTimeMS = this.timeMs;
+    return await this.collection.countDocuments(filter, limit === undefined ? { maxTimeMS } : { limit, maxTimeMS });
   }
 }

@@ -14,10 +14,10 @@ interface Counter {
  * makes ids unique under concurrent inserts, and since the counter only grows, an id is never
  * reused, even after its record is deleted.
  */
-export async function nextId(db: Db, collection: string): Promise<number> {
+export async function nextId(db: Db, collection: string, maxTimeMS: number): Promise<number> {
   const counters = db.collection<Counter>(COUNTERS);
   const update = { $inc: { seq: 1 } };
-  const options = { upsert: true, returnDocument: "after" as const };
+  const options = { upsert: true, returnDocument: "after" as const, maxTimeMS };
   try {
     return (await counters.findOneAndUpdate({ _id: collection }, update, options))!.seq;
   } catch (error) {

@@ -24,22 +24,27 @@ export class RecordStore {
   readonly counter: RecordCounter;
   /** Where record timestamps come from. */
   readonly clock: () => Date;
+  /** `maxTimeMS` of every command this store sends: the server stops a command that runs longer (code 50). */
+  readonly timeMs: number;
 
   /**
    * `clock` stamps created_at, updated_at and deleted_at (tests inject one to order writes
    * without waiting); `changeCount`, the embedded engine's write counter of this collection,
-   * lets counts be reused until the collection is next written.
+   * lets counts be reused until the collection is next written; `timeMs` is the time limit of
+   * each of its commands.
    */
   constructor(
     private readonly db: Db,
     collectionName: string,
-    options: { bounds: CountBounds; clock?: () => Date; changeCount?: () => number },
+    options: { bounds: CountBounds; timeMs: number; clock?: () => Date; changeCount?: () => number },
   ) {
     this.collection = db.collection<StoredDocument>(collectionName);
     this.clock = options.clock ?? (() => new Date());
+    this.timeMs = options.timeMs;
     this.counter = new RecordCounter(
       this.collection as unknown as Collection<Document>,
       options.bounds,
+      options.timeMs,
       options.changeCount,
     );
   }
@@ -48,32 +53,34 @@ export class RecordStore {
   async find(query: PageQuery): Promise<StoredDocument[]> {
     const { filter, sort, skip, limit, projection } = query;
     // batchSize = limit: the whole page in the first batch, never a getMore round trip (default is 101).
-    return (await this.collection.find(filter, { sort, skip, limit, projection, batchSize: limit })
+    const maxTimeMS = this.timeMs;
+    return (await this.collection.find(filter, { sort, skip, limit, projection, batchSize: limit, maxTimeMS })
       .toArray()) as StoredDocument[];
   }
 
   /** Whether any record matches `filter` (reads at most one id). */
   async exists(filter: Document): Promise<boolean> {
-    return (await this.collection.find(filter, { projection: { _id: 1 }, limit: 1, batchSize: 1 }).toArray()).length >
-      0;
+    const options = { projection: { _id: 1 }, limit: 1, batchSize: 1, maxTimeMS: this.timeMs };
+    return (await this.collection.find(filter, options).toArray()).length > 0;
   }
 
   /** One record by id within an optional extra filter (soft delete, hooks), or null. */
   async findById(id: number, filter: Document = {}, projection?: Document): Promise<StoredDocument | null> {
-    return (await this.collection.findOne({ ...filter, _id: id }, { projection })) as StoredDocument | null;
+    const options = { projection, maxTimeMS: this.timeMs };
+    return (await this.collection.findOne({ ...filter, _id: id }, options)) as StoredDocument | null;
   }
 
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
   async insert(data: Document): Promise<StoredDocument> {
     const now = this.clock();
     const doc: StoredDocument = {
-      _id: await nextId(this.db, this.collection.collectionName),
+      _id: await nextId(this.db, this.collection.collectionName, this.timeMs),
       ...data,
       created_at: now,
       updated_at: now,
       _rev: 1,
     };
-    await this.collection.insertOne(doc);
+    await this.collection.insertOne(doc, { maxTimeMS: this.timeMs });
     return doc;
   }
 
@@ -85,14 +92,15 @@ export class RecordStore {
     // _rev counts writes so If-Match can pin the exact version a client saw.
     const update: Document = { $set: { ...set, updated_at: this.clock() }, $inc: { _rev: 1 } };
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
-    return (await this.collection.findOneAndUpdate(guard, update, { returnDocument: "after" })) as
+    const options = { returnDocument: "after" as const, maxTimeMS: this.timeMs };
+    return (await this.collection.findOneAndUpdate(guard, update, options)) as
       | StoredDocument
       | null;
   }
 
   /** Removes a record for good; true when one was removed. */
   async remove(guard: Document): Promise<boolean> {
-    return (await this.collection.deleteOne(guard)).deletedCount === 1;
+    return (await this.collection.deleteOne(guard, { maxTimeMS: this.timeMs })).deletedCount === 1;
   }
 
   /**
@@ -103,11 +111,11 @@ export class RecordStore {
   async updateMany(filter: Document, set: Document, unset: readonly string[] = []): Promise<number> {
     const update: Document = { $set: { ...set, updated_at: this.clock() }, $inc: { _rev: 1 } };
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
-    return (await this.collection.updateMany(filter, update)).modifiedCount;
+    return (await this.collection.updateMany(filter, update, { maxTimeMS: this.timeMs })).modifiedCount;
   }
 
   /** Removes every record matching `filter` for good, in one command; returns how many. */
   async removeMany(filter: Document): Promise<number> {
-    return (await this.collection.deleteMany(filter)).deletedCount;
+    return (await this.collection.deleteMany(filter, { maxTimeMS: this.timeMs })).deletedCount;
   }
 }

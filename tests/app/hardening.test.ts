@@ -146,8 +146,11 @@ describe("hostile bodies are 400s, never 500s", () => {
     const { body } = await jsonOf(await call(app, "POST", "/api/v1/things", { label: "t" }));
     assert.equal((await call(app, "DELETE", `/api/v1/things/${body.id}`)).status, 204);
     const deletedAt = (await app.db.collection("things").findOne({ _id: body.id }))?.deleted_at;
-    assert.equal((await call(app, "DELETE", `/api/v1/things/${body.id}?trashed=true`)).status, 404);
-    assert.equal((await call(app, "PATCH", `/api/v1/things/${body.id}?trashed=true`, { label: "u" })).status, 404);
+    assert.equal((await call(app, "DELETE", `/api/v1/things/${body.id}`)).status, 404);
+    assert.equal((await call(app, "PATCH", `/api/v1/things/${body.id}`, { label: "u" })).status, 404);
+    // trashed=true cannot reach it either: writes take no trashed parameter at all.
+    assert.equal((await call(app, "DELETE", `/api/v1/things/${body.id}?trashed=true`)).status, 400);
+    assert.equal((await call(app, "PATCH", `/api/v1/things/${body.id}?trashed=true`, { label: "u" })).status, 400);
     const after = await app.db.collection("things").findOne({ _id: body.id });
     assert.deepEqual([after?.deleted_at, after?.label], [deletedAt, "t"]);
   });

@@ -120,8 +120,13 @@ describe("soft delete", () => {
     const res = await jsonOf(await call(app, "POST", "/api/v1/books", { author_id: 2, title: "x" }));
     assert.equal(res.status, 400);
     assert.deepEqual(res.body.errors, { author_id: ["The author_id field must refer to an existing Author."] });
-    const nested = await jsonOf(await call(app, "POST", "/api/v1/authors/2/books?trashed=true", { title: "x" }));
+    const nested = await jsonOf(await call(app, "POST", "/api/v1/authors/2/books", { title: "x" }));
     assert.deepEqual([nested.status, nested.body], [404, { error: "The item is not found on Author." }]);
+    // trashed has no meaning on a write: asking for it is refused, and reaches nothing.
+    const asked = await jsonOf(await call(app, "POST", "/api/v1/authors/2/books?trashed=true", { title: "x" }));
+    assert.deepEqual([asked.status, asked.body], [400, {
+      error: 'Unknown parameter "trashed"; this route takes no query parameters.',
+    }]);
     assert.equal(
       (await call(app, "GET", "/api/v1/authors/2/books?trashed=true")).status,
       200,

@@ -147,10 +147,13 @@ describe("deeper nesting", () => {
     assert.equal(trashed.body.data.length, 1);
     assert.equal((await call(app, "GET", `${comments}/${before.body.id}`)).status, 404);
     assert.equal((await call(app, "GET", `${comments}/${before.body.id}?trashed=true`)).status, 200);
-    assert.equal((await call(app, "POST", `${comments}?trashed=true`, { text: "After" })).status, 404);
+    assert.equal((await call(app, "POST", comments, { text: "After" })).status, 404);
+    assert.equal((await call(app, "PATCH", `${comments}/${before.body.id}`, { text: "After" })).status, 404);
+    // A write takes no trashed (it reaches live records only): asking for it is a 400 that names it.
+    assert.equal((await call(app, "POST", `${comments}?trashed=true`, { text: "After" })).status, 400);
     assert.equal(
       (await call(app, "PATCH", `${comments}/${before.body.id}?trashed=true`, { text: "After" })).status,
-      404,
+      400,
     );
   });
 });

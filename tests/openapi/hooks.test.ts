@@ -13,6 +13,7 @@ const Shelf = defineModel({
   name: "Shelf",
   fields: { name: string() },
   relations: { books: { type: "hasMany", model: "Book", foreignKey: "shelf_id" } },
+  params: ["fail"], // read by its onBeforeShow hook
 });
 const Book = defineModel({ name: "Book", fields: { shelf_id: id(), title: string() } });
 const Note = defineModel({ name: "Note", fields: { text: string() } });
