@@ -158,7 +158,11 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
   {
     status: "415",
     appliesTo: kindIn(BODY_WRITES),
-    build: () => jsonResponse("A non-empty body that is not application/json.", ref("Error")),
+    build: () =>
+      jsonResponse(
+        "A non-empty body that is not application/json, is not UTF-8 (a `charset` other than utf-8), or has a `Content-Encoding` the server does not decode.",
+        ref("Error"),
+      ),
   },
   {
     status: "507",

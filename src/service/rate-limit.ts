@@ -29,6 +29,8 @@ export interface RateLimitOptions extends Partial<RateLimitRule> {
   now?: () => number;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** The state of the tightest limit a request counted against. */
 export interface RateLimitOutcome {
   limited: boolean;
@@ -181,8 +183,9 @@ export class RateLimiter {
     request: Request,
     address: string,
     target: { model: string; handler: HandlerName } | undefined,
+    related: ReadonlySet<string> = NONE,
   ): RateLimitOutcome | Promise<RateLimitOutcome> | undefined {
-    const scopes = this.#scopes(target);
+    const scopes = related.size === 0 ? this.#scopes(target) : this.#withRelated(target, related);
     if (scopes.length === 0) return undefined;
     const key = this.#key ? this.#key(request, { address }) : address;
     const now = this.#now();
@@ -202,6 +205,24 @@ export class RateLimiter {
       if (tightest === undefined || tighter(outcome, tightest)) tightest = outcome;
     }
     return tightest!;
+  }
+
+  /**
+   * The scopes of a request that also reads other models' records (through `with` or related
+   * conditions in `q`): each such model's own limit and its `paginate` limit, since a relation
+   * reads a list of them, each counted once.
+   */
+  #withRelated(target: { model: string; handler: HandlerName } | undefined, related: ReadonlySet<string>): Scope[] {
+    const scopes = new Set(this.#scopes(target));
+    for (const model of related) {
+      for (const scope of this.#scopes({ model, handler: "paginate" })) scopes.add(scope);
+    }
+    return [...scopes];
+  }
+
+  /** True when `model` has a limit of its own or of its `paginate`: then reads of it through relations count. */
+  limits(model: string): boolean {
+    return this.#models.has(model) || this.#handlers.has(`${model} paginate`);
   }
 
   #scopes(target: { model: string; handler: HandlerName } | undefined): readonly Scope[] {

@@ -15,6 +15,7 @@ import { requestLog } from "./request-log.ts";
 import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
 import { type RequestTarget, targetResolver, type TargetRoutes } from "./target.ts";
 import { requestIdOf } from "./request-id.ts";
+import { relatedReads } from "./related-reads.ts";
 
 /** The methods the health probes answer. */
 const PROBE_METHODS = "GET, HEAD, OPTIONS";
@@ -71,6 +72,7 @@ export class Service {
   readonly #target: (method: string, pathname: string) => RequestTarget | undefined;
   readonly #trustProxy: TrustProxy;
   readonly #health: boolean;
+  readonly #models: ReadonlyMap<string, Model>;
 
   constructor(options: ServiceOptions, deps: ServiceDeps, core: CoreFetch) {
     const models = new Map([...deps.models].map((model) => [model.name, model]));
@@ -81,6 +83,7 @@ export class Service {
     this.#target = targetResolver(deps.routes);
     this.#trustProxy = checkTrustProxy(options.trustProxy);
     this.#health = options.health !== false;
+    this.#models = models;
   }
 
   /** Answers one request and logs it. */
@@ -267,9 +270,19 @@ export class Service {
   ): Response | undefined | Promise<Response | undefined> {
     const limiter = this.#limiter!;
     const target = limiter.perModel ? this.#target(request.method, pathname) : undefined;
-    const counted = limiter.hit(request, clientAddress(request, info, this.#trustProxy), target);
+    const related = target === undefined ? undefined : this.#relatedLimited(target, request.url);
+    const counted = limiter.hit(request, clientAddress(request, info, this.#trustProxy), target, related);
     if (counted instanceof Promise) return counted.then((outcome) => this.#limited(outcome, context, extra));
     return this.#limited(counted, context, extra);
+  }
+
+  /** The other models a GET of `target` reads through `with` or `q` that have limits of their own. */
+  #relatedLimited(target: RequestTarget, url: string): ReadonlySet<string> | undefined {
+    if (target.handler !== "paginate" && target.handler !== "show") return undefined;
+    if (!url.includes("with=") && !url.includes("q=")) return undefined;
+    const related = relatedReads(this.#models.get(target.model)!, url, this.#models);
+    for (const name of related) if (!this.#limiter!.limits(name)) related.delete(name);
+    return related;
   }
 
   #limited(outcome: RateLimitOutcome | undefined, context: RequestContext, extra: HeaderRecord): Response | undefined {
