@@ -26,6 +26,33 @@ function isJsonType(contentType: string | null): boolean {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
+/** The `charset` parameter of a media type, lower-cased and unquoted, or null when it has none. */
+function charsetOf(contentType: string): string | null {
+  for (const parameter of contentType.split(";").slice(1)) {
+    const equals = parameter.indexOf("=");
+    if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
+    return parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+  }
+  return null;
+}
+
+/**
+ * Refuses a body the server would read as something other than what was sent: a content coding
+ * it does not decode (RFC 9110 8.4.1: 415, with Accept-Encoding saying what it takes) or a
+ * charset other than UTF-8, which JSON must be (RFC 8259 8.1). Read as identity UTF-8, such a
+ * body would mean one thing to the app and another to a proxy that decodes it.
+ */
+function refuseForeignEncoding(headers: Headers): void {
+  const coding = headers.get("content-encoding")?.trim().toLowerCase();
+  if (coding !== undefined && coding !== "" && coding !== "identity") {
+    throw apiError("request.unsupportedEncoding", { coding }, 415, { "accept-encoding": "identity" });
+  }
+  const charset = charsetOf(headers.get("content-type") ?? "");
+  if (charset !== null && charset !== "utf-8" && charset !== "utf8") {
+    throw apiError("request.unsupportedCharset", { charset }, 415);
+  }
+}
+
 /** Reads the stream chunk by chunk and stops at the limit, so an oversized body is never held in memory. */
 async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
   const reader = body.getReader();
@@ -81,6 +108,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rec
   const declared = declaredLength(request.headers.get("content-length"));
   if (declared !== null && declared > limit) throw tooLarge(limit);
   if (request.body === null || declared === 0) return {};
+  refuseForeignEncoding(request.headers);
   const bytes = await readLimited(request.body, limit);
   if (bytes.byteLength === 0) return {};
   if (!isJsonType(request.headers.get("content-type"))) {
