@@ -291,7 +291,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       enabled,
       target: { model: target.route.model.name, handler: name },
     }));
-    service = new Service(options, { db: database.db, languages, models: options.models, routes, failed }, core);
+    service = new Service(options, {
+      db: database.db,
+      languages,
+      models: options.models,
+      routes,
+      failed,
+      queryTimeMs: limits.queryTimeMs,
+    }, core);
     // After the service has checked rateLimit and the rest of its options, which the document reads.
     docs = options.docs === false ? null : docsRoutes({
       basePath,

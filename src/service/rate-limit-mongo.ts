@@ -19,10 +19,13 @@ const DUPLICATE_KEY = 11000;
  */
 export class MongoRateLimitStore implements RateLimitStore {
   readonly #collection: Collection<WindowDocument>;
+  /** `maxTimeMS` of its commands, as every command a request causes carries one. */
+  readonly #timeMs: number;
   #nextCleanup = 0;
 
-  constructor(db: Db, collectionName = "rate_limits") {
+  constructor(db: Db, collectionName = "rate_limits", timeMs = 5_000) {
     this.#collection = db.collection<WindowDocument>(collectionName);
+    this.#timeMs = timeMs;
   }
 
   async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
@@ -30,7 +33,7 @@ export class MongoRateLimitStore implements RateLimitStore {
     if (now >= this.#nextCleanup) this.#cleanUp(now, windowMs);
     const _id = `${start}:${key}`;
     const update = { $inc: { count: 1 }, $setOnInsert: { expiresAt: new Date(resetAt) } };
-    const options = { upsert: true, returnDocument: "after" as const };
+    const options = { upsert: true, returnDocument: "after" as const, maxTimeMS: this.#timeMs };
     let counted: WindowDocument | null;
     try {
       counted = await this.#collection.findOneAndUpdate({ _id }, update, options);
@@ -44,6 +47,6 @@ export class MongoRateLimitStore implements RateLimitStore {
   #cleanUp(now: number, windowMs: number): void {
     this.#nextCleanup = now + windowMs;
     // Best effort: a failed cleanup only leaves ended windows behind until the next one.
-    this.#collection.deleteMany({ expiresAt: { $lte: new Date(now) } }).catch(() => {});
+    this.#collection.deleteMany({ expiresAt: { $lte: new Date(now) } }, { maxTimeMS: this.#timeMs }).catch(() => {});
   }
 }

@@ -125,9 +125,9 @@ export class RateLimiter {
   readonly #key: RateLimitOptions["key"];
   readonly #now: () => number;
 
-  constructor(options: RateLimitOptions, models: ReadonlyMap<string, Model>, db: Db) {
+  constructor(options: RateLimitOptions, models: ReadonlyMap<string, Model>, db: Db, timeMs: number) {
     checkRateLimitOptions(options);
-    this.#store = sharedStoreOf(options, db);
+    this.#store = sharedStoreOf(options, db, timeMs);
     if (options.windowMs !== undefined || options.max !== undefined) {
       checkRule(options, "rateLimit");
       this.#app = this.#scope({ name: "app", windowMs: options.windowMs!, max: options.max! });
@@ -254,10 +254,10 @@ function tighter(a: RateLimitOutcome, b: RateLimitOutcome): boolean {
 }
 
 /** The store every scope shares, or undefined for the default: a memory store per scope. */
-function sharedStoreOf(options: RateLimitOptions, db: Db): RateLimitStore | undefined {
+function sharedStoreOf(options: RateLimitOptions, db: Db, timeMs: number): RateLimitStore | undefined {
   const store = options.store ?? "memory";
   if (store === "memory") return undefined;
-  if (store === "mongodb") return new MongoRateLimitStore(db, options.collection);
+  if (store === "mongodb") return new MongoRateLimitStore(db, options.collection, timeMs);
   if (typeof store === "object" && store !== null && typeof store.hit === "function") return store;
   throw new TypeError(
     `rateLimit.store must be "memory", "mongodb" or an object with a hit() method, got ${JSON.stringify(store)}`,

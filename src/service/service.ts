@@ -58,6 +58,8 @@ export interface ServiceDeps {
   routes: TargetRoutes;
   /** Where the service's own failures go (a rate-limit store that is down, a key function that throws). */
   failed: FailedFetch;
+  /** The time limit of the service's own database commands (the rate-limit store's), in ms. */
+  queryTimeMs: number;
 }
 
 /**
@@ -79,7 +81,9 @@ export class Service {
     this.#core = core;
     this.#deps = deps;
     this.#cors = options.cors === undefined ? undefined : new Cors(options.cors);
-    this.#limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit, models, deps.db);
+    this.#limiter = options.rateLimit === undefined
+      ? undefined
+      : new RateLimiter(options.rateLimit, models, deps.db, deps.queryTimeMs);
     this.#target = targetResolver(deps.routes);
     this.#trustProxy = checkTrustProxy(options.trustProxy);
     this.#health = options.health !== false;
