@@ -3,12 +3,13 @@
 //
 //   entry     src/mod.ts, src/cli.ts, src/bin.ts            the package's entry points
 //   adapters  src/adapters/                                  runtime adapters (node:http, Deno.serve)
-//   app       src/app.ts, src/loader.ts, src/app/, src/openapi/, src/docs-page/, src/service/
+//   app       src/app.ts, src/loader.ts, src/openapi/, src/docs-page/, src/service/
 //                                                            wiring, dispatch, app-wide services
 //   handlers  src/handlers/                                  route table, one handler per verb
-//   query     src/query/                                     parsing and planning the query language
+//   query     src/query/                                     parse → plan (pure), and compiling plans to reads
 //   model     src/model/                                     definitions, validation, serialisation
-//   store     src/store/                                     the driver: records, ids, indexes, connection
+//   store     src/store/                                     the one door to the database: it runs the reads
+//   plan      src/plan/                                      the reads as data: conditions, pages, relations
 //   base      src/errors.ts, src/http/, src/i18n/            errors and web primitives, used by all
 //
 // The embedded engine (src/embedded/) is a subsystem of its own: it imports nothing outside
@@ -16,11 +17,12 @@
 
 const ENTRY = "^src/(mod|cli|bin)\\.ts$";
 const ADAPTERS = "^src/adapters/";
-const APP = "^src/(app\\.ts|loader\\.ts|app/|openapi/|docs-page/|service/)";
+const APP = "^src/(app\\.ts|loader\\.ts|openapi/|docs-page/|service/)";
 const HANDLERS = "^src/handlers/";
 const QUERY = "^src/query/";
 const MODEL = "^src/model/";
 const STORE = "^src/store/";
+const PLAN = "^src/plan/";
 const BASE = "^src/(errors\\.ts|http/|i18n/)";
 
 /** A layer may import only the layers listed after it. */
@@ -32,6 +34,7 @@ const LAYERS = [
   ["query", QUERY],
   ["model", MODEL],
   ["store", STORE],
+  ["plan", PLAN],
   ["base", BASE],
 ];
 
@@ -48,6 +51,22 @@ const upward = LAYERS.slice(1).map(([name, from], index) => ({
 module.exports = {
   forbidden: [
     ...upward,
+    {
+      name: "only-the-store-imports-the-driver",
+      comment:
+        "the store is the one door to the database: handlers, query, model and plan code never import the mongodb driver (bson's types are fine); see docs/architecture.md",
+      severity: "error",
+      from: { path: "^src/(handlers|query|model|plan)/" },
+      to: { path: "^node_modules/mongodb/" },
+    },
+    {
+      name: "parsing-never-imports-the-store",
+      comment:
+        "parse → plan is pure: src/query/ builds plans (src/plan/ types) and never reaches the store, which executes them; see docs/architecture.md",
+      severity: "error",
+      from: { path: "^src/query/" },
+      to: { path: STORE },
+    },
     {
       name: "embedded-engine-is-self-contained",
       comment: "src/embedded/ is a subsystem of its own: it imports nothing of the framework",
@@ -80,7 +99,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(node_modules|dist|data)/" },
+    exclude: { path: "^(dist|data)/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     moduleSystems: ["es6"],

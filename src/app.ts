@@ -1,7 +1,8 @@
 import type { Db, MongoClient } from "mongodb";
 import { type DocsRoutes, docsRoutes } from "./docs-page/routes.ts";
 import { ApiError } from "./errors.ts";
-import { HOOK_NAMES, type ModelHooks } from "./handlers/context.ts";
+import type { ModelHooks } from "./handlers/context.ts";
+import { HOOK_NAMES } from "./handlers/hooks.ts";
 import { checkNesting, nestedRoutes } from "./handlers/nested-routes.ts";
 import type { AppState, Route } from "./handlers/route.ts";
 import { Languages, type MessageOverrides } from "./i18n/languages.ts";
@@ -28,6 +29,7 @@ import { ensureIndexes } from "./store/indexes.ts";
 import { refuseHiddenRecords } from "./store/former-collections.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
+import { DataStore } from "./store/data-store.ts";
 import type { ConnectionInfo } from "./service/client.ts";
 import { type CoreFetch, type RequestContext, Service, type ServiceOptions } from "./service/service.ts";
 
@@ -250,7 +252,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ];
   }));
   const state: AppState = {
-    db: database.db,
+    data: new DataStore(database.db, stores),
     registry,
     stores,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,

@@ -44,12 +44,13 @@ export {
   type PaginateResult,
   type RelationContext,
   type ShowContext,
+  type ShowQuery,
   type StoredRecord,
   type UpdateContext,
 } from "./handlers/context.ts";
 export type { ApiRecord } from "./model/serialize.ts";
 export type { QueryLimits } from "./query/limits.ts";
-export type { ShowQuery } from "./query/plan.ts";
+export type { Condition, RelatedCondition } from "./plan/conditions.ts";
 export type { Pagination } from "./query/page.ts";
 export type { WithNode } from "./query/with.ts";
 export { Languages, type MessageOverrides, SHIPPED_CATALOGS } from "./i18n/languages.ts";

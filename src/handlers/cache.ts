@@ -4,8 +4,6 @@ import type { CachedBody, ResponseCache } from "../http/response-cache.ts";
 import { cacheableJson, cachedJson, jsonHeaders, notModified, preconditionFailed } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import { boundedJson } from "../query/budget.ts";
-import type { WithNode } from "../query/with.ts";
-import { ancestorsOf } from "./nested.ts";
 import type { Route } from "./route.ts";
 
 /** What a GET handler produced: the body, the collections it read, and headers that belong to it. */
@@ -17,26 +15,6 @@ export interface ReadResult {
   status?: number;
   /** The record's own ETag when an after-hook reshaped the body (see hookedEtag); hooked reads only. */
   recordTag?: string;
-}
-
-function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
-  for (const node of nodes) {
-    into.add(node.model.collection);
-    addRelated(node.children, into);
-  }
-}
-
-/**
- * The collections a read of `route` with these relations touches: the model's own, every
- * ancestor's on a nested route, and every collection pulled in through `with`. A write to any of them
- * invalidates the cached body; writes elsewhere do not.
- * @example collectionsRead(usersRoute, parseWith("posts{comments}", …)) // ["users", "posts", "comments"]
- */
-export function collectionsRead(route: Route, related: readonly WithNode[]): string[] {
-  const collections = new Set([route.model.collection]);
-  for (const step of ancestorsOf(route.parent)) collections.add(step.model.collection);
-  addRelated(related, collections);
-  return [...collections];
 }
 
 /** The name the framework's cache goes by in Cache-Status (RFC 9211). */

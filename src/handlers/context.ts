@@ -1,8 +1,11 @@
-import type { Db, Document } from "mongodb";
-import type { Model, Relation } from "../model/define.ts";
+import type { Document } from "bson";
+import type { CountStrategy, Model, Relation } from "../model/define.ts";
 import type { ApiRecord } from "../model/serialize.ts";
+import type { Condition } from "../plan/conditions.ts";
 import type { Pagination } from "../query/page.ts";
-import type { ListQuery } from "../query/plan.ts";
+import type { ListPlan, ShowPlan } from "../query/plan.ts";
+import type { WithNode } from "../query/with.ts";
+import type { HookDatabase } from "../store/data-store.ts";
 
 /**
  * A stored record as server code sees it: `id` instead of `_id`, every field (hidden ones
@@ -19,7 +22,7 @@ export interface HookContext {
   /** Path parameters, URL-decoded (e.g. `{ id: "7" }`). */
   params: Record<string, string>;
   /** The database, for hooks that need to look something up. */
-  db: Db;
+  db: HookDatabase;
   /**
    * Headers added to the successful response: `ctx.headers.set("location", "/api/v1/jobs/7")`.
    * A header the framework also sets (Content-Type, ETag, Link) is replaced; Content-Length
@@ -33,7 +36,42 @@ export interface HookContext {
   status?: number;
 }
 
-export type { ListQuery } from "../query/plan.ts";
+/**
+ * What a list's before-hook sees of the planned read, and may change: the parsed request, read
+ * only, and `filters`, where it pushes server-side MongoDB filters that are ANDed with the
+ * rest (`ctx.query.filters.push({ user_id: 7 })`). It starts empty: the client's conditions and
+ * the server's own scope are in the plan, where no hook can drop them.
+ */
+export interface ListQuery {
+  /** The page number; 1 on a page read by cursor (its position is the cursor's). */
+  readonly page: number;
+  readonly perPage: number;
+  /** How `total` is to be counted. */
+  readonly count: CountStrategy;
+  /** Selected columns, or null for all visible ones. */
+  readonly fields: readonly string[] | null;
+  /** The MongoDB sort, `_id` last. */
+  readonly sort: Readonly<Document>;
+  readonly with: readonly WithNode[];
+  /** The client's conditions (`q`), as parsed. */
+  readonly where: Condition;
+  /** Server-side MongoDB filters the hook adds; ANDed with everything else. */
+  readonly filters: Document[];
+}
+
+/** What SHOW's before-hook sees and may change: the fields and relations asked for, and `filters` to add. */
+export type ShowQuery = Pick<ListQuery, "fields" | "with" | "filters">;
+
+/** The view of a list plan a before-hook gets (see {@link ListQuery}). */
+export function listQuery(plan: ListPlan): ListQuery {
+  const { page, perPage, count, fields, sort, with: nodes, where } = plan;
+  return Object.freeze({ page, perPage, count, fields, sort, with: nodes, where, filters: [] });
+}
+
+/** The view of a show plan a before-hook gets. */
+export function showQuery(plan: ShowPlan): ShowQuery {
+  return Object.freeze({ fields: plan.fields, with: plan.with, filters: [] });
+}
 
 /** The PAGINATE response body. */
 export interface PaginateResult {
@@ -50,7 +88,7 @@ export interface PaginateContext extends HookContext {
 /** SHOW: `id` and `query` before; `item` and `result` after. */
 export interface ShowContext extends HookContext {
   id: number;
-  query: Pick<ListQuery, "fields" | "filters" | "with">;
+  query: ShowQuery;
   item?: StoredRecord;
   result?: ApiRecord;
 }
@@ -116,25 +154,6 @@ export interface ModelHooks {
   /** Runs once per request for each `with` relation that loads this model's records. */
   onBeforeRelation?: Hook<RelationContext>;
 }
-
-/** Every hook name, for checking hook files at start-up. */
-export const HOOK_NAMES: readonly (keyof ModelHooks)[] = [
-  "onBeforePaginate",
-  "onAfterPaginate",
-  "onBeforeShow",
-  "onAfterShow",
-  "onBeforeInsert",
-  "onAfterInsert",
-  "onBeforeUpdate",
-  "onAfterUpdate",
-  "onBeforePatch",
-  "onAfterPatch",
-  "onBeforeDelete",
-  "onAfterDelete",
-  "onBeforeForceDelete",
-  "onAfterForceDelete",
-  "onBeforeRelation",
-];
 
 /** Identity function that gives a hooks file its types: `export default defineHooks({ ... })`. */
 export function defineHooks(hooks: ModelHooks): ModelHooks {

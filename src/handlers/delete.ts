@@ -1,13 +1,13 @@
-import type { Document } from "mongodb";
+import type { Document } from "bson";
 import { empty } from "../http/responses.ts";
 import { type DeleteContext, type ModelHooks, toStoredRecord } from "./context.ts";
 import { applyOnDelete, refuseRestricted } from "./dependents.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
-import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
+import { parentIdsOf, reachable } from "../query/nesting.ts";
 import { missedWrite, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId, type Route } from "./route.ts";
-import { writeScope } from "./scope.ts";
-import { refuseWriteParameters } from "./request.ts";
+import { writeScope } from "../query/scope.ts";
+import { liveParentFilter, refuseWriteParameters } from "./write-path.ts";
 
 async function softDelete(route: Route, guard: Document, at: Date): Promise<boolean> {
   return (await route.store.update(guard, { deleted_at: at })) !== null;
@@ -43,7 +43,7 @@ function deleteHandler(force: boolean): Handler {
     const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
     const id = recordId(params, model);
     refuseWriteParameters(request, route);
-    const parent = await liveParentFilter(route.parent, parentIds);
+    const parent = await liveParentFilter(route, parentIds);
     const scope = allOf([force ? {} : writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);
     const guard = await writeGuard(request, route, stored, scope);

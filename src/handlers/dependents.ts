@@ -4,13 +4,13 @@
  * (`cascade`), or clear their foreign key (`setNull`). Children's hooks never run, as with SQL's
  * foreign-key actions.
  */
-import type { Document } from "mongodb";
+import type { Document } from "bson";
 import { apiError } from "../errors.ts";
 import type { Model, Relation } from "../model/define.ts";
 import { clearingOf, onDeleteRelations } from "../model/registry.ts";
 import type { RecordStore } from "../store/records.ts";
 import { allOf, type AppState } from "./route.ts";
-import { LIVE, writeScope } from "./scope.ts";
+import { LIVE, writeScope } from "../query/scope.ts";
 
 /** Children a cascade reads and writes per command unless a test changed it. */
 export const DEFAULT_CASCADE_BATCH = 1000;

@@ -5,13 +5,13 @@ import { validateBody } from "../model/validate.ts";
 import { type InsertContext, toStoredRecord } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
-import { liveParentFilter, parentIdsOf } from "./nested.ts";
+import { parentIdsOf } from "../query/nesting.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { recordEtag } from "./preconditions.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { type Handler, hookContext } from "./route.ts";
-import { refuseWriteParameters } from "./request.ts";
+import { liveParentFilter, refuseWriteParameters } from "./write-path.ts";
 
 /**
  * INSERT: `POST /api/v1/<plural>` (or a nested `POST /api/v1/users/:userId/posts`, where the
@@ -23,7 +23,7 @@ export const insert: Handler = async (request, route, params) => {
   const parentIds = parent ? parentIdsOf(params, parent) : undefined;
   refuseWriteParameters(request, route);
   const body = await readJsonBody(request, app.bodyLimit);
-  Object.assign(body, await liveParentFilter(parent, parentIds));
+  Object.assign(body, await liveParentFilter(route, parentIds));
   const ctx: InsertContext = {
     ...hookContext(request, route, params),
     body: bodyForHook(model, body, hooks.onBeforeInsert),

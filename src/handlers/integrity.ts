@@ -1,8 +1,8 @@
-import type { Document } from "mongodb";
+import type { Document } from "bson";
 import { CatalogValidationError, type FieldMessages } from "../errors.ts";
 import { msg } from "../i18n/message.ts";
 import type { Route } from "./route.ts";
-import { writeScope } from "./scope.ts";
+import { writeScope } from "../query/scope.ts";
 
 /**
  * Refuses a write whose belongsTo foreign keys point at nothing, with the same `errors` shape

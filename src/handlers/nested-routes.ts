@@ -2,7 +2,7 @@ import type { Model, Relation } from "../model/define.ts";
 import { relationSegment } from "../model/naming.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { RecordStore } from "../store/records.ts";
-import { type ParentLink, parentParam } from "./nested.ts";
+import { type ParentLink, parentParam } from "../query/nesting.ts";
 import type { Route } from "./route.ts";
 
 /** What building the nested routes needs from the app. */
@@ -75,7 +75,6 @@ function linkOf(
   const segment = legacy ? child.route : relationSegment(rel.name);
   const link: ParentLink = {
     model,
-    store: source.stores.get(model.name)!,
     relation: rel.name,
     segment,
     foreignKey: rel.foreignKey,

@@ -1,4 +1,4 @@
-import type { Document } from "mongodb";
+import type { Document } from "bson";
 import { apiError, notFound } from "../errors.ts";
 import { preconditionFailed } from "../http/responses.ts";
 import { etagOf, ifMatch, noneMatchRecord } from "../http/etag.ts";

@@ -1,33 +1,14 @@
-import type { Document } from "mongodb";
+import type { Document } from "bson";
+import type { ApiRecord } from "../model/serialize.ts";
 import { ResponseBudget } from "../query/budget.ts";
+import { relationReads } from "../query/compile.ts";
+import type { ReadPlan } from "../query/plan.ts";
 import type { WithNode } from "../query/with.ts";
+import type { StoredDocument } from "../store/records.ts";
 import type { RelationContext } from "./context.ts";
-import type { RelationLoad, RelationNarrower } from "./relations.ts";
+import { stopIfGone } from "./client-gone.ts";
+import { attachRelations } from "./relations.ts";
 import { hookContext, type PathParams, type Route } from "./route.ts";
-import { readScope } from "./scope.ts";
-
-/**
- * How a read request loads its `with`: the related models' read scope (`trashed`), their time
- * limits, the relation hooks, and a fresh budget of related records and bytes for this response.
- */
-export function relationLoad(
-  request: Request,
-  route: Route,
-  params: PathParams,
-  nodes: readonly WithNode[],
-  trashed: boolean,
-): RelationLoad {
-  const { app } = route;
-  return {
-    db: app.db,
-    limits: app.limits,
-    scope: (model) => readScope(model, trashed),
-    narrow: relationNarrower(request, route, params, nodes),
-    timeMs: (model) => app.stores.get(model.name)!.timeMs,
-    budget: new ResponseBudget(app.limits),
-    request,
-  };
-}
 
 /**
  * The filters `onBeforeRelation` hooks add to the relations a read loads through `with`: the
@@ -39,7 +20,7 @@ export function relationNarrower(
   route: Route,
   params: PathParams,
   nodes: readonly WithNode[],
-): RelationNarrower | undefined {
+): ((node: WithNode) => Promise<Document[]>) | undefined {
   const hooks = route.app.hooks;
   const hooked = (list: readonly WithNode[]): boolean =>
     list.some((n) => hooks[n.model.name]?.onBeforeRelation !== undefined || hooked(n.children));
@@ -57,4 +38,28 @@ export function relationNarrower(
     await hook(ctx);
     return ctx.filters;
   };
+}
+
+/**
+ * Loads a read's `with` for its page of documents and attaches it to their records: the
+ * related models' reads within the request's `trashed`, the relation hooks' filters, and a
+ * fresh budget of related records and bytes for this response; no level is read once the
+ * client has gone.
+ */
+export async function loadWith(
+  request: Request,
+  route: Route,
+  params: PathParams,
+  plan: ReadPlan,
+  page: { docs: readonly StoredDocument[]; records: ApiRecord[] },
+): Promise<void> {
+  if (plan.with.length === 0 || page.docs.length === 0) return;
+  const { app } = route;
+  const narrow = relationNarrower(request, route, params, plan.with);
+  const loaded = await app.data.loadRelations(page.docs, relationReads(plan.with, app.limits, plan.trashed), {
+    budget: new ResponseBudget(app.limits),
+    narrow: narrow && ((read) => narrow(read.source)),
+    beforeLevel: () => stopIfGone(request),
+  });
+  attachRelations(page.records, loaded);
 }

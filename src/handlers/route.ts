@@ -1,18 +1,24 @@
-import type { Db, Document } from "mongodb";
+import type { Document } from "bson";
 import { notFound } from "../errors.ts";
 import { decodeParam, parseRecordId } from "../http/params.ts";
 import type { ResponseCache } from "../http/response-cache.ts";
 import type { Model, Serializer } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
+import { allOf } from "../plan/conditions.ts";
 import type { CursorSealer } from "../query/cursor.ts";
 import type { QueryLimits } from "../query/limits.ts";
+import type { ParentLink } from "../query/nesting.ts";
+import type { ReadRoute } from "../query/plan.ts";
+import type { DataStore } from "../store/data-store.ts";
 import type { RecordStore, StoredDocument } from "../store/records.ts";
 import type { HookContext, ModelHooks } from "./context.ts";
-import type { ParentLink } from "./nested.ts";
+
+export { allOf };
 
 /** App-wide settings every handler can read. */
 export interface AppState {
-  db: Db;
+  /** The one door to the database: every read and write a handler makes goes through it. */
+  data: DataStore;
   registry: ModelRegistry;
   stores: ReadonlyMap<string, RecordStore>;
   bodyLimit: number;
@@ -63,27 +69,20 @@ export function pathParams(params: PathParams): Record<string, string> {
 
 /** The fields shared by every hook context. */
 export function hookContext(request: Request, route: Route, params: PathParams): HookContext {
-  return { request, model: route.model, params: pathParams(params), db: route.app.db, headers: new Headers() };
+  return { request, model: route.model, params: pathParams(params), db: route.app.data.db, headers: new Headers() };
 }
 
-/**
- * ANDs filters, leaving out empty ones so the common case stays `{}`. Filters whose keys do not
- * overlap are merged into one object rather than wrapped in `$and`, so the database sees plain
- * top-level conditions it can serve from an index.
- * @example allOf([{ deleted_at: null }, { user_id: 2 }]) // { deleted_at: null, user_id: 2 }
- * @example allOf([{ a: 1 }, { a: 2 }])                   // { $and: [{ a: 1 }, { a: 2 }] }
- */
-export function allOf(filters: readonly Document[]): Document {
-  const parts = filters.filter((filter) => Object.keys(filter).length > 0);
-  if (parts.length <= 1) return parts[0] ?? {};
-  const merged: Document = {};
-  for (const part of parts) {
-    for (const key of Object.keys(part)) {
-      if (Object.hasOwn(merged, key)) return { $and: parts };
-      merged[key] = part[key];
-    }
+const readRoutes = new WeakMap<Route, ReadRoute>();
+
+/** What parsing a read needs of a route, made once per route. */
+export function readRoute(route: Route): ReadRoute {
+  let read = readRoutes.get(route);
+  if (read === undefined) {
+    const { registry, limits, cursors } = route.app;
+    read = { model: route.model, parent: route.parent, registry, limits, cursors };
+    readRoutes.set(route, read);
   }
-  return merged;
+  return read;
 }
 
 /** Loads a record or fails with the spec's 404. */

@@ -2,56 +2,47 @@ import { notFound } from "../errors.ts";
 import { etagOf } from "../http/etag.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import { toRecord } from "../model/serialize.ts";
-import { projection } from "../query/projection.ts";
-import { parentKeys, type WithNode } from "../query/with.ts";
-import { loadRelations } from "./relations.ts";
-import { cachedGet, collectionsRead, type ReadResult } from "./cache.ts";
-import { type ShowContext, toStoredRecord } from "./context.ts";
-import { parentFilter, reachable } from "./nested.ts";
+import { showFilter, showProjection } from "../query/compile.ts";
+import { planShow } from "../query/plan.ts";
+import type { WithNode } from "../query/with.ts";
+import { cachedGet, type ReadResult } from "./cache.ts";
+import { type ShowContext, showQuery, toStoredRecord } from "./context.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
+import { hookedHandler } from "./hooks.ts";
 import { finish } from "./output.ts";
-import { relationLoad } from "./relation-hooks.ts";
+import { loadWith } from "./relation-hooks.ts";
 import { serializeRecord } from "./serialize-output.ts";
-import { parseShowRequest } from "./request.ts";
-import { allOf, type Handler, hookContext, type PathParams, type Route } from "./route.ts";
-import { readScope } from "./scope.ts";
+import { type Handler, hookContext, type PathParams, readRoute, type Route } from "./route.ts";
 
 /** SHOW: `GET /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): one record, with `fields` and `with` applied. */
-export const show: Handler = (request, route, params) => {
-  const hooked = route.hooks.onBeforeShow !== undefined || route.hooks.onAfterShow !== undefined;
-  return cachedGet(request, route, hooked, () => oneRecord(request, route, params));
-};
+export const show: Handler = (request, route, params) =>
+  cachedGet(request, route, hookedHandler(route.hooks, "show"), () => oneRecord(request, route, params));
 
 async function oneRecord(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const { id, query, trashed, parentIds } = parseShowRequest(request, route, params);
-  if (route.parent && parentIds !== undefined) {
-    // A nested item route reads only a child of these ancestors that its relation reaches: any other record is a 404.
-    query.filters[0] = {
-      ...query.filters[0],
-      ...(await parentFilter(route.parent, parentIds, (m) => readScope(m, trashed))),
-    };
-    query.filters.push(reachable(route.parent));
-  }
-  const ctx: ShowContext = { ...hookContext(request, route, params), id, query };
+  const plan = planShow(request.url, readRoute(route), params);
+  // A nested item route reads only a child of these ancestors that its relation reaches: any other record is a 404.
+  if (plan.ancestors.length > 0) await app.data.checkAncestors(plan.ancestors);
+  const ctx: ShowContext = { ...hookContext(request, route, params), id: plan.id, query: showQuery(plan) };
   await hooks.onBeforeShow?.(ctx);
-  const doc = await route.store.findById(
-    id,
-    allOf(query.filters),
-    projection(model, query.fields, parentKeys(query.with)),
+  const doc = await app.data.readOne(
+    model.name,
+    plan.id,
+    showFilter(plan, ctx.query.filters),
+    showProjection(plan),
   );
   if (!doc) throw notFound(model.name);
-  const record = toRecord(model, doc, query.fields);
-  await loadRelations([doc], [record], query.with, relationLoad(request, route, params, query.with, trashed));
+  const record = toRecord(model, doc, plan.fields);
+  await loadWith(request, route, params, plan, { docs: [doc], records: [record] });
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
-  const recordTag = hooks.onAfterShow && (await plainTag(request, route, record, query.with));
+  const recordTag = hooks.onAfterShow && (await plainTag(request, route, record, plan.with));
   await hooks.onAfterShow?.(ctx);
-  const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), query.with);
+  const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), plan.with);
   return {
     recordTag,
     body,
-    collections: collectionsRead(route, query.with),
+    collections: plan.collections,
     headers: hookHeaders(ctx),
     status: hookStatus(ctx, 200),
   };

@@ -1,7 +1,7 @@
 import type { HandlerName } from "../model/define.ts";
 import { forceRemove, remove } from "./delete.ts";
 import { insert } from "./insert.ts";
-import { ancestorsOf } from "./nested.ts";
+import { ancestorsOf } from "../query/nesting.ts";
 import { paginate } from "./paginate.ts";
 import type { Handler, Route } from "./route.ts";
 import { show } from "./show.ts";

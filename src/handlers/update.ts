@@ -1,4 +1,4 @@
-import type { Document } from "mongodb";
+import type { Document } from "bson";
 import { readJsonBody } from "../http/body.ts";
 import { writtenJson } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
@@ -7,14 +7,14 @@ import { clearableFields, validateBody } from "../model/validate.ts";
 import { type ModelHooks, type StoredRecord, toStoredRecord, type UpdateContext } from "./context.ts";
 import { bodyForHook } from "./hook-body.ts";
 import { checkReferences } from "./integrity.ts";
-import { liveParentFilter, parentIdsOf, reachable } from "./nested.ts";
+import { parentIdsOf, reachable } from "../query/nesting.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
 import { finish } from "./output.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { missedWrite, recordEtag, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId } from "./route.ts";
-import { writeScope } from "./scope.ts";
-import { refuseWriteParameters } from "./request.ts";
+import { writeScope } from "../query/scope.ts";
+import { liveParentFilter, refuseWriteParameters } from "./write-path.ts";
 
 interface WriteChange {
   set: Document;
@@ -58,7 +58,7 @@ function writeHandler(plan: typeof replacement | typeof merge, pick: (hooks: Mod
     refuseWriteParameters(request, route);
     const body = await readJsonBody(request, app.bodyLimit);
     // On a nested route the record must be a child of live ancestors, and stays one: the path sets the foreign key.
-    const parent = await liveParentFilter(route.parent, parentIds);
+    const parent = await liveParentFilter(route, parentIds);
     Object.assign(body, parent);
     const scope = allOf([writeScope(model), parent, reachable(route.parent)]);
     const stored = await findOr404(route, id, [scope]);

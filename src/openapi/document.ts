@@ -1,6 +1,6 @@
 import type { Route } from "../handlers/route.ts";
 import type { RouteEntry } from "../handlers/table.ts";
-import { ancestorsOf, linkRelation, type ParentLink } from "../handlers/nested.ts";
+import { ancestorsOf, linkRelation, type ParentLink } from "../query/nesting.ts";
 import { relationSegment } from "../model/naming.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";

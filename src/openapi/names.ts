@@ -1,5 +1,5 @@
 import type { Route } from "../handlers/route.ts";
-import { ancestorsOf } from "../handlers/nested.ts";
+import { ancestorsOf } from "../query/nesting.ts";
 import type { Model } from "../model/define.ts";
 import type { OperationKind } from "./kinds.ts";
 import { COMMON_SCHEMAS } from "./schemas.ts";

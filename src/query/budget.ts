@@ -1,4 +1,5 @@
 import { apiError } from "../errors.ts";
+import type { ReadBudget } from "../plan/read.ts";
 import { type QueryLimits, utf8Length } from "./limits.ts";
 
 /**
@@ -8,7 +9,7 @@ import { type QueryLimits, utf8Length } from "./limits.ts";
  * A record is charged as often as it will be written out: JSON has no references, so a
  * `belongsTo` owner shared by ten records of the page is ten copies in the body.
  */
-export class ResponseBudget {
+export class ResponseBudget implements ReadBudget {
   #records: number;
   #bytes: number;
   readonly #limits: Pick<QueryLimits, "maxRelatedRecords" | "maxResponseBytes">;
@@ -41,40 +42,6 @@ export class ResponseBudget {
 /** The 400 for a response body over `maxResponseBytes`. */
 export function responseTooLarge(max: number): Error {
   return apiError("query.responseTooLarge", { max });
-}
-
-/**
- * About how many bytes `value` takes as JSON, without building the string: every string and key
- * at its length plus quotes and separators, a date as its ISO string, a number at most 24
- * characters. Escapes are not counted (a control character takes six), so it may fall short;
- * the body itself is measured exactly as it is written (see {@link boundedJson}).
- * @example jsonSizeEstimate({ id: 1, name: "Ada" }) // 27
- */
-export function jsonSizeEstimate(value: unknown): number {
-  switch (typeof value) {
-    case "string":
-      return value.length + 2;
-    case "number":
-      return 24;
-    case "boolean":
-      return 5;
-    case "object":
-      return value === null ? 4 : value instanceof Date ? 26 : compoundSize(value as object);
-    default:
-      return 4;
-  }
-}
-
-function compoundSize(value: object): number {
-  let size = 2;
-  if (Array.isArray(value)) {
-    for (const item of value) size += jsonSizeEstimate(item) + 1;
-    return size;
-  }
-  for (const key in value) {
-    if (Object.hasOwn(value, key)) size += key.length + 4 + jsonSizeEstimate((value as Record<string, unknown>)[key]);
-  }
-  return size;
 }
 
 /**

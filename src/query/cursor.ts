@@ -1,8 +1,8 @@
 import { EJSON } from "bson";
 import { apiError } from "../errors.ts";
+import type { CursorSide } from "../plan/keyset.ts";
 
-/** Which side of the boundary record a cursor's page lies on. */
-export type CursorSide = "after" | "before";
+export type { CursorSide };
 
 /**
  * What a cursor pins: the list it belongs to (its path), the client's `q`, `sort`, `trashed`

@@ -1,4 +1,4 @@
-import type { CountMethod } from "../store/counts.ts";
+import type { CountMethod } from "../plan/read.ts";
 import { apiError } from "../errors.ts";
 
 /** The page window a list request asks for. */

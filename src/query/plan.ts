@@ -1,14 +1,39 @@
-import type { Document } from "mongodb";
-import type { QueryParams } from "../http/params.ts";
+/**
+ * Parse → plan: a read request (its path, its parameters, its cursor) becomes an immutable,
+ * typed plan without touching the database. Every parameter error is thrown here, so a bad
+ * request sends nothing to the database; the store executes the plan (query/compile.ts turns
+ * it into the store's reads).
+ */
+import type { Document } from "bson";
+import { parseRecordId, QueryParams } from "../http/params.ts";
 import type { CountStrategy, Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
+import type { Condition } from "../plan/conditions.ts";
+import { type SortKey, sortKeys } from "../plan/keyset.ts";
+import type { AncestorCheck, KeyPosition } from "../plan/read.ts";
+import { storedName } from "./columns.ts";
 import { parseCount } from "./count.ts";
+import type { CursorSealer } from "./cursor.ts";
 import { parseFields } from "./fields.ts";
 import type { QueryLimits } from "./limits.ts";
+import { checkPinned, openCursor, type OpenedCursor, type ParamSource } from "./list-cursor.ts";
+import {
+  ancestorChecks,
+  ancestorsOf,
+  childFilter,
+  linkRelation,
+  type ParentIds,
+  parentIdsOf,
+  type ParentLink,
+  reachable,
+} from "./nesting.ts";
 import { parsePage } from "./page.ts";
+import { readScope } from "./scope.ts";
 import { parseSort } from "./sort.ts";
-import { parseWhere } from "./where.ts";
+import { parseConditions } from "./where.ts";
 import { parseWith, type WithNode } from "./with.ts";
+import { apiError, notFound } from "../errors.ts";
+import { relatedIn } from "../plan/conditions.ts";
 
 /** The query parameters SHOW takes (a model's hooks may take more: its `params`). */
 export const SHOW_PARAMETERS: readonly string[] = ["fields", "with", "trashed"];
@@ -24,53 +49,163 @@ export const LIST_PARAMETERS: readonly string[] = [
   ...SHOW_PARAMETERS,
 ];
 
-/** The planned list query. Before-hooks may narrow it, e.g. `ctx.query.filters.push({ user_id: 7 })`. */
-export interface ListQuery {
-  /** The page number; 1 on a page read by cursor (its position is the cursor's). */
-  page: number;
-  perPage: number;
-  /** How `total` is to be counted. */
-  count: CountStrategy;
-  /** Selected columns, or null for all visible ones. */
-  fields: string[] | null;
-  sort: Document;
-  /** MongoDB filters, ANDed together. Server code may add any filter; clients cannot. */
-  filters: Document[];
-  with: WithNode[];
-}
-
-/** The planned SHOW query: the list query without paging and sorting. */
-export type ShowQuery = Pick<ListQuery, "fields" | "filters" | "with">;
-
-/** Where planning reads parameters: the request's, or a cursor's pinned ones over them. */
-export type ParamSource = Pick<QueryParams, "get">;
-
-/** What planning needs from the app. */
-export interface PlanSettings {
+/** What parsing a read needs of its route and the app: all known at start-up. */
+export interface ReadRoute {
+  model: Model;
+  /** On a nested route: the parent the records belong to (and its own, and so on). */
+  parent?: ParentLink;
   registry: ModelRegistry;
   limits: QueryLimits;
+  /** Opens list cursors (their signature). */
+  cursors: CursorSealer;
 }
 
-/**
- * Parse → plan for SHOW: field selection and relations. `scope` is the server's own filter
- * (soft delete), kept apart from anything the client sent.
- */
-export function planShow(params: ParamSource, model: Model, settings: PlanSettings, scope: Document): ShowQuery {
+/** What every read plan holds: the records' model, their scope, the fields and relations to return. */
+export interface ReadPlan {
+  readonly model: Model;
+  /** `trashed=true`: soft-deleted records are read too (the model's, its ancestors' and its relations'). */
+  readonly trashed: boolean;
+  /** On a nested route: every ancestor to look up before the read (outermost first); none elsewhere. */
+  readonly ancestors: readonly AncestorCheck[];
+  /** The server's own filter: the read scope, and on a nested route the parent's id. */
+  readonly scope: Document;
+  /** On a nested route: what its relation reaches (the relation's own `filter`); `{}` elsewhere. */
+  readonly reach: Document;
+  /** Selected fields, or null for every visible one. */
+  readonly fields: readonly string[] | null;
+  readonly with: readonly WithNode[];
+  /** Every collection the read touches, for the response cache: its own, its ancestors', its relations', its related conditions'. */
+  readonly collections: readonly string[];
+}
+
+/** A list page: where it is, in what order, under which conditions, and how its total is counted. */
+export interface ListPlan extends ReadPlan {
+  /** The page number; 1 on a page read by cursor (its position is the cursor's). */
+  readonly page: number;
+  readonly perPage: number;
+  /** Where a cursor page starts, or null for a page by number. */
+  readonly position: KeyPosition | null;
+  readonly sort: Document;
+  /** The sort's keys up to `_id`: what cursors are made of. */
+  readonly keys: readonly SortKey[];
+  readonly count: CountStrategy;
+  /** The client's `q`. */
+  readonly where: Condition;
+  /** The parameters the page's cursors pin, as the client sent them (or as the cursor pinned them). */
+  readonly pinned: { readonly q: string | null; readonly sort: string | null; readonly trashed: string | null };
+}
+
+/** One record by id, with its fields and relations. */
+export interface ShowPlan extends ReadPlan {
+  readonly id: number;
+}
+
+/** What a nested route's path says about the parent: the ancestors to look up, the child filter, what is reached. */
+function nesting(route: ReadRoute, ids: ParentIds | undefined, trashed: boolean) {
+  const link = route.parent;
+  if (!link || !ids) return { ancestors: [], parent: {}, reach: {} };
+  // Listing may include a trashed parent's children (trashed=true); creating under one may not.
+  const ancestors = ancestorChecks(link, ids, (model) => readScope(model, trashed));
+  return { ancestors, parent: childFilter(link, ids), reach: reachable(link) };
+}
+
+function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
+  for (const node of nodes) {
+    into.add(node.model.collection);
+    addRelated(node.children, into);
+  }
+}
+
+/** The collections a read touches: its model's, every ancestor's, those of `with`, those related conditions read. */
+function collectionsOf(route: ReadRoute, nodes: readonly WithNode[], where?: Condition): string[] {
+  const collections = new Set([route.model.collection]);
+  for (const step of ancestorsOf(route.parent)) collections.add(step.model.collection);
+  addRelated(nodes, collections);
+  if (where) { for (const related of relatedIn(where)) collections.add(related.collection); }
+  return [...collections];
+}
+
+/** The parts of SHOW and PAGINATE alike: path, scope, fields, with. */
+function readPlan(route: ReadRoute, params: QueryParams | ParamSource, ids: ParentIds | undefined, trashed: boolean) {
+  const { model, registry, limits } = route;
+  const { ancestors, parent, reach } = nesting(route, ids, trashed);
   return {
+    model,
+    trashed,
+    ancestors,
+    scope: { ...readScope(model, trashed), ...parent },
+    reach,
     fields: parseFields(params.get("fields"), model),
-    filters: [scope],
-    with: parseWith(params.get("with"), model, settings.registry, settings.limits),
+    with: parseWith(params.get("with"), model, registry, limits),
   };
 }
 
 /**
- * Parse → plan for PAGINATE: every query parameter is parsed and checked here, before a hook
- * or the database sees anything, so a bad parameter is always a 400 and never half-run.
+ * A nested list (`/users/1/posts`, at any depth, and the old URL too) honours the options of
+ * the relation it lists: the `sort` when the request sends none, and `limit` as the largest
+ * page (the default page size is lowered to it; a larger `per_page` is refused like any
+ * out-of-range one). Its fixed `filter` is the plan's `reach`.
  */
-export function planList(params: ParamSource, model: Model, settings: PlanSettings, scope: Document): ListQuery {
-  const { page, perPage } = parsePage(params, model);
-  const count = parseCount(params.get("count"), model);
-  const shown = planShow(params, model, settings, scope);
-  shown.filters.push(parseWhere(params.get("q"), model, settings.limits, settings.registry));
-  return { page, perPage, count, sort: parseSort(params.get("sort"), model), ...shown };
+function relationPaging(route: ReadRoute, source: ParamSource, sort: Document, perPage: number) {
+  const relation = route.parent && linkRelation(route.parent);
+  if (!relation) return { sort, perPage };
+  if (relation.sort && !source.get("sort")?.trim()) {
+    const ordered: Record<string, 1 | -1> = {};
+    for (const [field, direction] of Object.entries(relation.sort)) ordered[storedName(field)] = direction;
+    sort = { ...ordered, _id: ordered._id ?? 1 };
+  }
+  if (relation.limit === undefined || perPage <= relation.limit) return { sort, perPage };
+  const asked = source.get("per_page");
+  if (asked !== null) {
+    throw apiError("param.integerRange", { name: "per_page", min: 1, max: relation.limit, value: asked });
+  }
+  return { sort, perPage: relation.limit };
 }
+
+/**
+ * Parses a list request: path, then the cursor (its signature; no database needed), then every
+ * query parameter, into the plan PAGINATE runs. A cursor's pinned parameters (sort, q,
+ * per_page, trashed) plan the page; the request may repeat them only with the same meaning.
+ */
+export async function planList(url: string, route: ReadRoute, path: Record<string, string>): Promise<ListPlan> {
+  const ids = route.parent ? parentIdsOf(path, route.parent) : undefined;
+  const given = new QueryParams(url);
+  given.refuseUnknown(LIST_PARAMETERS, route.model.params);
+  const cursor = given.get("cursor") === null ? null : await openCursor(given, url, route.cursors);
+  // A cursor's pinned `trashed` was checked when the cursor was made.
+  const trashed = cursor ? cursor.state.trashed === "true" : given.flag("trashed");
+  const source: ParamSource = cursor?.params ?? given;
+  const { page, perPage: asked } = parsePage(source, route.model);
+  const count = parseCount(source.get("count"), route.model);
+  const shared = readPlan(route, source, ids, trashed);
+  const where = parseConditions(source.get("q"), route.model, { ...route, trashed });
+  const parsedSort = parseSort(source.get("sort"), route.model);
+  if (cursor) checkPinned(given, { sort: parsedSort, where }, route, cursor.state);
+  const { sort, perPage } = relationPaging(route, source, parsedSort, asked);
+  return {
+    ...shared,
+    page,
+    perPage,
+    position: cursor && { side: cursor.state.side, key: cursor.state.key },
+    sort,
+    keys: sortKeys(sort),
+    count,
+    where,
+    pinned: { q: source.get("q"), sort: source.get("sort"), trashed: source.get("trashed") },
+    collections: collectionsOf(route, shared.with, where),
+  };
+}
+
+/** Parses a show request: the ancestors' ids on a nested route, the record id, then `fields`, `with` and `trashed`. */
+export function planShow(url: string, route: ReadRoute, path: Record<string, string>): ShowPlan {
+  const ids = route.parent ? parentIdsOf(path, route.parent) : undefined;
+  const id = parseRecordId(path.id);
+  // Anything but a positive integer cannot name a record: 404.
+  if (id === null) throw notFound(route.model.name);
+  const params = new QueryParams(url);
+  params.refuseUnknown(SHOW_PARAMETERS, route.model.params);
+  const shared = readPlan(route, params, ids, params.flag("trashed"));
+  return { ...shared, id, collections: collectionsOf(route, shared.with) };
+}
+
+export type { OpenedCursor, ParamSource };

@@ -1,4 +1,4 @@
-import type { Document } from "mongodb";
+import type { Document } from "bson";
 import type { Model } from "../model/define.ts";
 
 const hiddenOnly = new WeakMap<Model, Document | undefined>();

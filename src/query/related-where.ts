@@ -2,24 +2,9 @@ import type { Document } from "bson";
 import { apiError } from "../errors.ts";
 import type { FieldKind, Model, Relation } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
-
-/**
- * Key of the placeholder a condition on a related record (`user.name`) leaves in the parsed
- * filter. The handler replaces it with an `$in` before the filter reaches the database; the
- * `$` makes the database refuse a filter that somehow still holds one.
- */
-export const RELATED = "$related";
-
-/**
- * A condition on a belongsTo or hasOne relation's records, still to be turned into ids. Plain
- * data (the relation by name), so the parsed filter can still be compared as EJSON.
- */
-export interface RelatedCondition {
-  /** The relation of the queried model the condition reaches through. */
-  relation: string;
-  /** The condition, on the related model's stored fields. */
-  filter: Document;
-}
+import type { RelatedCondition } from "../plan/conditions.ts";
+import type { QueryLimits } from "./limits.ts";
+import { readScope } from "./scope.ts";
 
 /** A condition's field that names a related field: the relation, its model and the field's kind there. */
 export interface RelatedField {
@@ -66,7 +51,28 @@ export function relatedField(
   return { relation, model: related, field, kind };
 }
 
-/** The placeholder for a related condition; see {@link RELATED}. */
-export function relatedPlaceholder(condition: RelatedCondition): Document {
-  return { [RELATED]: condition };
+/**
+ * The typed node for a condition on related records: belongsTo reads the matching owners' ids
+ * into the foreign key, hasOne the matching records' foreign keys into `_id`. The related
+ * model's read scope (soft delete, unless `trashed`) is part of its filter, as in `with`.
+ */
+export function relatedCondition(
+  related: RelatedField,
+  filter: Document,
+  limits: QueryLimits,
+  trashed: boolean,
+): RelatedCondition {
+  const { relation, model } = related;
+  const scope = readScope(model, trashed);
+  const belongsTo = relation.type === "belongsTo";
+  return {
+    kind: "related",
+    relation: relation.name,
+    model: model.name,
+    collection: model.collection,
+    filter: Object.keys(scope).length === 0 ? filter : { $and: [filter, scope] },
+    key: belongsTo ? "_id" : relation.foreignKey,
+    into: belongsTo ? relation.foreignKey : "_id",
+    max: limits.maxInList,
+  };
 }

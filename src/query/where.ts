@@ -1,27 +1,34 @@
 import type { Document } from "bson";
 import { apiError } from "../errors.ts";
 import type { Model } from "../model/define.ts";
+import { type Condition, EVERYTHING, filterOf } from "../plan/conditions.ts";
 import { storedName, undefinedColumns } from "./columns.ts";
 import { limitExceeded, type QueryLimits, utf8Length } from "./limits.ts";
 import { isOperator, leafFilter, OPERATORS } from "./operators.ts";
 import { msg } from "../i18n/message.ts";
 import type { ModelRegistry } from "../model/registry.ts";
-import { relatedField, relatedPlaceholder } from "./related-where.ts";
+import { relatedCondition, relatedField } from "./related-where.ts";
 
 /** How a condition or group joins the one before it in its sequence. */
 type Join = "and" | "or";
 
-/** A parsed condition or group; `filter` is null for a group with no conditions. */
+/** A parsed condition or group; `condition` is null for a group with no conditions. */
 interface Part {
   join: Join;
-  filter: Document | null;
+  condition: Condition | null;
 }
 
-interface Walk {
-  model: Model;
+/** What parsing `q` needs besides the text and the model. */
+export interface WhereSettings {
+  limits: QueryLimits;
   /** The app's models, for conditions on related records (`user.name`); without it there are none. */
   registry?: ModelRegistry;
-  limits: QueryLimits;
+  /** `trashed=true`: related records that are soft-deleted match too. */
+  trashed?: boolean;
+}
+
+interface Walk extends WhereSettings {
+  model: Model;
   conditions: number;
   /** Conditions on related records so far: each costs a query of its own. */
   related: number;
@@ -69,23 +76,21 @@ function parseLeaf(key: string, value: unknown, walk: Walk): Part {
       { key, path: storedName(related.field), kind: related.kind, operator, value },
       walk.limits,
     );
-    return { join, filter: relatedPlaceholder({ relation: related.relation.name, filter }) };
+    return { join, condition: relatedCondition(related, filter, walk.limits, walk.trashed === true) };
   }
   if (kind === undefined) {
     // Keep going so the message can name every unknown field at once, like `fields` does.
     walk.unknown.push(field);
-    return { join, filter: null };
+    return { join, condition: null };
   }
   if (walk.model.filterable !== null && !walk.model.filterable.has(field)) walk.refused.push(field);
-  return { join, filter: leafFilter({ key, path: storedName(field), kind, operator, value }, walk.limits) };
+  const filter = leafFilter({ key, path: storedName(field), kind, operator, value }, walk.limits);
+  return { join, condition: { kind: "match", filter } };
 }
 
-function flatten(op: "$and" | "$or", filters: Document[]): Document[] {
-  return filters.flatMap((f) => (Object.keys(f).length === 1 && Array.isArray(f[op]) ? (f[op] as Document[]) : [f]));
-}
-
-function combine(op: "$and" | "$or", filters: Document[]): Document {
-  return filters.length === 1 ? filters[0] : { [op]: flatten(op, filters) };
+/** Conditions joined by `kind`; one alone is itself. */
+function group(kind: "and" | "or", parts: Condition[]): Condition {
+  return parts.length === 1 ? parts[0] : { kind, parts };
 }
 
 /**
@@ -94,20 +99,20 @@ function combine(op: "$and" | "$or", filters: Document[]): Document {
  * The first part's join has nothing to join to inside this sequence and is ignored here;
  * it decides how the whole sequence joins its own predecessor (see {@link sequence}).
  */
-function joinSequence(parts: readonly Part[]): Document | null {
-  const chains: Document[][] = [];
+function joinSequence(parts: readonly Part[]): Condition | null {
+  const chains: Condition[][] = [];
   for (const part of parts) {
-    if (part.filter === null) continue;
-    if (chains.length === 0 || part.join === "or") chains.push([part.filter]);
-    else chains[chains.length - 1].push(part.filter);
+    if (part.condition === null) continue;
+    if (chains.length === 0 || part.join === "or") chains.push([part.condition]);
+    else chains[chains.length - 1].push(part.condition);
   }
-  return chains.length === 0 ? null : combine("$or", chains.map((chain) => combine("$and", chain)));
+  return chains.length === 0 ? null : group("or", chains.map((chain) => group("and", chain)));
 }
 
 /** A group takes the join of its first non-empty part: `[{"$or.a":1}, …]` joins with OR. */
 function sequence(parts: readonly Part[]): Part {
-  const first = parts.find((part) => part.filter !== null);
-  return { join: first?.join ?? "and", filter: joinSequence(parts) };
+  const first = parts.find((part) => part.condition !== null);
+  return { join: first?.join ?? "and", condition: joinSequence(parts) };
 }
 
 function parseObject(node: Record<string, unknown>, walk: Walk): Part {
@@ -135,7 +140,7 @@ function parseJson(q: string, limits: QueryLimits): unknown {
 }
 
 /**
- * Turns the `q` parameter into a MongoDB filter. Pure: no database, only the model.
+ * Turns the `q` parameter into the read's condition. Pure: no database, only the models.
  *
  * - An object is a group of its keys, joined by AND unless a key starts with `$or.`.
  * - An array is a sequence of conditions and nested groups; `$or.` / `$and.` on a
@@ -143,6 +148,31 @@ function parseJson(q: string, limits: QueryLimits): unknown {
  * - AND binds tighter than OR: `[A, $or.B, C]` means `A OR (B AND C)`.
  * - Operator suffixes: `$not $gt $gte $lt $lte $in $notIn $between $notBetween`
  *   `$like $notLike $iLike $notILike`; `id` is stored as `_id`.
+ *
+ * With `settings.registry`, a field `<relation>.<field>` of a belongsTo or hasOne relation is a
+ * condition on the related records: a typed node ({@link RelatedCondition}) that the store turns
+ * into an `$in` of matching ids before the read.
+ * @example parseConditions('{"user.name":"Ada"}', Post, { limits, registry })
+ * // { kind: "related", relation: "user", model: "User", collection: "users", filter: { name: "Ada" }, key: "_id", into: "user_id", max: 1000 }
+ */
+export function parseConditions(q: string | null, model: Model, settings: WhereSettings): Condition {
+  if (q === null || q.trim() === "") return EVERYTHING;
+  const walk: Walk = { ...settings, model, conditions: 0, related: 0, unknown: [], refused: [] };
+  const { condition } = parseNode(parseJson(q, settings.limits), 0, walk);
+  if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
+  if (walk.refused.length > 0) {
+    const allowed = [...model.filterable!].join(", ");
+    throw apiError("query.filterNotAllowed", {
+      fields: [...new Set(walk.refused)].join(","),
+      model: model.name,
+      allowed,
+    });
+  }
+  return condition ?? EVERYTHING;
+}
+
+/**
+ * Turns a `q` on the model's own fields into a MongoDB filter (see {@link parseConditions}).
  *
  * @example parseWhere('{"name":"Karl"}', User, limits)                    // { name: "Karl" }
  * @example parseWhere('{"age.$gt":18,"name":null}', User, limits)          // { $and: [{ age: { $gt: 18 } }, { name: null }] }
@@ -153,24 +183,7 @@ function parseJson(q: string, limits: QueryLimits): unknown {
  * @example parseWhere('{"name.$like":"Ka*"}', User, limits)               // { name: { $regex: "^Ka[\\s\\S]*(?![\\s\\S])" } }
  * @example parseWhere(null, User, limits)                                 // {}
  * @example parseWhere('{"$where":"sleep(1)"}', User, limits)              // throws ApiError 400
- * @example parseWhere('{"user.name":"Ada"}', Post, limits, registry)     // { $related: { relation: "user", filter: { name: "Ada" } } }
- *
- * With `registry`, a field `<relation>.<field>` of a belongsTo or hasOne relation is a condition
- * on the related records, left as a placeholder (src/query/related-where.ts) that the handler
- * turns into an `$in` of matching ids before the query runs.
  */
-export function parseWhere(q: string | null, model: Model, limits: QueryLimits, registry?: ModelRegistry): Document {
-  if (q === null || q.trim() === "") return {};
-  const walk: Walk = { model, registry, limits, conditions: 0, related: 0, unknown: [], refused: [] };
-  const { filter } = parseNode(parseJson(q, limits), 0, walk);
-  if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
-  if (walk.refused.length > 0) {
-    const allowed = [...model.filterable!].join(", ");
-    throw apiError("query.filterNotAllowed", {
-      fields: [...new Set(walk.refused)].join(","),
-      model: model.name,
-      allowed,
-    });
-  }
-  return filter ?? {};
+export function parseWhere(q: string | null, model: Model, limits: QueryLimits): Document {
+  return filterOf(parseConditions(q, model, { limits }));
 }

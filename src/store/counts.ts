@@ -1,14 +1,9 @@
 import { EJSON } from "bson";
 import type { Collection, Document } from "mongodb";
 
-/** How a list's total is counted (`count=`): see the README's "Count strategies". */
-export type CountStrategy = "exact" | "estimated" | "none";
+import type { CountMethod, CountStrategy } from "../plan/read.ts";
 
-/** Every {@link CountStrategy}, in the order messages list them. */
-export const COUNT_STRATEGIES: readonly CountStrategy[] = ["exact", "estimated", "none"];
-
-/** What produced a total: a strategy, or "capped" when a count stopped at its cap. */
-export type CountMethod = CountStrategy | "capped";
+export { COUNT_STRATEGIES, type CountMethod, type CountStrategy } from "../plan/read.ts";
 
 /** A model's bounds on counting (the model's `countLimit` and `maxExactCount`). */
 export interface CountBounds {

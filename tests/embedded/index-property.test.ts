@@ -4,7 +4,7 @@ import process from "node:process";
 import fc from "fast-check";
 import type { Document, Sort } from "mongodb";
 import type { CursorSide } from "../../src/query/cursor.ts";
-import { keysetFilter, sortKeys } from "../../src/query/keyset.ts";
+import { keysetFilter, sortKeys } from "../../src/plan/keyset.ts";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Fixed by default so failures reproduce; override with INDEX_PROPERTY_SEED. */

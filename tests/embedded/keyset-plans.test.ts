@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import type { Collection, Document } from "mongodb";
-import { keyOf, keysetFilter, reversed, type SortKey, sortKeys } from "../../src/query/keyset.ts";
+import { keyOf, keysetFilter, reversed, type SortKey, sortKeys } from "../../src/plan/keyset.ts";
 import { type Connected, connectTarget } from "./helpers.ts";
 import { mulberry32 } from "../helpers/random.ts";
 

@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { collect, planRead } from "../../src/embedded/query/plan.ts";
 import { Collection } from "../../src/embedded/store/collection.ts";
-import { keysetFilter, sortKeys } from "../../src/query/keyset.ts";
+import { keysetFilter, sortKeys } from "../../src/plan/keyset.ts";
 
 // The engine's own merge of an $or's branch scans, read without the driver: how many index
 // entries it examines is this engine's choice (a MongoDB SORT_MERGE reads the head of every

@@ -1,7 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { boundedJson, jsonSizeEstimate, ResponseBudget } from "../../src/query/budget.ts";
+import { boundedJson, ResponseBudget } from "../../src/query/budget.ts";
+import { jsonSizeEstimate } from "../../src/plan/size.ts";
 import { checkProperty } from "../helpers/seed.ts";
 
 const LARGE = Number.MAX_SAFE_INTEGER;

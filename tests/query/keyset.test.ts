@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { keysetFilter, sortKeys } from "../../src/query/keyset.ts";
+import { keysetFilter, sortKeys } from "../../src/plan/keyset.ts";
 
 // The cursor's range is a plain MongoDB filter, so it runs unchanged on a real MongoDB, and an
 // ascending first key gets a range an index on that key can serve.

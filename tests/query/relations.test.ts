@@ -6,8 +6,13 @@ import type { Model } from "../../src/model/define.ts";
 import { type ApiRecord, toRecord } from "../../src/model/serialize.ts";
 import type { QueryLimits } from "../../src/query/limits.ts";
 import { parseWith } from "../../src/query/with.ts";
-import { loadRelations } from "../../src/handlers/relations.ts";
+import { attachRelations } from "../../src/handlers/relations.ts";
+import type { RelationRead } from "../../src/plan/read.ts";
 import { ResponseBudget } from "../../src/query/budget.ts";
+import { relationReads } from "../../src/query/compile.ts";
+import type { WithNode } from "../../src/query/with.ts";
+import { DataStore } from "../../src/store/data-store.ts";
+import { RecordStore } from "../../src/store/records.ts";
 import { limits, Post, registry, User } from "./models.ts";
 
 let engine: EmbeddedEngine;
@@ -61,7 +66,16 @@ after(async () => {
 
 const noScope = () => ({});
 
-/** Loads `with` for the given parents the way the handlers do, counting driver commands. */
+/** The reads of `with`, each level within `scope` of its model (the handlers use the model's read scope) and the relation's filter. */
+function scoped(reads: RelationRead<WithNode>[], scope: (m: Model) => Document): RelationRead<WithNode>[] {
+  return reads.map((read) => ({
+    ...read,
+    filters: [scope(read.source.model), read.source.relation.filter ?? {}],
+    children: scoped([...read.children], scope),
+  }));
+}
+
+/** Loads `with` for the given parents the way the handlers do (compile, the store's reads, attach), counting driver commands. */
 async function load(
   model: Model,
   collection: string,
@@ -72,15 +86,16 @@ async function load(
   const docs = await db.collection(collection).find({ _id: { $in: ids } } as Document).sort({ _id: 1 }).toArray();
   const records: ApiRecord[] = docs.map((doc) => toRecord(model, doc, ["id"]));
   const lim = opts.limits ?? limits;
+  const stores = new Map(
+    [...registry.values()].map((
+      m,
+    ) => [m.name, new RecordStore(db, m.collection, { bounds: m, timeMs: lim.queryTimeMs })]),
+  );
+  const data = new DataStore(db, stores);
+  const reads = scoped(relationReads(parseWith(raw, model, registry, lim), lim, false), opts.scope ?? noScope);
   commands.length = 0;
-  await loadRelations(docs, records, parseWith(raw, model, registry, lim), {
-    db,
-    limits: lim,
-    scope: opts.scope ?? noScope,
-    timeMs: () => lim.queryTimeMs,
-    budget: new ResponseBudget(lim),
-    request: new Request("http://localhost/"),
-  });
+  const loaded = await data.loadRelations(docs, reads, { budget: new ResponseBudget(lim), beforeLevel: () => {} });
+  attachRelations(records, loaded);
   return { records, commands: [...commands] };
 }
 

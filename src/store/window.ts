@@ -1,25 +1,11 @@
-import type { Document } from "mongodb";
-import type { CursorSide } from "../query/cursor.ts";
-import { keyOf, keysetFilter, reversed, type SortKey } from "../query/keyset.ts";
-import type { RecordStore, StoredDocument } from "../store/records.ts";
-import { allOf } from "./route.ts";
+import type { Document } from "bson";
+import { allOf } from "../plan/conditions.ts";
+import { keyOf, keysetFilter, reversed } from "../plan/keyset.ts";
+import type { KeyPosition, PageRead } from "../plan/read.ts";
+import type { RecordStore, StoredDocument } from "./records.ts";
 
-/** A page's place in the list: after or before a boundary record's sort key. */
-export interface KeyPosition {
-  side: CursorSide;
-  key: unknown[];
-}
-
-/** What to read: the list's filter and order, the page size, and either an offset or a key position. */
-export interface WindowRequest {
-  filter: Document;
-  sort: Document;
-  keys: readonly SortKey[];
-  perPage: number;
-  skip: number;
-  position: KeyPosition | null;
-  projection?: Document;
-}
+/** What a window read needs of a page: everything but the count. */
+type WindowRequest = Omit<PageRead, "collection" | "count">;
 
 /** One page in list order, and the keys its neighbours start from (null at either end). */
 export interface Window {

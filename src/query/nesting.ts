@@ -1,9 +1,8 @@
-import type { Document } from "mongodb";
+import type { Document } from "bson";
 import { notFound } from "../errors.ts";
 import { parseRecordId } from "../http/params.ts";
 import type { Model, Relation } from "../model/define.ts";
-import type { RecordStore } from "../store/records.ts";
-import { writeScope } from "./scope.ts";
+import type { AncestorCheck } from "../plan/read.ts";
 
 /**
  * One step of a nested route: a parent's hasMany relation, e.g. `/users/:userId/owned-posts`.
@@ -12,7 +11,6 @@ import { writeScope } from "./scope.ts";
  */
 export interface ParentLink {
   model: Model;
-  store: RecordStore;
   /** The relation on the parent model that this step follows, e.g. `ownedPosts`. */
   relation: string;
   /** The path segment after the parent's id: the relation's name in kebab-case (`owned-posts`). */
@@ -79,31 +77,23 @@ export function parentIdsOf(params: Record<string, string>, link: ParentLink): P
 }
 
 /**
- * For a nested route, once every parameter is checked: looks every ancestor up, each within
- * `scopeOf` of its model and under its own parent, reached through that parent's relation (a
- * post of another user, or one the relation's `filter` leaves out, is a 404), all at once; the
- * outermost missing one is the 404. Returns the child filter, which is also the value the
- * child's foreign key is set to (the route's own relation `filter` is {@link reachable}'s).
+ * The lookups a nested route's request needs before anything else: every ancestor by its id
+ * from the path, each within `scopeOf` of its model and under its own parent, reached through
+ * that parent's relation (a post of another user, or one the relation's `filter` leaves out, is
+ * a 404), outermost first. The store runs them all at once; the outermost missing one is the 404.
  */
-export async function parentFilter(
-  link: ParentLink,
-  ids: ParentIds,
-  scopeOf: (model: Model) => Document,
-): Promise<Document> {
-  const chain = ancestorsOf(link);
-  const found = await Promise.all(chain.map((step) => {
+export function ancestorChecks(link: ParentLink, ids: ParentIds, scopeOf: (model: Model) => Document): AncestorCheck[] {
+  return ancestorsOf(link).map((step) => {
     const under = step.up ? and({ [step.up.foreignKey]: ids[step.up.param] }, reachable(step.up)) : {};
-    return step.store.findById(ids[step.param], { ...scopeOf(step.model), ...under }, { _id: 1 });
-  }));
-  const missing = found.findIndex((doc) => !doc);
-  if (missing !== -1) throw notFound(chain[missing].model.name);
-  return { [link.foreignKey]: ids[link.param] };
+    return {
+      id: ids[step.param],
+      filter: { ...scopeOf(step.model), ...under },
+      model: step.model.name,
+    };
+  });
 }
 
-/**
- * The parent filter for a write on a nested route (every ancestor must be live), or `{}` on a
- * top-level route. Writes also set the child's foreign key from it, so the path decides it.
- */
-export async function liveParentFilter(link: ParentLink | undefined, ids: ParentIds | undefined): Promise<Document> {
-  return link && ids ? await parentFilter(link, ids, writeScope) : {};
+/** The filter every record of a nested route holds: its foreign key is its parent's id; also what a write sets it to. */
+export function childFilter(link: ParentLink, ids: ParentIds): Document {
+  return { [link.foreignKey]: ids[link.param] };
 }

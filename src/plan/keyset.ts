@@ -1,5 +1,6 @@
 import type { Document } from "bson";
-import type { CursorSide } from "./cursor.ts";
+/** Which side of the boundary record a page lies on. */
+export type CursorSide = "after" | "before";
 
 /** One sort key: a stored field path and its direction. */
 export type SortKey = readonly [path: string, direction: 1 | -1];

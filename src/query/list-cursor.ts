@@ -1,17 +1,20 @@
-import { EJSON } from "bson";
+import { type Document, EJSON } from "bson";
 import { type ApiError, apiError } from "../errors.ts";
 import type { QueryParams } from "../http/params.ts";
 import { pathnameOf, withoutTrailingSlashes } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
-import type { CursorState } from "../query/cursor.ts";
-import { isCountText } from "../query/page.ts";
-import type { QueryLimits } from "../query/limits.ts";
-import type { ParamSource } from "../query/plan.ts";
-import { parseSort } from "../query/sort.ts";
-import { parseWhere } from "../query/where.ts";
-import type { ListQuery } from "./context.ts";
-import type { Route } from "./route.ts";
+import type { Condition } from "../plan/conditions.ts";
+import type { CursorSealer, CursorState } from "./cursor.ts";
+import type { QueryLimits } from "./limits.ts";
+import { isCountText } from "./page.ts";
+import { parseSort } from "./sort.ts";
+import { parseConditions } from "./where.ts";
+
+/** Where planning reads parameters: the request's, or a cursor's pinned ones over them. */
+export interface ParamSource {
+  get(name: string): string | null;
+}
 
 /** The parameters a cursor pins: the request may repeat them unchanged, or leave them out. */
 const PINNED = ["q", "sort", "per_page", "trashed"] as const;
@@ -37,13 +40,17 @@ export function listPath(url: string): string {
  * list (same model and parent), and that no other parameter moves the page it points at.
  * Returns the parameters to plan with: the cursor's pinned ones over the request's.
  */
-export async function openCursor(params: QueryParams, url: string, route: Route): Promise<OpenedCursor | null> {
+export async function openCursor(
+  params: QueryParams,
+  url: string,
+  cursors: CursorSealer,
+): Promise<OpenedCursor | null> {
   const raw = params.get("cursor");
   if (raw === null) return null;
   if (params.get("page") !== null) {
     throw apiError("cursor.withPage");
   }
-  const state = await route.app.cursors.open(raw);
+  const state = await cursors.open(raw);
   const list = listPath(url);
   if (state.list !== list) throw apiError("cursor.otherList", { list });
   return { state, params: new PinnedParams(state, params) };
@@ -70,29 +77,28 @@ function differs(name: string): ApiError {
 
 /**
  * A cursor pins the sort, the filter, the page size and `trashed`: a request that sends one of
- * them with another meaning is refused rather than silently answered with the cursor's.
- * Values are compared as parsed, so spelling (`name` vs `+name`, spaces in `q`) does not matter.
+ * them with another meaning is refused rather than silently answered with the cursor's. The
+ * request's own values are parsed (once) and compared with what the plan holds, parsed from the
+ * cursor; so spelling (`name` vs `+name`, spaces in `q`) does not matter.
  */
 export function checkPinned(
   params: QueryParams,
-  query: ListQuery,
-  model: Model,
-  limits: QueryLimits,
+  planned: { sort: Document; where: Condition },
+  route: { model: Model; limits: QueryLimits; registry: ModelRegistry },
   state: CursorState,
-  registry?: ModelRegistry,
 ): void {
+  const { model } = route;
   const sort = params.get("sort");
-  if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(query.sort)) throw differs("sort");
+  if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(planned.sort)) throw differs("sort");
   const q = params.get("q");
+  const trashed = state.trashed === "true";
   if (
-    q !== null &&
-    EJSON.stringify(parseWhere(q, model, limits, registry)) !==
-      EJSON.stringify(parseWhere(state.q, model, limits, registry))
+    q !== null && EJSON.stringify(parseConditions(q, model, { ...route, trashed })) !== EJSON.stringify(planned.where)
   ) {
     throw differs("q");
   }
   const perPage = params.get("per_page");
   if (perPage !== null && !isCountText(perPage, state.perPage)) throw differs("per_page");
   // Compared as flags, so `trashed=false` repeats a cursor made without the parameter.
-  if (params.get("trashed") !== null && params.flag("trashed") !== (state.trashed === "true")) throw differs("trashed");
+  if (params.get("trashed") !== null && params.flag("trashed") !== trashed) throw differs("trashed");
 }

@@ -1,0 +1,22 @@
+import type { Document } from "bson";
+import { QueryParams } from "../http/params.ts";
+import { ancestorChecks, childFilter, type ParentIds } from "../query/nesting.ts";
+import { writeScope } from "../query/scope.ts";
+import type { Route } from "./route.ts";
+
+/** Refuses query parameters on a write: the generated writes take none (a model's hooks may take its `params`). */
+export function refuseWriteParameters(request: Request, route: Route): void {
+  if (request.url.includes("?")) new QueryParams(request.url).refuseUnknown([], route.model.params);
+}
+
+/**
+ * The parent filter for a write on a nested route (every ancestor must be live and under its
+ * own parent: a 404 otherwise, the outermost first), or `{}` on a top-level route. Writes also
+ * set the child's foreign key from it, so the path decides it.
+ */
+export async function liveParentFilter(route: Route, ids: ParentIds | undefined): Promise<Document> {
+  const link = route.parent;
+  if (!link || !ids) return {};
+  await route.app.data.checkAncestors(ancestorChecks(link, ids, writeScope));
+  return childFilter(link, ids);
+}
