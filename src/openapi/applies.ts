@@ -1,20 +1,9 @@
-import type { ModelHooks } from "../handlers/context.ts";
+import { hooksOf } from "../handlers/hooks.ts";
 import type { Route } from "../handlers/route.ts";
 import type { RouteEntry } from "../handlers/table.ts";
 import type { HandlerName, Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { RateLimitOptions } from "../service/rate-limit.ts";
-
-/** The hooks that run for each handler. */
-const HOOKS_OF: Record<HandlerName, (keyof ModelHooks)[]> = {
-  paginate: ["onBeforePaginate", "onAfterPaginate"],
-  show: ["onBeforeShow", "onAfterShow"],
-  insert: ["onBeforeInsert", "onAfterInsert"],
-  update: ["onBeforeUpdate", "onAfterUpdate"],
-  patch: ["onBeforePatch", "onAfterPatch"],
-  delete: ["onBeforeDelete", "onAfterDelete"],
-};
-const FORCE_HOOKS: (keyof ModelHooks)[] = ["onBeforeForceDelete", "onAfterForceDelete"];
 
 /** The models `with` can load from `model`, at most `depth` levels down (each level by its owner's `loadable`). */
 function reachableModels(registry: ModelRegistry, model: Model, depth: number): Set<Model> {
@@ -39,7 +28,7 @@ function reachableModels(registry: ModelRegistry, model: Model, depth: number): 
  * `onBeforeRelation` of a model `with` can reach. Any hook may throw an `ApiError` of any status.
  */
 export function isHooked(route: Route, endpoint: RouteEntry, maxDepth: number): boolean {
-  const own = endpoint.force ? FORCE_HOOKS : HOOKS_OF[endpoint.name];
+  const own = hooksOf(endpoint.name, endpoint.force);
   if (own.some((name) => route.hooks[name] !== undefined)) return true;
   if (endpoint.name !== "paginate" && endpoint.name !== "show") return false;
   const all = route.app.hooks;
