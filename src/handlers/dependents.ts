@@ -12,23 +12,6 @@ import type { RecordStore } from "../store/records.ts";
 import { allOf, type AppState } from "./route.ts";
 import { LIVE, writeScope } from "../query/scope.ts";
 
-/** Children a cascade reads and writes per command unless a test changed it. */
-export const DEFAULT_CASCADE_BATCH = 1000;
-
-let batchSize = DEFAULT_CASCADE_BATCH;
-
-/**
- * Sets how many children a cascade reads (ids only) and writes per command, and returns the
- * previous size. A cascade holds one batch of ids per level it is in, so its memory follows
- * this, never the number of children; tests lower it to cross batch boundaries cheaply.
- */
-export function setCascadeBatchSize(size: number): number {
-  if (!Number.isSafeInteger(size) || size < 1) throw new TypeError(`cascade batch size must be a positive integer`);
-  const previous = batchSize;
-  batchSize = size;
-  return previous;
-}
-
 /**
  * The children of the records `ids` through foreign key `fk`: a plain equality for one parent.
  * A key that is an array (written around the API, whose foreign keys are ids) points at no one
@@ -64,15 +47,15 @@ export async function refuseRestricted(app: AppState, model: Model, id: number, 
 const NUMBER_ID = { $gte: -Infinity };
 const OTHER_ID = { $not: NUMBER_ID };
 
-/** The ids of at most a batch of the records matching `filter`, in `_id` order. */
-async function batchOf(store: RecordStore, filter: Document): Promise<number[]> {
+/** The ids of at most `batchSize` of the records matching `filter`, in `_id` order. */
+async function batchOf(store: RecordStore, filter: Document, batchSize: number): Promise<number[]> {
   const docs = await store.find({ filter, sort: { _id: 1 }, skip: 0, limit: batchSize, projection: { _id: 1 } });
   return docs.map((doc) => doc._id);
 }
 
 /**
  * Calls `visit` with the ids of the records matching `filter`, at most a batch at a time, and
- * `visit` deletes them (returning how many it did). Numeric ids are walked in `_id` order, each
+ * `visit` deletes them (returning how many it did); `batchSize` is `limits.cascadeBatchSize`. Numeric ids are walked in `_id` order, each
  * batch read after the previous one was visited, from its last id on. Ids of any other kind,
  * which only a write around the API makes, follow, read afresh until none match, as each batch
  * visited stops matching; one that deleted nothing ends the walk rather than read it again.
@@ -80,17 +63,18 @@ async function batchOf(store: RecordStore, filter: Document): Promise<number[]> 
 async function eachBatch(
   store: RecordStore,
   filter: Document,
+  batchSize: number,
   visit: (ids: number[]) => Promise<number>,
 ): Promise<void> {
   let from: Document = NUMBER_ID;
   for (;;) {
-    const ids = await batchOf(store, allOf([filter, { _id: from }]));
+    const ids = await batchOf(store, allOf([filter, { _id: from }]), batchSize);
     if (ids.length > 0) await visit(ids);
     if (ids.length < batchSize) break;
     from = { $gt: ids[ids.length - 1] };
   }
   for (;;) {
-    const ids = await batchOf(store, allOf([filter, { _id: OTHER_ID }]));
+    const ids = await batchOf(store, allOf([filter, { _id: OTHER_ID }]), batchSize);
     if (ids.length === 0 || await visit(ids) === 0) return;
   }
 }
@@ -107,7 +91,7 @@ async function cascade(app: AppState, rel: Relation, ids: readonly number[], del
   const at = child.softDelete ? deletedAt : undefined;
   // A soft cascade leaves children already trashed alone, with their own deletion time.
   const filter = allOf([pointingAt(rel.foreignKey, ids), at ? LIVE : {}]);
-  await eachBatch(store, filter, async (batch) => {
+  await eachBatch(store, filter, app.limits.cascadeBatchSize, async (batch) => {
     // Still pointing at the parents: a child moved to another parent since the batch was read stays.
     const these = { _id: { $in: batch }, ...pointingAt(rel.foreignKey, ids) };
     const count = at
@@ -125,8 +109,8 @@ async function cascade(app: AppState, rel: Relation, ids: readonly number[], del
  * another request) before the write was left alone, and so are the records below it.
  */
 async function deletedOf(store: RecordStore, batch: number[], at: Date | undefined): Promise<number[]> {
-  if (at) return await batchOf(store, { _id: { $in: batch }, deleted_at: at });
-  const left = new Set(await batchOf(store, { _id: { $in: batch } }));
+  if (at) return await batchOf(store, { _id: { $in: batch }, deleted_at: at }, batch.length);
+  const left = new Set(await batchOf(store, { _id: { $in: batch } }, batch.length));
   return batch.filter((id) => !left.has(id));
 }
 

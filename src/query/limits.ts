@@ -41,6 +41,11 @@ export interface QueryLimits {
    * lower or raise it for its own reads and writes (`queryTimeMs` in its definition).
    */
   queryTimeMs: number;
+  /**
+   * Ids an `onDelete` cascade or `setNull` reads and writes per command: a cascade holds one
+   * batch of ids per level it is in, so its memory follows this, never the number of children.
+   */
+  cascadeBatchSize: number;
 }
 
 /** The limits an app gets unless it overrides them. */
@@ -56,6 +61,7 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({
   maxRelatedRecords: 10_000,
   maxResponseBytes: 16 * 1024 * 1024,
   queryTimeMs: 5_000,
+  cascadeBatchSize: 1000,
 });
 
 /**

@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { integer, nullable, optional, string, union } from "superstruct";
 import { ApiError, type App, type AppOptions, createApp, defineModel, id } from "../../src/mod.ts";
-import { DEFAULT_CASCADE_BATCH, setCascadeBatchSize } from "../../src/handlers/dependents.ts";
+import { DEFAULT_QUERY_LIMITS } from "../../src/query/limits.ts";
 import { RecordStore } from "../../src/store/records.ts";
 import { ObjectId } from "mongodb";
 import { call, jsonOf } from "../helpers/app.ts";
@@ -178,74 +178,64 @@ describe("onDelete: cascade", () => {
   }
 
   test("a soft delete soft-deletes children and grandchildren at its own time, in batches; other models' children are removed", async () => {
-    const previous = setCascadeBatchSize(2);
-    try {
-      await withApp(options(), async (app) => {
-        await seed(app);
-        assert.equal(
-          (await call(app, "DELETE", "/api/v1/books/5")).status,
-          204,
-          "book 5 and its chapters trashed early",
-        );
-        const commands: any[] = [];
-        const listener = (event: { command: any }) => commands.push(event.command);
-        app.client.on("commandStarted", listener);
-        const deleted = await call(app, "DELETE", "/api/v1/authors/1");
-        app.client.off("commandStarted", listener);
-        assert.equal(deleted.status, 204);
-        const at = (await stored(app, "authors")).get(1).deleted_at as Date;
-        const earlier = (await stored(app, "books")).get(5).deleted_at as Date;
-        assert.ok(at instanceof Date && earlier < at);
-        const books = await stored(app, "books");
-        assert.deepEqual([1, 2, 3, 4].map((id) => books.get(id).deleted_at), [at, at, at, at]);
-        assert.deepEqual(books.get(5).deleted_at, earlier, "an already trashed book keeps its own time");
-        assert.equal(books.get(6).deleted_at, undefined, "another author's book is left alone");
-        const chapters = await stored(app, "chapters");
-        assert.deepEqual([...chapters.values()].map((c) => c.deleted_at), [
-          ...Array(8).fill(at),
-          earlier,
-          earlier,
-          undefined,
-        ]);
-        assert.equal(books.get(1)._rev, 2, "the store's bookkeeping applies: _rev and updated_at move");
-        assert.ok(books.get(1).updated_at > books.get(1).created_at);
-        assert.deepEqual(await idsOf(app, "notes"), [2], "notes are no soft-delete model: removed");
-        // Every read and write of the children named at most one batch of ids.
-        const bookReads = commands.filter((c) => c.find === "books");
-        assert.deepEqual(
-          bookReads.map((c) => c.limit),
-          [2, 2, 2, 2],
-          "books 1–4 in two batches of two, then an empty one, then one for ids of other kinds",
-        );
-        const writes = commands.filter((c) => c.update === "books" || c.update === "chapters");
-        assert.ok(writes.length >= 4, `${writes.length} writes`);
-        for (const write of writes) assert.ok(write.updates[0].q._id.$in.length <= 2);
-        const live = await jsonOf(await call(app, "GET", "/api/v1/books"));
-        assert.deepEqual(live.body.data.map((b: { id: number }) => b.id), [6]);
-      });
-    } finally {
-      setCascadeBatchSize(previous);
-    }
+    await withApp({ ...options(), limits: { cascadeBatchSize: 2 } }, async (app) => {
+      await seed(app);
+      assert.equal(
+        (await call(app, "DELETE", "/api/v1/books/5")).status,
+        204,
+        "book 5 and its chapters trashed early",
+      );
+      const commands: any[] = [];
+      const listener = (event: { command: any }) => commands.push(event.command);
+      app.client.on("commandStarted", listener);
+      const deleted = await call(app, "DELETE", "/api/v1/authors/1");
+      app.client.off("commandStarted", listener);
+      assert.equal(deleted.status, 204);
+      const at = (await stored(app, "authors")).get(1).deleted_at as Date;
+      const earlier = (await stored(app, "books")).get(5).deleted_at as Date;
+      assert.ok(at instanceof Date && earlier < at);
+      const books = await stored(app, "books");
+      assert.deepEqual([1, 2, 3, 4].map((id) => books.get(id).deleted_at), [at, at, at, at]);
+      assert.deepEqual(books.get(5).deleted_at, earlier, "an already trashed book keeps its own time");
+      assert.equal(books.get(6).deleted_at, undefined, "another author's book is left alone");
+      const chapters = await stored(app, "chapters");
+      assert.deepEqual([...chapters.values()].map((c) => c.deleted_at), [
+        ...Array(8).fill(at),
+        earlier,
+        earlier,
+        undefined,
+      ]);
+      assert.equal(books.get(1)._rev, 2, "the store's bookkeeping applies: _rev and updated_at move");
+      assert.ok(books.get(1).updated_at > books.get(1).created_at);
+      assert.deepEqual(await idsOf(app, "notes"), [2], "notes are no soft-delete model: removed");
+      // Every read and write of the children named at most one batch of ids.
+      const bookReads = commands.filter((c) => c.find === "books");
+      assert.deepEqual(
+        bookReads.map((c) => c.limit),
+        [2, 2, 2, 2],
+        "books 1–4 in two batches of two, then an empty one, then one for ids of other kinds",
+      );
+      const writes = commands.filter((c) => c.update === "books" || c.update === "chapters");
+      assert.ok(writes.length >= 4, `${writes.length} writes`);
+      for (const write of writes) assert.ok(write.updates[0].q._id.$in.length <= 2);
+      const live = await jsonOf(await call(app, "GET", "/api/v1/books"));
+      assert.deepEqual(live.body.data.map((b: { id: number }) => b.id), [6]);
+    });
   });
 
   test("a force delete removes children and grandchildren for good, trashed ones too", async () => {
-    const previous = setCascadeBatchSize(3);
-    try {
-      await withApp(options(), async (app) => {
-        await seed(app);
-        assert.equal((await call(app, "DELETE", "/api/v1/authors/1")).status, 204);
-        assert.equal((await call(app, "DELETE", "/api/v1/authors/1/force")).status, 204, "the trashed author");
-        assert.deepEqual(await idsOf(app, "authors"), [2]);
-        assert.deepEqual(await idsOf(app, "books"), [6]);
-        assert.deepEqual(await idsOf(app, "chapters"), [11]);
-        assert.equal((await call(app, "DELETE", "/api/v1/authors/2/force")).status, 204, "a live author");
-        assert.deepEqual(await idsOf(app, "books"), []);
-        assert.deepEqual(await idsOf(app, "chapters"), []);
-        assert.deepEqual(await idsOf(app, "notes"), []);
-      });
-    } finally {
-      setCascadeBatchSize(previous);
-    }
+    await withApp({ ...options(), limits: { cascadeBatchSize: 3 } }, async (app) => {
+      await seed(app);
+      assert.equal((await call(app, "DELETE", "/api/v1/authors/1")).status, 204);
+      assert.equal((await call(app, "DELETE", "/api/v1/authors/1/force")).status, 204, "the trashed author");
+      assert.deepEqual(await idsOf(app, "authors"), [2]);
+      assert.deepEqual(await idsOf(app, "books"), [6]);
+      assert.deepEqual(await idsOf(app, "chapters"), [11]);
+      assert.equal((await call(app, "DELETE", "/api/v1/authors/2/force")).status, 204, "a live author");
+      assert.deepEqual(await idsOf(app, "books"), []);
+      assert.deepEqual(await idsOf(app, "chapters"), []);
+      assert.deepEqual(await idsOf(app, "notes"), []);
+    });
   });
 
   test("the response cache does not serve children a cascade deleted", async () => {
@@ -381,7 +371,7 @@ describe("onDelete is checked at start-up", () => {
         );
       }
     }
-    assert.equal(DEFAULT_CASCADE_BATCH, 1000);
+    assert.equal(DEFAULT_QUERY_LIMITS.cascadeBatchSize, 1000);
   });
 
   test("an unknown value, or one on a belongsTo relation, is a TypeError naming the relation", () => {
@@ -475,18 +465,14 @@ describe("onDelete against concurrent writes and colliding keys", () => {
       relations: { pets: { type: "hasMany", model: "Pet", foreignKey: "owner_id", onDelete: "cascade" } },
     });
     const Pet = defineModel({ name: "Pet", fields: { owner_id: id(), name: string() } });
-    await withApp({ models: [Owner, Pet] }, async (app) => {
-      const previous = setCascadeBatchSize(2); // several batches of each kind
-      try {
-        await post(app, "/api/v1/owners", { name: "a" }, { name: "b" });
-        await post(app, "/api/v1/pets", ...[1, 1, 1, 2].map((owner_id) => ({ owner_id, name: "api" })));
-        const odd: unknown[] = [0, -5, 2.5, NaN, "x", "y", new ObjectId(), { k: 1 }];
-        await app.db.collection("pets").insertMany(odd.map((_id) => ({ _id, owner_id: 1, name: "odd" })) as never);
-        await app.db.collection("pets").insertOne({ _id: "z", owner_id: 2, name: "other owner" } as never);
-        assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 204);
-      } finally {
-        setCascadeBatchSize(previous);
-      }
+    // Batches of two: several batches of each kind.
+    await withApp({ models: [Owner, Pet], limits: { cascadeBatchSize: 2 } }, async (app) => {
+      await post(app, "/api/v1/owners", { name: "a" }, { name: "b" });
+      await post(app, "/api/v1/pets", ...[1, 1, 1, 2].map((owner_id) => ({ owner_id, name: "api" })));
+      const odd: unknown[] = [0, -5, 2.5, NaN, "x", "y", new ObjectId(), { k: 1 }];
+      await app.db.collection("pets").insertMany(odd.map((_id) => ({ _id, owner_id: 1, name: "odd" })) as never);
+      await app.db.collection("pets").insertOne({ _id: "z", owner_id: 2, name: "other owner" } as never);
+      assert.equal((await call(app, "DELETE", "/api/v1/owners/1")).status, 204);
       assert.deepEqual(await idsOf(app, "pets", { owner_id: 1 }), []);
       assert.deepEqual(await idsOf(app, "pets"), [4, "z"]);
     });
