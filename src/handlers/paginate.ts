@@ -1,6 +1,7 @@
 import { linkHeader } from "../http/link.ts";
 import { toRecord } from "../model/serialize.ts";
 import { filterOf, hasRelated } from "../plan/conditions.ts";
+import { principalDigest } from "../query/access.ts";
 import { pageRead } from "../query/compile.ts";
 import { pagination } from "../query/page.ts";
 import { type ListPlan, planList } from "../query/plan.ts";
@@ -67,7 +68,8 @@ async function respond(request: Request, route: Route, ctx: PaginateContext, pla
 async function sealNeighbours(url: string, route: Route, plan: ListPlan, window: Window) {
   // Pinned on every model: on one without soft delete `trashed` still selects trashed
   // ancestors, relations loaded through `with` and related records in `q`.
-  const base = { list: listPath(url), ...plan.pinned, perPage: plan.perPage };
+  const who = plan.access && principalDigest(plan.access.principal);
+  const base = { list: listPath(url), ...plan.pinned, perPage: plan.perPage, ...(who ? { who } : {}) };
   const { cursors } = route.app;
   const [next, prev] = await Promise.all([
     window.next && cursors.seal({ ...base, side: "after", key: window.next }),

@@ -56,10 +56,14 @@ export async function loadWith(
   if (plan.with.length === 0 || page.docs.length === 0) return;
   const { app } = route;
   const narrow = relationNarrower(request, route, params, plan.with);
-  const loaded = await app.data.loadRelations(page.docs, relationReads(plan.with, app.limits, plan.trashed), {
-    budget: new ResponseBudget(app.limits),
-    narrow: narrow && ((read) => narrow(read.source)),
-    beforeLevel: () => stopIfGone(request),
-  });
+  const loaded = await app.data.loadRelations(
+    page.docs,
+    relationReads(plan.with, app.limits, plan.trashed, plan.access && ((model) => plan.access!.relationFilter(model))),
+    {
+      budget: new ResponseBudget(app.limits),
+      narrow: narrow && ((read) => narrow(read.source)),
+      beforeLevel: () => stopIfGone(request),
+    },
+  );
   attachRelations(page.records, loaded);
 }

@@ -52,6 +52,13 @@ export const de: Catalog = {
   "request.unsupportedCharset":
     'Der Request-Body muss JSON in UTF-8 sein; sein Content-Type nennt charset "{charset}".',
   "request.clientGone": "Der Client hat die Verbindung geschlossen.",
+  "auth.required":
+    "Für {operation} auf {model} ist eine Anmeldung nötig: senden Sie ein Token (Authorization: Bearer …) oder einen API-Schlüssel.",
+  "auth.forbidden": "Ihre Rollen dürfen {operation} auf {model} nicht verwenden.",
+  "auth.invalidToken": "Das Bearer-Token ist ungültig: {reason}.",
+  "auth.invalidKey": "Der API-Schlüssel ist ungültig (unbekannt oder widerrufen).",
+  "auth.checkFailed": "Der Datensatz läge außerhalb dessen, was Ihre Rollen auf {model} schreiben dürfen.",
+  "auth.notWritable": "Das Feld {field} darf mit Ihren Rollen nicht geschrieben werden.",
   "request.tooManyRequests":
     "Zu viele Anfragen: erlaubt sind höchstens {max} in {window} Sekunden; erneut versuchen in {retryAfter} Sekunden.",
   "request.notReady": "Die Datenbank ist nicht erreichbar.",
@@ -76,6 +83,8 @@ export const de: Catalog = {
     "Der Parameter page kann nicht mit cursor kombiniert werden: Der Cursor legt die Seite bereits fest.",
   "cursor.otherList":
     "Der Cursor wurde von einer anderen Liste ausgestellt, nicht von {list}; ein Cursor gilt nur für die Liste, die ihn ausgestellt hat.",
+  "cursor.otherPrincipal":
+    "Der Cursor wurde einem anderen Client ausgestellt; ein Cursor gilt nur für den, dem er ausgestellt wurde.",
   "cursor.differs":
     "Der Parameter {name} weicht vom Wert ab, für den dieser Cursor erstellt wurde; senden Sie den Cursor ohne {name} oder mit demselben Wert.",
   "param.count": 'Der Parameter count muss einer dieser Werte sein: {allowed}; erhalten: "{value}".',

@@ -56,6 +56,13 @@ export const en = {
     'The request body is sent with Content-Encoding "{coding}", which this server does not decode; send it without one (identity).',
   "request.unsupportedCharset": 'The request body must be JSON in UTF-8; its Content-Type names charset "{charset}".',
   "request.clientGone": "The client closed the connection.",
+  "auth.required":
+    "Sign-in is required for {operation} on {model}: send a token (Authorization: Bearer …) or an API key.",
+  "auth.forbidden": "Your roles may not use {operation} on {model}.",
+  "auth.invalidToken": "The bearer token is not valid: {reason}.",
+  "auth.invalidKey": "The API key is not valid (unknown or revoked).",
+  "auth.checkFailed": "The record would be outside what your roles may write on {model}.",
+  "auth.notWritable": "The {field} field cannot be written with your roles.",
   "request.tooManyRequests":
     "Too many requests: at most {max} in {window} seconds are allowed; retry in {retryAfter} seconds.",
   "request.notReady": "The database cannot be reached.",
@@ -80,6 +87,7 @@ export const en = {
   "cursor.withPage": "The page parameter cannot be combined with cursor: the cursor already says which page to read.",
   "cursor.otherList":
     "The cursor was issued by another list, not {list}; a cursor works only on the list that issued it.",
+  "cursor.otherPrincipal": "The cursor was issued to another client; a cursor works only for the one it was issued to.",
   "cursor.differs":
     "The {name} parameter differs from the value this cursor was made for; send the cursor without {name}, or with the same value.",
   "param.count": 'The count parameter must be one of {allowed}; received "{value}".',

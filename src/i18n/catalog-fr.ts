@@ -52,6 +52,13 @@ export const fr: Catalog = {
   "request.unsupportedCharset":
     'Le corps de la requête doit être du JSON en UTF-8 ; son Content-Type indique le charset "{charset}".',
   "request.clientGone": "Le client a fermé la connexion.",
+  "auth.required":
+    "Une connexion est requise pour {operation} sur {model} : envoyez un jeton (Authorization: Bearer …) ou une clé d'API.",
+  "auth.forbidden": "Vos rôles ne permettent pas {operation} sur {model}.",
+  "auth.invalidToken": "Le jeton porteur n'est pas valide : {reason}.",
+  "auth.invalidKey": "La clé d'API n'est pas valide (inconnue ou révoquée).",
+  "auth.checkFailed": "L'enregistrement sortirait de ce que vos rôles peuvent écrire sur {model}.",
+  "auth.notWritable": "Le champ {field} ne peut pas être écrit avec vos rôles.",
   "request.tooManyRequests":
     "Trop de requêtes : au plus {max} en {window} secondes sont autorisées ; réessayez dans {retryAfter} secondes.",
   "request.notReady": "La base de données est injoignable.",
@@ -75,6 +82,8 @@ export const fr: Catalog = {
   "cursor.withPage": "Le paramètre page ne peut pas être combiné avec cursor : le curseur indique déjà la page à lire.",
   "cursor.otherList":
     "Le curseur a été émis par une autre liste, pas par {list} ; un curseur ne fonctionne que sur la liste qui l'a émis.",
+  "cursor.otherPrincipal":
+    "Le curseur a été délivré à un autre client ; un curseur ne vaut que pour celui à qui il a été délivré.",
   "cursor.differs":
     "Le paramètre {name} diffère de la valeur pour laquelle ce curseur a été créé ; envoyez le curseur sans {name}, ou avec la même valeur.",
   "param.count": 'Le paramètre count doit valoir l\'une de ces valeurs : {allowed} ; reçu : "{value}".',

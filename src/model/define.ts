@@ -16,6 +16,7 @@ import {
 import { checkDefinitionKeys, checkNames } from "./definition-checks.ts";
 import { positiveInteger, resolveCounting, resolvePaging, resolveStringLimits } from "./limits.ts";
 import { resolveLoadable, resolveRelations } from "./relations.ts";
+import { resolveAccess } from "./access.ts";
 
 export { COUNT_STRATEGIES, type CountStrategy } from "../store/counts.ts";
 export {
@@ -158,6 +159,7 @@ export function defineModel(def: ModelDefinition): Model {
       ? null
       : positiveInteger(def.queryTimeMs, 0, `Model ${def.name}: queryTimeMs`),
     params: resolveParams(def),
+    access: resolveAccess(def.name, def.access),
   });
   defined.add(model);
   return model;

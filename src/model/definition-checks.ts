@@ -37,6 +37,7 @@ const MODEL_KEYS = Object.keys(
     cache: 1,
     queryTimeMs: 1,
     params: 1,
+    access: 1,
   } satisfies Record<keyof ModelDefinition, 1>,
 );
 const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);

@@ -2,6 +2,7 @@ import type { Struct } from "superstruct";
 import type { CountStrategy } from "../store/counts.ts";
 import type { CountingOptions, PagingOptions, StringLimitOptions } from "./limits.ts";
 import type { Relation, RelationDefinition } from "./relations.ts";
+import type { AccessDefinition, ResolvedAccess } from "./access.ts";
 
 /**
  * Any superstruct struct. `Struct<T, S>` is invariant in T, so no type but `any` admits every
@@ -87,6 +88,11 @@ export interface ModelDefinition extends PagingOptions, CountingOptions, StringL
    * framework's own; any other parameter is a 400 that names it.
    */
   params?: readonly string[];
+  /**
+   * Who may do what to which records, by role (see model/access.ts): with `auth` configured, a
+   * model without it is closed to everyone, and `"public"` opens it to everyone.
+   */
+  access?: AccessDefinition;
 }
 
 /** Scalar kinds the query layer understands when checking operands. */
@@ -149,4 +155,6 @@ export interface Model {
   readonly queryTimeMs: number | null;
   /** Query parameters the model's hooks read, accepted besides the framework's own. */
   readonly params: ReadonlySet<string>;
+  /** Its access rules by operation, or undefined when it declares none. */
+  readonly access: ResolvedAccess | undefined;
 }

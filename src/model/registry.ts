@@ -4,6 +4,9 @@ import { uniqueIndexFilter } from "./validate.ts";
 /** All models of an app by name; relations are resolved through it. */
 export type ModelRegistry = ReadonlyMap<string, Model>;
 
+/** What parsing needs of the models: each by name (as the request's principal may see it, with `auth`). */
+export type ModelLookup = Pick<ModelRegistry, "get">;
+
 /**
  * How `onDelete: "setNull"` clears a foreign key of struct `struct`: a field that may hold null
  * (`nullable(...)`) is set to null; one that may only be left out (`optional(...)`) loses its

@@ -22,13 +22,13 @@ function pageProjection(plan: ListPlan): Document | undefined {
 
 /**
  * The page read of a list plan, once its related conditions are resolved into `where`: the
- * server's scope, the client's conditions, what a nested route's relation reaches, then what
- * the before-hooks added, ANDed in that order.
+ * server's scope, the client's conditions, what a nested route's relation reaches, what the
+ * principal's rule reaches, then what the before-hooks added, ANDed in that order.
  */
 export function pageRead(plan: ListPlan, where: Document, hookFilters: readonly Document[]): PageRead {
   return {
     model: plan.model.name,
-    filter: allOf([plan.scope, where, plan.reach, ...hookFilters]),
+    filter: allOf([plan.scope, where, plan.reach, plan.rule, ...hookFilters]),
     sort: plan.sort,
     keys: plan.keys,
     perPage: plan.perPage,
@@ -39,9 +39,9 @@ export function pageRead(plan: ListPlan, where: Document, hookFilters: readonly 
   };
 }
 
-/** The filter a SHOW reads its record within (the id aside): scope, reach, then the before-hooks' filters. */
+/** The filter a SHOW reads its record within (the id aside): scope, reach, the principal's rule, then the before-hooks' filters. */
 export function showFilter(plan: ShowPlan, hookFilters: readonly Document[]): Document {
-  return allOf([plan.scope, plan.reach, ...hookFilters]);
+  return allOf([plan.scope, plan.reach, plan.rule, ...hookFilters]);
 }
 
 /** The fields a SHOW reads: the selection and the keys its relations attach by. */
@@ -90,6 +90,7 @@ export function relationReads(
   nodes: readonly WithNode[],
   limits: QueryLimits,
   trashed: boolean,
+  ruleOf?: (model: Model) => Document,
 ): RelationRead<WithNode>[] {
   return nodes.map((node) => {
     const { relation, model } = node;
@@ -105,9 +106,9 @@ export function relationReads(
       projection: childProjection(node),
       order: childOrder(node),
       cap: capOf(node, limits),
-      filters: [readScope(model, trashed), relation.filter ?? {}],
+      filters: [readScope(model, trashed), relation.filter ?? {}, ...(ruleOf ? [ruleOf(model)] : [])],
       indexed: !belongsTo && foreignKeyIndexed(model, relation.foreignKey),
-      children: relationReads(node.children, limits, trashed),
+      children: relationReads(node.children, limits, trashed, ruleOf),
       source: node,
     };
   });

@@ -17,6 +17,8 @@ export interface CursorState {
   perPage: number;
   side: CursorSide;
   key: unknown[];
+  /** With `auth`: a digest of the principal it was issued to; another principal cannot use it. */
+  who?: string;
 }
 
 /** Longest cursor accepted: far above any the server issues (q is at most a few KiB). */
@@ -46,7 +48,8 @@ function isState(value: unknown): value is CursorState {
   const s = value as CursorState;
   return typeof value === "object" && value !== null && typeof s.list === "string" && Number.isSafeInteger(s.perPage) &&
     (s.side === "after" || s.side === "before") && Array.isArray(s.key) &&
-    [s.q, s.sort, s.trashed].every((v) => v === null || typeof v === "string");
+    [s.q, s.sort, s.trashed].every((v) => v === null || typeof v === "string") &&
+    (s.who === undefined || typeof s.who === "string");
 }
 
 /**

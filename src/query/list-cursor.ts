@@ -3,13 +3,13 @@ import { type ApiError, apiError } from "../errors.ts";
 import type { QueryParams } from "../http/params.ts";
 import { pathnameOf, withoutTrailingSlashes } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
-import type { ModelRegistry } from "../model/registry.ts";
+import type { Principal } from "../model/access.ts";
 import type { Condition } from "../plan/conditions.ts";
 import type { CursorSealer, CursorState } from "./cursor.ts";
-import type { QueryLimits } from "./limits.ts";
 import { isCountText } from "./page.ts";
 import { parseSort } from "./sort.ts";
-import { parseConditions } from "./where.ts";
+import { parseConditions, type WhereSettings } from "./where.ts";
+import { principalDigest } from "./access.ts";
 
 /** Where planning reads parameters: the request's, or a cursor's pinned ones over them. */
 export interface ParamSource {
@@ -38,12 +38,14 @@ export function listPath(url: string): string {
 /**
  * Opens the request's `cursor`, if any: checks its signature, that it was issued by this very
  * list (same model and parent), and that no other parameter moves the page it points at.
- * Returns the parameters to plan with: the cursor's pinned ones over the request's.
+ * Returns the parameters to plan with: the cursor's pinned ones over the request's. With
+ * `auth`, a cursor issued to another principal is refused: it grants and reveals nothing.
  */
 export async function openCursor(
   params: QueryParams,
   url: string,
   cursors: CursorSealer,
+  access?: { principal: Principal },
 ): Promise<OpenedCursor | null> {
   const raw = params.get("cursor");
   if (raw === null) return null;
@@ -53,6 +55,7 @@ export async function openCursor(
   const state = await cursors.open(raw);
   const list = listPath(url);
   if (state.list !== list) throw apiError("cursor.otherList", { list });
+  if (state.who !== (access && principalDigest(access.principal))) throw apiError("cursor.otherPrincipal");
   return { state, params: new PinnedParams(state, params) };
 }
 
@@ -84,14 +87,14 @@ function differs(name: string): ApiError {
 export function checkPinned(
   params: QueryParams,
   planned: { sort: Document; where: Condition },
-  route: { model: Model; limits: QueryLimits; registry: ModelRegistry },
+  route: WhereSettings & { model: Model },
   state: CursorState,
 ): void {
   const { model } = route;
   const sort = params.get("sort");
   if (sort !== null && JSON.stringify(parseSort(sort, model)) !== JSON.stringify(planned.sort)) throw differs("sort");
   const q = params.get("q");
-  const trashed = state.trashed === "true";
+  const trashed = route.trashed === true;
   if (
     q !== null && EJSON.stringify(parseConditions(q, model, { ...route, trashed })) !== EJSON.stringify(planned.where)
   ) {

@@ -7,8 +7,8 @@
 import type { Document } from "bson";
 import { parseRecordId, QueryParams } from "../http/params.ts";
 import type { CountStrategy, Model } from "../model/define.ts";
-import type { ModelRegistry } from "../model/registry.ts";
-import type { Condition } from "../plan/conditions.ts";
+import type { ModelLookup, ModelRegistry } from "../model/registry.ts";
+import { allOf, type Condition } from "../plan/conditions.ts";
 import { type SortKey, sortKeys } from "../plan/keyset.ts";
 import type { AncestorCheck, KeyPosition } from "../plan/read.ts";
 import { storedName } from "./columns.ts";
@@ -32,6 +32,7 @@ import { readScope } from "./scope.ts";
 import { parseSort } from "./sort.ts";
 import { parseConditions } from "./where.ts";
 import { parseWith, type WithNode } from "./with.ts";
+import type { RequestAccess } from "./access.ts";
 import { apiError, notFound } from "../errors.ts";
 import { relatedIn } from "../plan/conditions.ts";
 
@@ -62,6 +63,7 @@ export interface ReadRoute {
 
 /** What every read plan holds: the records' model, their scope, the fields and relations to return. */
 export interface ReadPlan {
+  /** The model, as the request's principal may read it (with `auth`: fields its rule does not let it read are hidden). */
   readonly model: Model;
   /** `trashed=true`: soft-deleted records are read too (the model's, its ancestors' and its relations'). */
   readonly trashed: boolean;
@@ -71,6 +73,10 @@ export interface ReadPlan {
   readonly scope: Document;
   /** On a nested route: what its relation reaches (the relation's own `filter`); `{}` elsewhere. */
   readonly reach: Document;
+  /** With `auth`: the records the principal's rule reaches (`{}` when unrestricted, or without `auth`). */
+  readonly rule: Document;
+  /** With `auth`: the request's access, which the related models' reads take their rules from. */
+  readonly access?: RequestAccess;
   /** Selected fields, or null for every visible one. */
   readonly fields: readonly string[] | null;
   readonly with: readonly WithNode[];
@@ -100,13 +106,30 @@ export interface ShowPlan extends ReadPlan {
   readonly id: number;
 }
 
-/** What a nested route's path says about the parent: the ancestors to look up, the child filter, what is reached. */
-function nesting(route: ReadRoute, ids: ParentIds | undefined, trashed: boolean) {
+/** Matches nothing: an ancestor the principal may not see. */
+const UNSEEN: Document = Object.freeze({ _id: { $in: [] } });
+
+/**
+ * What a nested route's path says about the parent: the ancestors to look up (each within its
+ * read scope and, with `auth`, what the principal's SHOW rule on it reaches: a parent it cannot
+ * see is a 404), the child filter, and what the route's relation reaches.
+ */
+function nesting(route: ReadRoute, ids: ParentIds | undefined, trashed: boolean, access?: RequestAccess) {
   const link = route.parent;
   if (!link || !ids) return { ancestors: [], parent: {}, reach: {} };
   // Listing may include a trashed parent's children (trashed=true); creating under one may not.
-  const ancestors = ancestorChecks(link, ids, (model) => readScope(model, trashed));
-  return { ancestors, parent: childFilter(link, ids), reach: reachable(link) };
+  const scopeOf = (model: Model) => {
+    const scope = readScope(model, trashed);
+    return access ? allOf([scope, access.grant(model, "show")?.filter ?? UNSEEN]) : scope;
+  };
+  return { ancestors: ancestorChecks(link, ids, scopeOf), parent: childFilter(link, ids), reach: reachable(link) };
+}
+
+/** The principal's view of the route's model for `operation`, its row filter, and the models as `with` and `q` may load them. */
+function accessed(route: ReadRoute, operation: "paginate" | "show", access: RequestAccess | undefined) {
+  if (access === undefined) return { model: route.model, rule: {}, registry: route.registry };
+  const grant = access.require(route.model, operation);
+  return { model: grant.view, rule: grant.filter, registry: access.relationRegistry(route.registry) };
 }
 
 function addRelated(nodes: readonly WithNode[], into: Set<string>): void {
@@ -125,18 +148,29 @@ function collectionsOf(route: ReadRoute, nodes: readonly WithNode[], where?: Con
   return [...collections];
 }
 
+/** What a read is planned against: the route, the principal's view of its model, the models `with` and `q` see. */
+interface Planning {
+  route: ReadRoute;
+  model: Model;
+  rule: Document;
+  registry: ModelLookup;
+  access?: RequestAccess;
+}
+
 /** The parts of SHOW and PAGINATE alike: path, scope, fields, with. */
-function readPlan(route: ReadRoute, params: QueryParams | ParamSource, ids: ParentIds | undefined, trashed: boolean) {
-  const { model, registry, limits } = route;
-  const { ancestors, parent, reach } = nesting(route, ids, trashed);
+function readPlan(planning: Planning, params: ParamSource, ids: ParentIds | undefined, trashed: boolean) {
+  const { route, model, registry, access, rule } = planning;
+  const { ancestors, parent, reach } = nesting(route, ids, trashed, access);
   return {
     model,
     trashed,
     ancestors,
     scope: { ...readScope(model, trashed), ...parent },
     reach,
+    rule,
+    ...(access ? { access } : {}),
     fields: parseFields(params.get("fields"), model),
-    with: parseWith(params.get("with"), model, registry, limits),
+    with: parseWith(params.get("with"), model, registry, route.limits),
   };
 }
 
@@ -167,20 +201,28 @@ function relationPaging(route: ReadRoute, source: ParamSource, sort: Document, p
  * query parameter, into the plan PAGINATE runs. A cursor's pinned parameters (sort, q,
  * per_page, trashed) plan the page; the request may repeat them only with the same meaning.
  */
-export async function planList(url: string, route: ReadRoute, path: Record<string, string>): Promise<ListPlan> {
+export async function planList(
+  url: string,
+  route: ReadRoute,
+  path: Record<string, string>,
+  access?: RequestAccess,
+): Promise<ListPlan> {
   const ids = route.parent ? parentIdsOf(path, route.parent) : undefined;
   const given = new QueryParams(url);
   given.refuseUnknown(LIST_PARAMETERS, route.model.params);
-  const cursor = given.get("cursor") === null ? null : await openCursor(given, url, route.cursors);
+  const planning: Planning = { route, ...accessed(route, "paginate", access), access };
+  const { model } = planning;
+  const cursor = given.get("cursor") === null ? null : await openCursor(given, url, route.cursors, access);
   // A cursor's pinned `trashed` was checked when the cursor was made.
   const trashed = cursor ? cursor.state.trashed === "true" : given.flag("trashed");
   const source: ParamSource = cursor?.params ?? given;
-  const { page, perPage: asked } = parsePage(source, route.model);
-  const count = parseCount(source.get("count"), route.model);
-  const shared = readPlan(route, source, ids, trashed);
-  const where = parseConditions(source.get("q"), route.model, { ...route, trashed });
-  const parsedSort = parseSort(source.get("sort"), route.model);
-  if (cursor) checkPinned(given, { sort: parsedSort, where }, route, cursor.state);
+  const { page, perPage: asked } = parsePage(source, model);
+  const count = parseCount(source.get("count"), model);
+  const shared = readPlan(planning, source, ids, trashed);
+  const conditions = { ...route, registry: planning.registry, trashed, ruleOf: access && relationRule(access) };
+  const where = parseConditions(source.get("q"), model, conditions);
+  const parsedSort = parseSort(source.get("sort"), model);
+  if (cursor) checkPinned(given, { sort: parsedSort, where }, { ...conditions, model }, cursor.state);
   const { sort, perPage } = relationPaging(route, source, parsedSort, asked);
   return {
     ...shared,
@@ -197,15 +239,26 @@ export async function planList(url: string, route: ReadRoute, path: Record<strin
 }
 
 /** Parses a show request: the ancestors' ids on a nested route, the record id, then `fields`, `with` and `trashed`. */
-export function planShow(url: string, route: ReadRoute, path: Record<string, string>): ShowPlan {
+export function planShow(
+  url: string,
+  route: ReadRoute,
+  path: Record<string, string>,
+  access?: RequestAccess,
+): ShowPlan {
   const ids = route.parent ? parentIdsOf(path, route.parent) : undefined;
   const id = parseRecordId(path.id);
   // Anything but a positive integer cannot name a record: 404.
   if (id === null) throw notFound(route.model.name);
   const params = new QueryParams(url);
   params.refuseUnknown(SHOW_PARAMETERS, route.model.params);
-  const shared = readPlan(route, params, ids, params.flag("trashed"));
+  const planning: Planning = { route, ...accessed(route, "show", access), access };
+  const shared = readPlan(planning, params, ids, params.flag("trashed"));
   return { ...shared, id, collections: collectionsOf(route, shared.with) };
+}
+
+/** The row filter a related model's records are loaded within, for this request's principal. */
+function relationRule(access: RequestAccess): (model: Model) => Document {
+  return (model) => access.relationFilter(model);
 }
 
 export type { OpenedCursor, ParamSource };

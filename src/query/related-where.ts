@@ -1,8 +1,8 @@
 import type { Document } from "bson";
 import { apiError } from "../errors.ts";
 import type { FieldKind, Model, Relation } from "../model/define.ts";
-import type { ModelRegistry } from "../model/registry.ts";
-import type { RelatedCondition } from "../plan/conditions.ts";
+import type { ModelLookup } from "../model/registry.ts";
+import { allOf, type RelatedCondition } from "../plan/conditions.ts";
 import type { QueryLimits } from "./limits.ts";
 import { readScope } from "./scope.ts";
 
@@ -24,7 +24,7 @@ export interface RelatedField {
 export function relatedField(
   model: Model,
   name: string,
-  registry: ModelRegistry | undefined,
+  registry: ModelLookup | undefined,
 ): RelatedField | undefined {
   const dot = name.indexOf(".");
   if (dot < 0 || registry === undefined) return undefined;
@@ -54,16 +54,18 @@ export function relatedField(
 /**
  * The typed node for a condition on related records: belongsTo reads the matching owners' ids
  * into the foreign key, hasOne the matching records' foreign keys into `_id`. The related
- * model's read scope (soft delete, unless `trashed`) is part of its filter, as in `with`.
+ * model's read scope (soft delete, unless `trashed`) and, with `auth`, the principal's rule on it
+ * are part of its filter, as in `with`: a condition cannot probe records the caller may not see.
  */
 export function relatedCondition(
   related: RelatedField,
   filter: Document,
   limits: QueryLimits,
   trashed: boolean,
+  rule: Document = {},
 ): RelatedCondition {
   const { relation, model } = related;
-  const scope = readScope(model, trashed);
+  const scope = allOf([readScope(model, trashed), rule]);
   const belongsTo = relation.type === "belongsTo";
   return {
     kind: "related",

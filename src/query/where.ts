@@ -6,7 +6,7 @@ import { storedName, undefinedColumns } from "./columns.ts";
 import { limitExceeded, type QueryLimits, utf8Length } from "./limits.ts";
 import { isOperator, leafFilter, OPERATORS } from "./operators.ts";
 import { msg } from "../i18n/message.ts";
-import type { ModelRegistry } from "../model/registry.ts";
+import type { ModelLookup } from "../model/registry.ts";
 import { relatedCondition, relatedField } from "./related-where.ts";
 
 /** How a condition or group joins the one before it in its sequence. */
@@ -22,9 +22,11 @@ interface Part {
 export interface WhereSettings {
   limits: QueryLimits;
   /** The app's models, for conditions on related records (`user.name`); without it there are none. */
-  registry?: ModelRegistry;
+  registry?: ModelLookup;
   /** `trashed=true`: related records that are soft-deleted match too. */
   trashed?: boolean;
+  /** With `auth`: the row filter a related model's records are matched within, for the request's principal. */
+  ruleOf?: (model: Model) => Document;
 }
 
 interface Walk extends WhereSettings {
@@ -76,7 +78,8 @@ function parseLeaf(key: string, value: unknown, walk: Walk): Part {
       { key, path: storedName(related.field), kind: related.kind, operator, value },
       walk.limits,
     );
-    return { join, condition: relatedCondition(related, filter, walk.limits, walk.trashed === true) };
+    const rule = walk.ruleOf?.(related.model) ?? {};
+    return { join, condition: relatedCondition(related, filter, walk.limits, walk.trashed === true, rule) };
   }
   if (kind === undefined) {
     // Keep going so the message can name every unknown field at once, like `fields` does.
@@ -157,8 +160,16 @@ function parseJson(q: string, limits: QueryLimits): unknown {
  */
 export function parseConditions(q: string | null, model: Model, settings: WhereSettings): Condition {
   if (q === null || q.trim() === "") return EVERYTHING;
+  return conditionOf(parseJson(q, settings.limits), model, settings);
+}
+
+/**
+ * {@link parseConditions} for a condition already decoded from JSON (an access rule's, written
+ * in a model file): the same language, the same checks and messages.
+ */
+export function conditionOf(value: unknown, model: Model, settings: WhereSettings): Condition {
   const walk: Walk = { ...settings, model, conditions: 0, related: 0, unknown: [], refused: [] };
-  const { condition } = parseNode(parseJson(q, settings.limits), 0, walk);
+  const { condition } = parseNode(value, 0, walk);
   if (walk.unknown.length > 0) throw undefinedColumns(walk.unknown);
   if (walk.refused.length > 0) {
     const allowed = [...model.filterable!].join(", ");

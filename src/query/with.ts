@@ -1,6 +1,6 @@
 import { apiError } from "../errors.ts";
 import type { Model, Relation } from "../model/define.ts";
-import type { ModelRegistry } from "../model/registry.ts";
+import type { ModelLookup } from "../model/registry.ts";
 import { undefinedColumns } from "./columns.ts";
 import { limitExceeded, type QueryLimits } from "./limits.ts";
 import { parseWithSyntax, type WithItem } from "./with-syntax.ts";
@@ -19,13 +19,13 @@ export interface WithNode {
 }
 
 interface Resolve {
-  registry: ModelRegistry;
+  registry: ModelLookup;
   limits: QueryLimits;
   nodes: number;
   unknown: string[];
 }
 
-function relatedModel(owner: Model, relation: Relation, registry: ModelRegistry): Model {
+function relatedModel(owner: Model, relation: Relation, registry: ModelLookup): Model {
   const model = registry.get(relation.model);
   // createRegistry rejects this at start-up; reaching it means a registry built by hand.
   if (!model) {
@@ -94,7 +94,7 @@ function resolveLevel(
  * @example parseWith("friends", User, registry, limits)          // throws 400 "Undefined relation: friends"
  * @example parseWith("posts{secret}", User, registry, limits)    // throws 400 "Undefined column names: secret"
  */
-export function parseWith(raw: string | null, model: Model, registry: ModelRegistry, limits: QueryLimits): WithNode[] {
+export function parseWith(raw: string | null, model: Model, registry: ModelLookup, limits: QueryLimits): WithNode[] {
   if (raw === null || raw.trim() === "") return [];
   const items = parseWithSyntax(raw, limits.maxRelationDepth);
   const ctx: Resolve = { registry, limits, nodes: 0, unknown: [] };

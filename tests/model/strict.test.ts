@@ -29,7 +29,7 @@ describe("definitions refuse keys they do not know", () => {
   test("an Axe option in defineModel names the key, the model and the allowed keys", () => {
     refused(
       { ...base, limits: [] },
-      /^Model Note: unknown key "limits"; allowed keys: name, fields, hidden, relations, .*descriptions, loadable, serialize, cache, queryTimeMs, params$/,
+      /^Model Note: unknown key "limits"; allowed keys: name, fields, hidden, relations, .*descriptions, loadable, serialize, cache, queryTimeMs, params, access$/,
     );
     refused({ ...base, rateLimit: { max: 10 } }, /^Model Note: unknown key "rateLimit"/);
   });
