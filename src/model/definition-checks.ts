@@ -39,7 +39,9 @@ const MODEL_KEYS = Object.keys(
     params: 1,
   } satisfies Record<keyof ModelDefinition, 1>,
 );
-const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
+const INDEX_KEYS = Object.keys(
+  { keys: 1, unique: 1, name: 1, collation: 1 } satisfies Record<keyof IndexDefinition, 1>,
+);
 
 /** Unknown keys anywhere in a definition stop start-up, naming the key, the model and what is allowed. */
 export function checkDefinitionKeys(def: ModelDefinition): void {

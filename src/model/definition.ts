@@ -21,6 +21,24 @@ export interface IndexDefinition {
   keys: Record<string, 1 | -1>;
   unique?: boolean;
   name?: string;
+  /**
+   * MongoDB's collation of the index: `{ locale: "en", strength: 2 }` compares case-insensitively,
+   * so a unique index on `email` refuses `A@B.CO` next to `a@b.co`.
+   */
+  collation?: IndexCollation;
+}
+
+/** A collation as MongoDB takes it (`locale` required; `strength` 1-5, …). */
+export interface IndexCollation {
+  locale: string;
+  strength?: number;
+  caseLevel?: boolean;
+  caseFirst?: "upper" | "lower" | "off";
+  numericOrdering?: boolean;
+  alternate?: "non-ignorable" | "shifted";
+  maxVariable?: "punct" | "space";
+  backwards?: boolean;
+  normalization?: boolean;
 }
 
 /**
