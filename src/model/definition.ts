@@ -125,7 +125,7 @@ export interface Model {
   readonly route: string;
   readonly collection: string;
   /**
-   * The derived names versions up to 0.1 gave this model, where they differ from today's
+   * The derived names mongorest 0.1.0 gave this model, where they differ from today's
    * (`Person`: `persons`, now `people`); `route` only if the route is derived too. Unset when
    * the model names its collection itself. Start-up refuses to hide records left under it.
    */
