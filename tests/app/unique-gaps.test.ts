@@ -113,3 +113,16 @@ describe("case-insensitive uniqueness: a unique index with a collation", () => {
     await assert.rejects(createApp({ models: [Wrong] }), /strenght/);
   });
 });
+
+describe("ids are unique and increasing, not gapless", () => {
+  test("an insert refused with a 409 after its id was drawn leaves that id unused, as the README says", async () => {
+    const app = await createApp({ models: [requiredPhone] });
+    try {
+      assert.equal((await jsonOf(await call(app, "POST", "/api/v1/members", { name: "a", phone: "1" }))).body.id, 1);
+      assert.equal((await call(app, "POST", "/api/v1/members", { name: "b", phone: "1" })).status, 409);
+      assert.equal((await jsonOf(await call(app, "POST", "/api/v1/members", { name: "c", phone: "2" }))).body.id, 3);
+    } finally {
+      await app.close();
+    }
+  });
+});
