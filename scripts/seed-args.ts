@@ -7,12 +7,28 @@ export interface SeedArgs {
   seed: number;
 }
 
+/** `--help` or `-h` anywhere: the seeder prints {@link SEED_HELP} and exits 0, whatever else was given. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}
+
 const DEFAULTS = { users: "1000", "posts-per-user": "2", "comments-per-post": "2", seed: "1" };
 type OptionName = keyof typeof DEFAULTS;
 
 /** What the seeder takes, appended to every complaint so the line says what is allowed. */
 export const SEED_USAGE =
   "usage: npm run seed -- [--users N] [--posts-per-user N] [--comments-per-post N] [--seed N], each N a whole number";
+
+/** `--help`: what each option does and its default. */
+export const SEED_HELP = `npm run seed -- [options]: fills the example app's database (MONGODB_URI, else the embedded
+engine in DATA_DIR, default ./data) with made-up users, each with posts, each post with comments.
+Stop npm start first if it uses the same DATA_DIR.
+
+  --users N              users to add (default ${DEFAULTS.users})
+  --posts-per-user N     posts per user (default ${DEFAULTS["posts-per-user"]})
+  --comments-per-post N  comments per post (default ${DEFAULTS["comments-per-post"]})
+  --seed N               the random seed: the same seed gives the same people (default ${DEFAULTS.seed})
+  --help, -h             this text`;
 
 function isOption(name: string): name is OptionName {
   return Object.hasOwn(DEFAULTS, name);

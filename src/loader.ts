@@ -27,6 +27,34 @@ async function sourceFiles(dir: string, required: boolean): Promise<string[]> {
   return files;
 }
 
+/** Lines of a compiler's report that only frame the problem: banners, source excerpts, stack lines. */
+const FRAMING = /^(Transform failed with \d+ errors?:|\d*\s*\||~+$|at\s)/;
+
+/**
+ * One line of what went wrong loading `file`: a syntax error's report (esbuild's under tsx,
+ * Deno's with a source excerpt) without its framing, and the file's own path dropped, since
+ * the message starts with it. The line and column stay.
+ */
+function loadProblem(file: string, error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const absolute = resolve(file);
+  const where = /(?:file:\/\/)?(\/[^\s:]+):(\d+):(\d+)/;
+  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const position = lines.map((line) => line.match(where)).find((match) => match && match[1] === absolute);
+  const kept = lines.filter((line) => !FRAMING.test(line)).map((line) =>
+    line.replace(/\s+at (?:file:\/\/)?\S+:\d+:\d+/g, "").replace(`${absolute}:`, "").replace(/^\d+:\d+: ERROR: /, "")
+  );
+  const at = position ? ` (line ${position[2]}, column ${position[3]})` : "";
+  return `${errorName(error, kept[0] ?? "")}${kept.join(" ")}${at}`;
+}
+
+/** The error's kind before its text, unless the text already starts with one (Deno's `SyntaxError: …`). */
+function errorName(error: unknown, first: string): string {
+  if (!(error instanceof Error) || /^[A-Z]\w*Error\b/.test(first)) return "";
+  if (error.name === "TransformError") return "SyntaxError: "; // esbuild's, under tsx
+  return error.name === "Error" ? "" : `${error.name}: `;
+}
+
 async function defaultExport(file: string): Promise<unknown> {
   let module: Record<string, unknown>;
   try {
@@ -35,7 +63,12 @@ async function defaultExport(file: string): Promise<unknown> {
     if ((error as { code?: string }).code === "ERR_UNKNOWN_FILE_EXTENSION") {
       throw new TypeError(`${file}: plain node cannot load TypeScript; write it as .js/.mjs, or run under tsx or Deno`);
     }
-    throw error;
+    // A definition mistake (defineModel's own TypeError) names the model; the file is added.
+    // Anything else (a syntax error, an import that does not resolve) becomes one line too.
+    const ours = (error instanceof TypeError || error instanceof RangeError) && !error.message.includes("\n");
+    throw new TypeError(ours ? `${file}: ${error.message}` : `${file} cannot be loaded: ${loadProblem(file, error)}`, {
+      cause: error,
+    });
   }
   if (!("default" in module)) throw new TypeError(`${file} must have a default export`);
   return module.default;
@@ -44,12 +77,18 @@ async function defaultExport(file: string): Promise<unknown> {
 /** Loads every `models/<Name>.{js,mjs,ts}`: each must default-export `defineModel({...})`. */
 export async function loadModels(dir: string): Promise<Model[]> {
   const models: Model[] = [];
+  const files = new Map<string, string>();
   for (const name of await sourceFiles(dir, true)) {
     const file = join(dir, name);
     const model = await defaultExport(file);
     if (!isModel(model)) {
       throw new TypeError(`${file}: the default export is not a model; export default defineModel({ ... })`);
     }
+    const other = files.get(model.name);
+    if (other !== undefined) {
+      throw new TypeError(`Model ${model.name} is defined twice, in ${other} and in ${file}; rename one`);
+    }
+    files.set(model.name, file);
     models.push(model);
   }
   return models;

@@ -1,5 +1,6 @@
 import { type ApiError, apiError } from "../errors.ts";
 import { BodyLimitError, declaredLength } from "./messages.ts";
+import { jsonSyntaxProblem } from "./json-syntax.ts";
 
 function tooLarge(limit: number): ApiError {
   return apiError("request.bodyTooLarge", { limit }, 413);
@@ -87,12 +88,21 @@ function utf8Text(bytes: Uint8Array): string {
   }
 }
 
+/** The 400 of a body JSON.parse refused: where it breaks, and what stands there. */
+function invalidJson(text: string): ApiError {
+  const problem = jsonSyntaxProblem(text);
+  if (problem === null) return apiError("request.bodyInvalidJson");
+  const { found, line, column } = problem;
+  if (found === null) return apiError("request.bodyJsonCutShort", { line, column });
+  return apiError("request.bodyInvalidJsonAt", { found: JSON.stringify(found), line, column });
+}
+
 function parseObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw apiError("request.bodyInvalidJson");
+    throw invalidJson(text);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw apiError("request.bodyNotObject");

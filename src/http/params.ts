@@ -1,9 +1,17 @@
 import { apiError } from "../errors.ts";
 
 /**
+ * The comma-separated list parameters. A repeat of one of them adds to the list
+ * (`fields=id&fields=name` is `fields=id,name`): that is how OpenAPI's exploded form style, the
+ * default of openapi-fetch and other generated clients, sends an array.
+ */
+const LIST_VALUED: ReadonlySet<string> = new Set(["fields", "with", "sort"]);
+
+/**
  * Read access to query parameters where each name may appear once: a repeated parameter is
- * ambiguous, so it is refused rather than silently using the first or last value. Parsed from
- * the URL's own query string, so empty repeats (`page=&page=2`) are seen too.
+ * ambiguous, so it is refused rather than silently using the first or last value, except a
+ * list-valued one ({@link LIST_VALUED}), whose repeats are joined. Parsed from the URL's own
+ * query string, so empty repeats (`page=&page=2`) are seen too.
  */
 export class QueryParams {
   private params: URLSearchParams | undefined;
@@ -33,10 +41,13 @@ export class QueryParams {
     }
   }
 
-  /** The value of `name`, or null when absent. */
+  /** The value of `name`, or null when absent; a list-valued one's repeats joined by commas. */
   get(name: string): string | null {
     const values = this.all().getAll(name);
-    if (values.length > 1) throw apiError("param.repeated", { name });
+    if (values.length > 1) {
+      if (LIST_VALUED.has(name)) return values.join(",");
+      throw apiError("param.repeated", { name });
+    }
     return values.length === 0 ? null : values[0];
   }
 

@@ -1,24 +1,30 @@
 import type { Catalog } from "./catalog-en.ts";
 
-/** The German catalog (`de`). */
+/**
+ * The German catalog (`de`). Where Axe API answers the same message in German, these are its
+ * words (its validator's catalog, validatorjs' `de`: "Das :attribute Feld muss ausgefüllt
+ * sein."), so teams moving from Axe keep their messages; a second sentence adds what Axe's does
+ * not say (the allowed values, the date form).
+ */
 export const de: Catalog = {
-  "validation.required": "Das Feld {field} ist erforderlich.",
-  "validation.readOnly": "Das Feld {field} ist schreibgeschützt.",
-  "validation.notAllowed": "Das Feld {field} ist nicht erlaubt.",
-  "validation.string": "Das Feld {field} muss eine Zeichenkette sein.",
-  "validation.integer": "Das Feld {field} muss eine ganze Zahl sein.",
-  "validation.number": "Das Feld {field} muss eine Zahl sein.",
-  "validation.boolean": "Das Feld {field} muss true oder false sein.",
-  "validation.date": "Das Feld {field} muss ein Datum im ISO-8601-Format sein, z. B. 2026-01-02T03:04:05.678Z.",
-  "validation.array": "Das Feld {field} muss ein Array sein.",
-  "validation.object": "Das Feld {field} muss ein Objekt sein.",
-  "validation.email": "Das Feld {field} muss eine gültige E-Mail-Adresse sein.",
-  "validation.nonempty": "Das Feld {field} darf nicht leer sein.",
-  "validation.enum": "Das Feld {field} hat keinen der erlaubten Werte.",
-  "validation.invalid": "Das Feld {field} ist ungültig: {reason}.",
-  "validation.unprintable": "Das Feld {field} ist ungültig.",
-  "validation.shape": "Das Feld {field} {problem}.",
-  "validation.foreignKey": "Das Feld {field} muss auf einen vorhandenen Datensatz von {model} verweisen.",
+  "validation.required": "Das {field} Feld muss ausgefüllt sein.",
+  "validation.readOnly": "Das {field} Feld ist schreibgeschützt.",
+  "validation.notAllowed": "Das {field} Feld ist nicht erlaubt.",
+  "validation.string": "Das {field} Feld muss ein Satz sein.",
+  "validation.integer": "Das {field} Feld muss eine ganze Zahl sein.",
+  "validation.number": "Das {field} Feld muss eine Zahl sein.",
+  "validation.boolean": "Das {field} Feld muss true oder false sein.",
+  "validation.date":
+    "Das {field} Feld muss ein gültiges Datum sein. Erwartet wird ISO 8601, z. B. 2026-01-02T03:04:05.678Z.",
+  "validation.array": "Das {field} Feld muss ein Array sein.",
+  "validation.object": "Das {field} Feld muss ein Objekt sein.",
+  "validation.email": "Das {field} Format ist ungültig.",
+  "validation.nonempty": "Das {field} Feld darf nicht leer sein.",
+  "validation.enum": "Der gewählte Wert für {field} ist ungültig. Erlaubt sind: {allowed}.",
+  "validation.invalid": "Das {field} Feld ist ungültig: {reason}.",
+  "validation.unprintable": "Das {field} Feld ist ungültig.",
+  "validation.shape": "Das {field} Feld {problem}.",
+  "validation.foreignKey": "Das {field} Feld muss auf einen vorhandenen Datensatz von {model} verweisen.",
   "validation.more":
     "Weitere Fehler wurden nicht aufgeführt (höchstens {max} werden es); beheben Sie diese und senden Sie den Body erneut.",
   "shape.dollarKey": 'hat einen Schlüssel "{key}", der mit "$" beginnt',
@@ -29,7 +35,7 @@ export const de: Catalog = {
   "shape.infinite": "enthält eine zu große Zahl",
   "shape.unsafeInteger": "enthält eine ganze Zahl jenseits von ±9007199254740991, die an Genauigkeit verlieren würde",
   "shape.tooDeep": "ist tiefer als {max} Ebenen verschachtelt",
-  "shape.stringTooLong": "darf höchstens {max} Zeichen lang sein",
+  "shape.stringTooLong": "darf maximal {max} Zeichen haben",
   "shape.nestedStringTooLong": "enthält eine Zeichenkette, die länger als {max} Zeichen ist",
   "record.notFound": "Der Datensatz wurde in {model} nicht gefunden.",
   "record.changed": "Der Datensatz wurde geändert: If-Match entspricht nicht seinem aktuellen ETag.",
@@ -45,6 +51,10 @@ export const de: Catalog = {
   "request.bodyTooLarge": "Der Request-Body ist größer als das Limit von {limit} Bytes.",
   "request.bodyUnreadable": "Der Request-Body konnte nicht bis zum Ende gelesen werden.",
   "request.bodyInvalidJson": "Der Request-Body ist kein gültiges JSON.",
+  "request.bodyInvalidJsonAt":
+    "Der Request-Body ist kein gültiges JSON: unerwartetes {found} in Zeile {line}, Spalte {column}.",
+  "request.bodyJsonCutShort":
+    "Der Request-Body ist kein gültiges JSON: Er endet in Zeile {line}, Spalte {column}, bevor der JSON-Wert vollständig ist.",
   "request.bodyNotObject": "Der Request-Body muss ein JSON-Objekt sein.",
   "request.unsupportedMediaType": "Der Request-Body muss als application/json gesendet werden.",
   "request.unsupportedEncoding":
@@ -60,7 +70,7 @@ export const de: Catalog = {
   "auth.checkFailed": "Der Datensatz läge außerhalb dessen, was Ihre Rollen auf {model} schreiben dürfen.",
   "auth.notWritable": "Das Feld {field} darf mit Ihren Rollen nicht geschrieben werden.",
   "request.tooManyRequests":
-    "Zu viele Anfragen: erlaubt sind höchstens {max} in {window} Sekunden; erneut versuchen in {retryAfter} Sekunden.",
+    "Anfragelimit überschritten. Erlaubt sind höchstens {max} Anfragen in {window} Sekunden; erneut versuchen in {retryAfter} Sekunden.",
   "request.notReady": "Die Datenbank ist nicht erreichbar.",
   "request.targetMalformed": "Das Anfrageziel oder der Host-Header ist fehlerhaft.",
   "request.malformed": "Die Anfrage ist kein gültiges HTTP/1.1: {reason}.",
@@ -157,6 +167,9 @@ export const de: Catalog = {
   "value.array": "ein Array",
   "value.object": "ein Objekt",
   "value.string": "eine Zeichenkette",
+  "value.impossibleDate": '"{value}", einen Tag, den es im Kalender nicht gibt',
+  "value.unreadableDate": '"{value}", das nicht in dieser Form ist',
+
   "value.number": "eine Zahl",
   "value.boolean": "einen Wahrheitswert",
 };

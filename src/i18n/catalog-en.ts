@@ -17,7 +17,7 @@ export const en = {
   "validation.object": "The {field} field must be an object.",
   "validation.email": "The {field} field must be a valid email address.",
   "validation.nonempty": "The {field} field must not be empty.",
-  "validation.enum": "The {field} field is not one of the allowed values.",
+  "validation.enum": "The {field} field must be one of: {allowed}.",
   "validation.invalid": "The {field} field is invalid: {reason}.",
   "validation.unprintable": "The {field} field is invalid.",
   "validation.shape": "The {field} field {problem}.",
@@ -50,6 +50,10 @@ export const en = {
   "request.bodyTooLarge": "The request body is larger than the limit of {limit} bytes.",
   "request.bodyUnreadable": "The request body could not be read to the end.",
   "request.bodyInvalidJson": "The request body is not valid JSON.",
+  "request.bodyInvalidJsonAt":
+    "The request body is not valid JSON: unexpected {found} at line {line}, column {column}.",
+  "request.bodyJsonCutShort":
+    "The request body is not valid JSON: it ends at line {line}, column {column}, before the JSON value is complete.",
   "request.bodyNotObject": "The request body must be a JSON object.",
   "request.unsupportedMediaType": "The request body must be sent as application/json.",
   "request.unsupportedEncoding":
@@ -63,8 +67,9 @@ export const en = {
   "auth.invalidKey": "The API key is not valid (unknown or revoked).",
   "auth.checkFailed": "The record would be outside what your roles may write on {model}.",
   "auth.notWritable": "The {field} field cannot be written with your roles.",
+  // Axe API's text first ("Rate limit exceeded."), then what the client needs to know.
   "request.tooManyRequests":
-    "Too many requests: at most {max} in {window} seconds are allowed; retry in {retryAfter} seconds.",
+    "Rate limit exceeded. At most {max} requests in {window} seconds are allowed; retry in {retryAfter} seconds.",
   "request.notReady": "The database cannot be reached.",
   "request.targetMalformed": "The request target or Host header is malformed.",
   "request.malformed": "The request is not valid HTTP/1.1: {reason}.",
@@ -157,6 +162,8 @@ export const en = {
   "value.array": "an array",
   "value.object": "an object",
   "value.string": "a string",
+  "value.impossibleDate": '"{value}", which is not a day of the calendar',
+  "value.unreadableDate": '"{value}", which is not in that form',
   "value.number": "a number",
   "value.boolean": "a boolean",
 } as const;

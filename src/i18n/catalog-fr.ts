@@ -1,20 +1,23 @@
 import type { Catalog } from "./catalog-en.ts";
 
-/** The French catalog (`fr`). */
+/**
+ * The French catalog (`fr`). Where Axe API answers the same message in French, these are its
+ * words (its validator's catalog, validatorjs' `fr`), with a second sentence where ours says more.
+ */
 export const fr: Catalog = {
-  "validation.required": "Le champ {field} est obligatoire.",
+  "validation.required": "Le champ {field} est requis.",
   "validation.readOnly": "Le champ {field} est en lecture seule.",
   "validation.notAllowed": "Le champ {field} n'est pas autorisé.",
   "validation.string": "Le champ {field} doit être une chaîne de caractères.",
   "validation.integer": "Le champ {field} doit être un entier.",
-  "validation.number": "Le champ {field} doit être un nombre.",
+  "validation.number": "Le champ {field} doit être un chiffre.",
   "validation.boolean": "Le champ {field} doit valoir true ou false.",
   "validation.date": "Le champ {field} doit être une date au format ISO 8601, par ex. 2026-01-02T03:04:05.678Z.",
   "validation.array": "Le champ {field} doit être un tableau.",
   "validation.object": "Le champ {field} doit être un objet.",
-  "validation.email": "Le champ {field} doit être une adresse e-mail valide.",
+  "validation.email": "Le champ {field} contient un format invalide.",
   "validation.nonempty": "Le champ {field} ne doit pas être vide.",
-  "validation.enum": "Le champ {field} n'a aucune des valeurs autorisées.",
+  "validation.enum": "Le champ {field} est invalide. Valeurs autorisées : {allowed}.",
   "validation.invalid": "Le champ {field} est invalide : {reason}.",
   "validation.unprintable": "Le champ {field} est invalide.",
   "validation.shape": "Le champ {field} {problem}.",
@@ -45,6 +48,10 @@ export const fr: Catalog = {
   "request.bodyTooLarge": "Le corps de la requête dépasse la limite de {limit} octets.",
   "request.bodyUnreadable": "Le corps de la requête n'a pas pu être lu jusqu'au bout.",
   "request.bodyInvalidJson": "Le corps de la requête n'est pas du JSON valide.",
+  "request.bodyInvalidJsonAt":
+    "Le corps de la requête n'est pas du JSON valide : {found} inattendu à la ligne {line}, colonne {column}.",
+  "request.bodyJsonCutShort":
+    "Le corps de la requête n'est pas du JSON valide : il se termine à la ligne {line}, colonne {column}, avant la fin de la valeur JSON.",
   "request.bodyNotObject": "Le corps de la requête doit être un objet JSON.",
   "request.unsupportedMediaType": "Le corps de la requête doit être envoyé en application/json.",
   "request.unsupportedEncoding":
@@ -60,7 +67,7 @@ export const fr: Catalog = {
   "auth.checkFailed": "L'enregistrement sortirait de ce que vos rôles peuvent écrire sur {model}.",
   "auth.notWritable": "Le champ {field} ne peut pas être écrit avec vos rôles.",
   "request.tooManyRequests":
-    "Trop de requêtes : au plus {max} en {window} secondes sont autorisées ; réessayez dans {retryAfter} secondes.",
+    "Limite de requêtes dépassée. Au plus {max} requêtes en {window} secondes sont autorisées ; réessayez dans {retryAfter} secondes.",
   "request.notReady": "La base de données est injoignable.",
   "request.targetMalformed": "La cible de la requête ou l'en-tête Host est mal formé.",
   "request.malformed": "La requête n'est pas du HTTP/1.1 valide : {reason}.",
@@ -156,6 +163,8 @@ export const fr: Catalog = {
   "value.array": "un tableau",
   "value.object": "un objet",
   "value.string": "une chaîne",
+  "value.impossibleDate": '"{value}", un jour qui n\'existe pas au calendrier',
+  "value.unreadableDate": '"{value}", qui n\'est pas sous cette forme',
   "value.number": "un nombre",
   "value.boolean": "un booléen",
 };

@@ -13,7 +13,7 @@ import {
   type Model,
   type ModelDefinition,
 } from "./definition.ts";
-import { checkDefinitionKeys, checkNames } from "./definition-checks.ts";
+import { checkDefinitionKeys, checkFieldStructs, checkHasFields, checkNames } from "./definition-checks.ts";
 import { positiveInteger, resolveCounting, resolvePaging, resolveStringLimits } from "./limits.ts";
 import { resolveLoadable, resolveRelations } from "./relations.ts";
 import { resolveAccess } from "./access.ts";
@@ -126,6 +126,7 @@ function formerNamesOf(def: ModelDefinition): Pick<Model, "former"> {
 export function defineModel(def: ModelDefinition): Model {
   checkDefinitionKeys(def);
   checkNames(def);
+  checkFieldStructs(def);
   const hidden = new Set(def.hidden ?? []);
   const kinds = resolveKinds(def, hidden);
   const visible = [...kinds.keys()];
@@ -161,6 +162,8 @@ export function defineModel(def: ModelDefinition): Model {
     params: resolveParams(def),
     access: resolveAccess(def.name, def.access),
   });
+  // Last, so that the checks above keep their own messages for a definition that has no fields yet.
+  checkHasFields(def);
   defined.add(model);
   return model;
 }

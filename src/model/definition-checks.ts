@@ -40,7 +40,9 @@ const MODEL_KEYS = Object.keys(
     access: 1,
   } satisfies Record<keyof ModelDefinition, 1>,
 );
-const INDEX_KEYS = Object.keys({ keys: 1, unique: 1, name: 1 } satisfies Record<keyof IndexDefinition, 1>);
+const INDEX_KEYS = Object.keys(
+  { keys: 1, unique: 1, name: 1, collation: 1 } satisfies Record<keyof IndexDefinition, 1>,
+);
 
 /** Unknown keys anywhere in a definition stop start-up, naming the key, the model and what is allowed. */
 export function checkDefinitionKeys(def: ModelDefinition): void {
@@ -53,6 +55,39 @@ export function checkDefinitionKeys(def: ModelDefinition): void {
   checkRelationKeys(where, def.relations ?? {});
   def.indexes?.forEach((index, i) => checkKeys(`${where}, indexes[${i}]`, index, INDEX_KEYS));
   if (def.handlers !== undefined) checkKeys(`${where}, handlers`, def.handlers, HANDLER_NAMES);
+}
+
+/** What a field's definition is, when it is no struct: said so that the fix is plain. */
+function notAStruct(value: unknown): string {
+  if (typeof value === "function") {
+    const name = value.name || "a function";
+    return `got the function ${name}, not a struct: call it (${name}())`;
+  }
+  if (typeof value === "string") return `got the string ${JSON.stringify(value)}: write a struct such as string()`;
+  if (value === null || typeof value !== "object") return `got ${String(value)}: write a struct such as string()`;
+  return "got a plain object (a Mongoose-style { type: … }?): write a superstruct struct such as string()";
+}
+
+/** A superstruct struct, from this copy of superstruct or another: it validates and has a type. */
+function isStruct(value: unknown): boolean {
+  const candidate = value as { validate?: unknown; type?: unknown } | null;
+  return typeof candidate?.validate === "function" && typeof candidate.type === "string";
+}
+
+/** Every field is a superstruct struct: anything else would fail at the first request, naming neither model nor field. */
+export function checkFieldStructs(def: ModelDefinition): void {
+  for (const [field, value] of Object.entries(def.fields)) {
+    if (!isStruct(value)) throw new TypeError(`Model ${def.name}: field "${field}" ${notAStruct(value)}`);
+  }
+}
+
+/** A model without fields starts no more quietly than one with a mistake in them. */
+export function checkHasFields(def: ModelDefinition): void {
+  if (Object.keys(def.fields).length === 0) {
+    throw new TypeError(
+      `Model ${def.name}: fields is empty; declare at least one field (its records would hold nothing but id and timestamps)`,
+    );
+  }
 }
 
 function checkDeclared(def: ModelDefinition, what: string, names: Iterable<string>): void {

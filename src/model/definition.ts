@@ -22,6 +22,24 @@ export interface IndexDefinition {
   keys: Record<string, 1 | -1>;
   unique?: boolean;
   name?: string;
+  /**
+   * MongoDB's collation of the index: `{ locale: "en", strength: 2 }` compares case-insensitively,
+   * so a unique index on `email` refuses `A@B.CO` next to `a@b.co`.
+   */
+  collation?: IndexCollation;
+}
+
+/** A collation as MongoDB takes it (`locale` required; `strength` 1-5, …). */
+export interface IndexCollation {
+  locale: string;
+  strength?: number;
+  caseLevel?: boolean;
+  caseFirst?: "upper" | "lower" | "off";
+  numericOrdering?: boolean;
+  alternate?: "non-ignorable" | "shifted";
+  maxVariable?: "punct" | "space";
+  backwards?: boolean;
+  normalization?: boolean;
 }
 
 /**
@@ -113,7 +131,7 @@ export interface Model {
   readonly route: string;
   readonly collection: string;
   /**
-   * The derived names versions up to 0.1 gave this model, where they differ from today's
+   * The derived names mongorest 0.1.0 gave this model, where they differ from today's
    * (`Person`: `persons`, now `people`); `route` only if the route is derived too. Unset when
    * the model names its collection itself. Start-up refuses to hide records left under it.
    */

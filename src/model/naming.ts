@@ -27,7 +27,7 @@ export function plural(word: string): string {
 }
 
 /**
- * The plural versions up to 0.1 derived: regular endings only, so irregular words came out
+ * The plural mongorest 0.1.0 derived (0.2.0 follows English's irregular words): regular endings only, so irregular words came out
  * wrong ("person" → "persons"). Kept to find records left under those names.
  * @example regularPlural("person") // "persons"
  */
@@ -60,7 +60,7 @@ export function collectionName(name: string): string {
 }
 
 /**
- * The route and collection names versions up to 0.1 derived for a model, when they differ from
+ * The route and collection names mongorest 0.1.0 derived for a model, when they differ from
  * today's (`Person`: `persons`, now `people`). Start-up looks for records left under the old
  * collection name, which the new one would hide.
  * @example formerNames("Person") // { route: "persons", collection: "persons" }

@@ -21,12 +21,33 @@ const REFINEMENT_MESSAGES: Record<string, MessageKey> = {
   nonempty: "validation.nonempty",
 };
 
-function failureMessage(field: string, error: StructError): Message {
+/** The struct that checks the value at `path` inside a field (objects' keys, arrays' items), if it can be told. */
+function structAt(struct: AnyStruct, path: readonly unknown[]): AnyStruct | undefined {
+  let current: AnyStruct | undefined = struct;
+  for (const key of path) {
+    const schema = current?.schema as Record<string, AnyStruct> | AnyStruct | null | undefined;
+    if (current?.type === "array") current = schema as AnyStruct | undefined;
+    else if (current?.type === "object" || current?.type === "type") {
+      current = (schema as Record<string, AnyStruct> | undefined)?.[String(key)];
+    } else return undefined;
+  }
+  return current;
+}
+
+/** An enums() failure, naming the values it allows (as JSON writes them: `novel, poetry`). */
+function enumMessage(field: string, struct: AnyStruct, path: readonly unknown[]): Message {
+  const inner = structAt(struct, path);
+  const values = inner?.type === "enums" ? Object.values(inner.schema as Record<string, unknown>) : [];
+  const allowed = values.map((value) => (typeof value === "string" ? value : JSON.stringify(value))).join(", ");
+  return msg("validation.enum", { field, allowed });
+}
+
+function failureMessage(field: string, struct: AnyStruct, error: StructError): Message {
   const failure = error.failures()[0] ?? error;
   const refined = failure.refinement ? REFINEMENT_MESSAGES[failure.refinement] : undefined;
   const typed = failure.refinement ? undefined : TYPE_MESSAGES[failure.type];
   if (refined ?? typed) return msg((refined ?? typed)!, { field });
-  if (failure.type === "enums") return msg("validation.enum", { field });
+  if (failure.type === "enums") return enumMessage(field, struct, failure.path);
   return msg("validation.invalid", { field, reason: failure.message });
 }
 
@@ -145,7 +166,9 @@ function checkValue(model: Model, field: string, value: unknown, problems: Probl
   if (error) {
     return problems.add(
       field,
-      error instanceof Error ? failureMessage(field, error) : msg("validation.unprintable", { field }),
+      error instanceof Error
+        ? failureMessage(field, model.fields[field], error)
+        : msg("validation.unprintable", { field }),
     );
   }
   return coerced;

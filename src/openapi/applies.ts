@@ -40,6 +40,11 @@ export function isHooked(route: Route, endpoint: RouteEntry, maxDepth: number): 
 const ruleSet = (rule: { windowMs?: unknown; max?: unknown } | null | undefined): boolean =>
   rule?.windowMs !== undefined || rule?.max !== undefined;
 
+/** Whether an app-wide limit counts every request, those no handler serves (a plain OPTIONS) included. */
+export function countsEveryRequest(rateLimit: RateLimitOptions | undefined): boolean {
+  return rateLimit !== undefined && ruleSet(rateLimit);
+}
+
 /**
  * Whether `rateLimit` counts the requests of this model and handler, read as the rate
  * limiter reads it (service/rate-limit.ts): app-wide, the model's own, or its handler's.

@@ -6,11 +6,12 @@ import type { Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import type { RateLimitOptions } from "../service/rate-limit.ts";
-import { isHooked, isRateLimited } from "./applies.ts";
+import { countsEveryRequest, isHooked, isRateLimited } from "./applies.ts";
 import type { OperationInfo, OperationKind } from "./kinds.ts";
 import { checkSchemaNames, operationIds, uniqueOperationIds } from "./names.ts";
 import { parametersOf } from "./parameters.ts";
-import { responsesOf } from "./responses.ts";
+import { headResponses, responsesOf } from "./responses.ts";
+import { recordExample, withExamples } from "./examples.ts";
 import { COMMON_SCHEMAS, inputSchema, type JsonSchema, recordSchema, ref } from "./schemas.ts";
 
 /** What an app may say about itself in its OpenAPI document (`createApp({ openapi: … })`). */
@@ -21,7 +22,7 @@ export interface OpenApiOptions {
   version?: string;
   /** `info.description`, Markdown. */
   description?: string;
-  /** Where the API is served; default: the server the document came from. */
+  /** Where the API is served; default `[{ url: "/" }]`: the server the document came from. */
   servers?: readonly { url: string; description?: string }[];
 }
 
@@ -65,6 +66,7 @@ function summaryOf(kind: OperationKind, route: Route): string {
     patch: `Change some fields of a ${model.name}${under}`,
     delete: `${model.softDelete ? "Soft-delete" : "Delete"} a ${model.name}${under}`,
     forceDelete: `Delete a ${model.name}${under} for good`,
+    options: "The methods this path serves",
   };
   return summaries[kind];
 }
@@ -96,8 +98,7 @@ function requestBody(kind: OperationKind, route: Route): Operation | undefined {
   };
 }
 
-function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, path: string): Operation {
-  const kind = kindOf(endpoint);
+function operationInfo(source: DocumentSource, route: Route, endpoint: RouteEntry, kind: OperationKind): OperationInfo {
   const op: OperationInfo = {
     kind,
     model: route.model,
@@ -106,8 +107,15 @@ function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, p
     nested: route.parent !== undefined,
     hooked: isHooked(route, endpoint, source.limits.maxRelationDepth),
     rateLimited: isRateLimited(source.rateLimit, route.model.name, endpoint.name),
+    serialized: source.serialize === true || route.model.serialize !== undefined,
   };
   if (route.parent) op.relation = linkRelation(route.parent);
+  return op;
+}
+
+function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, path: string): Operation {
+  const kind = kindOf(endpoint);
+  const op = operationInfo(source, route, endpoint, kind);
   const body = requestBody(kind, route);
   const parameters = parametersOf(path, op, ancestorsOf(route.parent));
   return {
@@ -116,7 +124,29 @@ function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, p
     tags: [route.model.name],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: responsesOf(op),
+    responses: withExamples(responsesOf(op), route.model),
+  };
+}
+
+/**
+ * OPTIONS, which every path answers (204 with `Allow`, before any handler), counted only by an
+ * app-wide rate limit; the route of `endpoint` (any of the path's) names its model.
+ */
+function optionsOperation(source: DocumentSource, endpoint: RouteEntry): Operation {
+  const route = endpoint.target.route;
+  const op = operationInfo(source, route, endpoint, "options");
+  op.rateLimited = countsEveryRequest(source.rateLimit);
+  return { summary: summaryOf("options", route), tags: [route.model.name], responses: responsesOf(op) };
+}
+
+/** HEAD, served wherever GET is: the same parameters and statuses, no bodies. */
+function headOperation(get: Operation, getId: string): Operation {
+  const responses = headResponses(get.responses as Record<string, Record<string, unknown>>);
+  return {
+    ...get,
+    operationId: `head${getId[0].toUpperCase()}${getId.slice(1)}`,
+    summary: `${get.summary} (headers only)`,
+    responses,
   };
 }
 
@@ -124,7 +154,8 @@ function modelSchemas(registry: ModelRegistry, model: Model, appSerializer: bool
   // A serializer runs on records loaded through `with` too, so the Related variant is open as well.
   const serialized = appSerializer || model.serialize !== undefined;
   return {
-    [model.name]: recordSchema(registry, model, false, serialized),
+    [model.name]: { ...recordSchema(registry, model, false, serialized), ...recordExample(model) },
+    [`${model.name}Full`]: recordSchema(registry, model, false, serialized, true),
     [`${model.name}Related`]: recordSchema(registry, model, true, serialized),
     [`${model.name}Page`]: {
       type: "object",
@@ -159,7 +190,8 @@ export function buildOpenApiDocument(source: DocumentSource): Record<string, unk
   return {
     openapi: "3.1.0",
     info: info(options),
-    ...(options.servers ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
+    // Relative: the paths already hold the base path. Linters want a servers entry.
+    servers: options.servers ? options.servers.map((server) => ({ ...server })) : [{ url: "/" }],
     tags: models.map((model) => ({
       name: model.name,
       ...(model.description ? { description: model.description } : {}),
@@ -169,15 +201,35 @@ export function buildOpenApiDocument(source: DocumentSource): Record<string, unk
   };
 }
 
+/** The operation with an id no other operation has (`_2`, `_3` … appended if needed), which it then takes. */
+function freeId(op: Operation, taken: Set<string>): Operation {
+  const base = op.operationId as string;
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  taken.add(id);
+  return { ...op, operationId: id };
+}
+
 /** Every enabled route's operation by path and method, each with an operation id unique in the document. */
 function pathsOf(source: DocumentSource): Record<string, Record<string, Operation>> {
   const enabled = source.table.filter((endpoint) => endpoint.enabled);
   const ids = uniqueOperationIds(enabled.map((endpoint) => operationIds(kindOf(endpoint), endpoint.target.route)));
   const paths: Record<string, Record<string, Operation>> = {};
+  const taken = new Set(ids);
   enabled.forEach((endpoint, index) => {
     const path = endpoint.path.replace(/:(\w+)/g, "{$1}");
     const op = operation(source, endpoint.target.route, endpoint, path);
-    (paths[path] ??= {})[endpoint.method.toLowerCase()] = { operationId: ids[index], ...op };
+    const item = paths[path] ??= {};
+    item[endpoint.method.toLowerCase()] = { operationId: ids[index], ...op };
+    if (endpoint.method === "GET") item.head = freeId(headOperation(item.get, ids[index]), taken);
   });
+  for (const [path, item] of Object.entries(paths)) {
+    const first = enabled.find((endpoint) => endpoint.path.replace(/:(\w+)/g, "{$1}") === path)!;
+    const id = (item.get ?? item.post ?? item.delete ?? Object.values(item)[0]).operationId as string;
+    item.options = freeId(
+      { operationId: `options${id.replace(/^[a-z]+/, "")}`, ...optionsOperation(source, first) },
+      taken,
+    );
+  }
   return paths;
 }

@@ -3,13 +3,16 @@ import type { ModelRegistry } from "../model/registry.ts";
 import type { QueryLimits } from "../query/limits.ts";
 
 /** What an operation does; the parameter and response tables are keyed by it. */
-export type OperationKind = "list" | "show" | "create" | "replace" | "patch" | "delete" | "forceDelete";
+export type OperationKind = "list" | "show" | "create" | "replace" | "patch" | "delete" | "forceDelete" | "options";
 
 /** Kinds that read (GET) and so answer 304 to a matching If-None-Match. */
 export const READS: readonly OperationKind[] = ["list", "show"];
 
 /** Kinds that take a JSON body. */
 export const BODY_WRITES: readonly OperationKind[] = ["create", "replace", "patch"];
+
+/** Kinds that write: the embedded engine's full disk refuses them (507). */
+export const WRITES: readonly OperationKind[] = ["create", "replace", "patch", "delete", "forceDelete"];
 
 /** Kinds that address one stored record and honour If-Match. */
 export const RECORD_WRITES: readonly OperationKind[] = ["replace", "patch", "delete", "forceDelete"];
@@ -31,4 +34,6 @@ export interface OperationInfo {
   hooked: boolean;
   /** True when a `rateLimit` (app-wide, the model's, or its handler's) counts this operation's requests. */
   rateLimited: boolean;
+  /** True when a serializer (the model's or the app's) shapes the records, which may drop or add fields. */
+  serialized: boolean;
 }

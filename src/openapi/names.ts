@@ -30,6 +30,7 @@ const VERBS: Record<OperationKind, string> = {
   patch: "patch",
   delete: "delete",
   forceDelete: "forceDelete",
+  options: "options",
 };
 
 /** An operation's id as earlier versions gave it, and the one it takes when that is taken. */
@@ -65,6 +66,7 @@ export function modelSchemaNames(model: Model): [string, string][] {
   const { name } = model;
   return [
     [name, `model ${name}'s records`],
+    [`${name}Full`, `model ${name}'s records with every field`],
     [`${name}Related`, `model ${name}'s related records`],
     [`${name}Page`, `model ${name}'s list pages`],
     [`${name}Input`, `model ${name}'s POST/PUT bodies`],

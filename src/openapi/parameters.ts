@@ -14,15 +14,20 @@ interface ParameterEntry {
 const isList = (op: OperationInfo) => op.kind === "list";
 const isRead = (op: OperationInfo) => READS.includes(op.kind);
 
-/** A comma-separated list (`fields=id,name`): an array in OpenAPI's form style, not exploded. */
+/**
+ * A comma-separated list (`fields=id,name`): an array in OpenAPI's form style, not exploded.
+ * The server also joins repeats (`fields=id&fields=name`, what openapi-fetch and other clients
+ * send by default), so either serialization works.
+ */
 function commaList(name: string, items: JsonSchema, description: string): Parameter {
   return {
     name,
     in: "query",
     style: "form",
     explode: false,
-    description,
-    schema: { type: "array", items, uniqueItems: true },
+    description:
+      `${description} Repeating the parameter (\`${name}=a&${name}=b\`) is the same as listing the values once.`,
+    schema: { type: "array", items: { type: "string", ...items }, uniqueItems: true },
   };
 }
 
@@ -110,12 +115,16 @@ function qExamples(op: OperationInfo): Record<string, { summary: string; value: 
 export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
   {
     appliesTo: isList,
-    build: () => ({
+    // No `default` in the schemas of page, per_page, count and trashed: the docs page fills
+    // defaults in, and page (or a per_page the cursor was not made for) next to a cursor is a 400.
+    build: (op) => ({
       name: "page",
       in: "query",
       description:
-        "Page number, from 1. A page past the end is 200 with no data. At most ⌊(2^53 − 1) / per_page⌋, so the page's offset stays an exact integer.",
-      schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 },
+        `Page number, from 1; default 1. A page past the end is 200 with no data. At most ⌊(2^53 − 1) / per_page⌋, so the page's offset stays an exact integer; the schema's maximum is that bound for the largest page (${
+          largestPage(op)
+        }), which holds for every per_page. Not with \`cursor\`.`,
+      schema: { type: "integer", minimum: 1, maximum: Math.floor(Number.MAX_SAFE_INTEGER / largestPage(op)) },
     }),
   },
   {
@@ -123,13 +132,10 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: (op) => ({
       name: "per_page",
       in: "query",
-      description: `Page size, from 1 to ${largestPage(op)}; values outside are refused, never clamped.`,
-      schema: {
-        type: "integer",
-        minimum: 1,
-        maximum: largestPage(op),
-        default: Math.min(op.model.perPage, largestPage(op)),
-      },
+      description: `Page size, from 1 to ${largestPage(op)}; default ${
+        Math.min(op.model.perPage, largestPage(op))
+      }. Values outside are refused, never clamped. With \`cursor\`, only the size the cursor was made for.`,
+      schema: { type: "integer", minimum: 1, maximum: largestPage(op) },
     }),
   },
   {
@@ -149,8 +155,8 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
       in: "query",
       description:
         "How `pagination.total` is counted: `exact`, `estimated` (the collection's metadata count without a filter, else a count capped at " +
-        `${model.countLimit}) or \`none\` (no count; \`total\` and \`lastPage\` are null).`,
-      schema: { enum: ["exact", "estimated", "none"], default: model.defaultCount },
+        `${model.countLimit}) or \`none\` (no count; \`total\` and \`lastPage\` are null); default \`${model.defaultCount}\`.`,
+      schema: { type: "string", enum: ["exact", "estimated", "none"] },
     }),
   },
   {
@@ -167,8 +173,8 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: (op) =>
       commaList(
         "sort",
-        { enum: sortableFields(op.model).flatMap((name) => [name, `-${name}`]) },
-        `Sort keys, \`-\` for descending, e.g. \`-created_at,id\`; ties are broken by \`id\`, so pages are stable. Default: ${
+        { enum: sortableFields(op.model).flatMap((name) => [name, `+${name}`, `-${name}`]) },
+        `Sort keys, \`-\` for descending (\`+\` or nothing for ascending), e.g. \`-created_at,id\`; ties are broken by \`id\`, so pages are stable. Default: ${
           defaultOrder(op)
         }.`,
       ),
@@ -202,8 +208,8 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
     build: () => ({
       name: "trashed",
       in: "query",
-      description: "`true` includes soft-deleted records.",
-      schema: { type: "boolean", default: false },
+      description: "`true` includes soft-deleted records; default `false`.",
+      schema: { type: "boolean" },
     }),
   },
   {
@@ -233,6 +239,16 @@ export const QUERY_PARAMETERS: readonly ParameterEntry[] = [
       schema: { type: "string" },
     }),
   },
+  {
+    appliesTo: (op) => RECORD_WRITES.includes(op.kind),
+    build: () => ({
+      name: "If-None-Match",
+      in: "header",
+      description:
+        "`*`, or ETags: the write happens only if none names the record's current version (checked after If-Match), else 412.",
+      schema: { type: "string" },
+    }),
+  },
 ];
 
 /** An ancestor of a nested route: its path parameter and model. */
@@ -252,7 +268,7 @@ export function pathParameters(path: string, op: OperationInfo, ancestors: reado
       description: ancestor
         ? `The id of the ${ancestor.model.name} the records belong to.`
         : `The ${op.model.name}'s id.`,
-      schema: { type: "integer", minimum: 1 },
+      schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     };
   });
 }

@@ -1,5 +1,5 @@
 import { onDeleteRelations } from "../model/registry.ts";
-import { BODY_WRITES, type OperationInfo, type OperationKind, READS, RECORD_WRITES } from "./kinds.ts";
+import { BODY_WRITES, type OperationInfo, type OperationKind, READS, RECORD_WRITES, WRITES } from "./kinds.ts";
 import { type JsonSchema, ref } from "./schemas.ts";
 
 /** An OpenAPI Response Object. */
@@ -40,7 +40,16 @@ const RETRY_AFTER_HEADER = {
     schema: { type: "integer", minimum: 1 },
   },
 };
-const ALLOW_HEADER = { Allow: { description: "The methods this path serves.", schema: { type: "string" } } };
+const ALLOW_HEADER = {
+  Allow: { description: "The methods this path serves.", required: true, schema: { type: "string" } },
+};
+const UNAVAILABLE_RETRY = {
+  "Retry-After": {
+    description: "Seconds to wait before retrying: 5 after a time limit, 1 during shutdown.",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
+};
 
 /** One error status: when an operation can answer it, and its body. */
 interface ErrorEntry {
@@ -54,23 +63,29 @@ const kindIn = (kinds: readonly OperationKind[]) => (op: OperationInfo) => kinds
 
 function badRequest(op: OperationInfo): ResponseObject {
   const single = "A bad query parameter, a malformed body, or an `ApiError` thrown by a hook: `{error}`.";
-  if (!BODY_WRITES.includes(op.kind)) return jsonResponse(single, ref("Error"));
+  if (!BODY_WRITES.includes(op.kind)) return jsonResponse(single, ref("ErrorBody"));
   return jsonResponse(`Validation failed: \`{errors}\` with every invalid field. ${single}`, {
-    oneOf: [ref("ValidationErrors"), ref("Error")],
+    oneOf: [ref("ValidationErrors"), ref("ErrorBody")],
   });
 }
 
+/** A top-level list or create addresses no record and no ancestor: nothing there can be missing. */
+function addressesRecords(op: OperationInfo): boolean {
+  if (op.kind === "options") return false;
+  return op.nested || (op.kind !== "list" && op.kind !== "create");
+}
+
+/** Every operation but OPTIONS, which reads no parameter, body or record. */
+const routed = (op: OperationInfo) => op.kind !== "options";
+
 function notFound(op: OperationInfo): ResponseObject {
-  if (op.kind === "list" && !op.nested) {
-    return jsonResponse("The handler is switched off, or the path is unknown.", ref("Error"));
-  }
   const record = `No live ${op.model.name} has this id${op.nested ? " under these ancestors" : ""}`;
   const what = op.kind === "list" || op.kind === "create"
     ? "An ancestor record does not exist"
     : op.nested
     ? `${record}, or an ancestor does not exist`
     : record;
-  return jsonResponse(`${what}: \`The item is not found on <Model>.\``, ref("Error"));
+  return jsonResponse(`${what}: \`The item is not found on <Model>.\``, ref("ErrorBody"));
 }
 
 /** 409: the hidden unique fields count (a duplicate is refused all the same) but are not named. */
@@ -79,7 +94,7 @@ function conflict({ model }: OperationInfo): ResponseObject {
   const which = named.length === 0
     ? "A unique field's value is taken."
     : `A unique field's value is taken (${named.join(", ")}${named.length < model.unique.length ? ", …" : ""}).`;
-  return jsonResponse(which, ref("Error"));
+  return jsonResponse(which, ref("ErrorBody"));
 }
 
 const DELETES: readonly OperationKind[] = ["delete", "forceDelete"];
@@ -89,17 +104,38 @@ function restricted({ model }: OperationInfo): ResponseObject {
   const names = onDeleteRelations(model, "restrict").map((rel) => rel.name).join(", ");
   return jsonResponse(
     `The ${model.name} still has records in a relation that restricts its deletion (${names}): \`<Model> <id> still has <relation>; delete them first.\` (a hasOne: \`… still has its <relation>; delete it first.\`). Nothing was deleted.`,
-    ref("Error"),
+    ref("ErrorBody"),
   );
 }
 
 /** 500: `{message}` from the default error handler, or `{error}` where a hook may throw an `ApiError` with status 500. */
 function internalError(op: OperationInfo): ResponseObject {
   const text = "An unexpected error, with the default error handler in production";
-  if (!op.hooked) return jsonResponse(`${text}.`, ref("InternalError"));
+  if (!op.hooked) return jsonResponse(`${text}.`, ref("InternalErrorBody"));
   return jsonResponse(`${text}; or an \`ApiError\` with status 500 thrown by a hook: \`{error}\`.`, {
-    oneOf: [ref("InternalError"), ref("Error")],
+    oneOf: [ref("InternalErrorBody"), ref("ErrorBody")],
   });
+}
+
+/** 413: the limit is checked on the declared length before any route runs, so even a GET with a body gets it. */
+function tooLarge(op: OperationInfo): ResponseObject {
+  if (BODY_WRITES.includes(op.kind)) return jsonResponse("The body is larger than the limit.", ref("ErrorBody"));
+  return jsonResponse(
+    "The request carries a body (which this operation does not read) larger than the limit; refused before the route runs.",
+    ref("ErrorBody"),
+  );
+}
+
+/** 503: a database command ran past its time limit, or (on Deno) the shutdown deadline cut the request. */
+function unavailable(op: OperationInfo): ResponseObject {
+  const timeLimit = op.kind === "options"
+    ? ""
+    : "A database command ran past its time limit (`limits.queryTimeMs`, the model's `queryTimeMs`): `Retry-After: 5`. ";
+  return jsonResponse(
+    `${timeLimit}On Deno, the server's shutdown deadline cut the request: \`Retry-After: 1\`.`,
+    ref("ErrorBody"),
+    UNAVAILABLE_RETRY,
+  );
 }
 
 /** An `ApiError` a hook of the operation may throw, with a status in `range` (e.g. 403). */
@@ -110,7 +146,7 @@ function hookErrors(range: "4XX" | "5XX", example: string): ErrorEntry {
     build: ({ model }) =>
       jsonResponse(
         `An \`ApiError\` thrown by one of ${model.name}'s hooks, with the status it chose (${example}, …).`,
-        ref("Error"),
+        ref("ErrorBody"),
       ),
   };
 }
@@ -119,13 +155,9 @@ function hookErrors(range: "4XX" | "5XX", example: string): ErrorEntry {
  * The error responses of the generated routes, by status. A new status is one more entry here.
  */
 export const ERROR_RESPONSES: readonly ErrorEntry[] = [
-  { status: "400", appliesTo: always, build: badRequest },
-  { status: "404", appliesTo: always, build: notFound },
-  {
-    status: "405",
-    appliesTo: always,
-    build: () => jsonResponse("A method this path does not serve (see `Allow`).", ref("Error"), ALLOW_HEADER),
-  },
+  { status: "400", appliesTo: routed, build: badRequest },
+  // No 405: it answers only methods a path does not serve, which the document does not list.
+  { status: "404", appliesTo: addressesRecords, build: notFound },
   {
     status: "409",
     appliesTo: (op) => BODY_WRITES.includes(op.kind) && op.model.unique.length > 0,
@@ -142,46 +174,61 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
     build: () =>
       jsonResponse(
         "If-Match does not match the record's current ETag, or If-None-Match does (or is `*`); nothing was written.",
-        ref("Error"),
+        ref("ErrorBody"),
       ),
   },
   {
     status: "412",
     appliesTo: kindIn(READS),
-    build: () => jsonResponse("If-Match names neither `*` nor the current ETag.", ref("Error")),
+    build: () => jsonResponse("If-Match names neither `*` nor the current ETag.", ref("ErrorBody")),
   },
-  {
-    status: "413",
-    appliesTo: kindIn(BODY_WRITES),
-    build: () => jsonResponse("The body is larger than the limit.", ref("Error")),
-  },
+  { status: "413", appliesTo: always, build: tooLarge },
   {
     status: "415",
     appliesTo: kindIn(BODY_WRITES),
     build: () =>
       jsonResponse(
         "A non-empty body that is not application/json, is not UTF-8 (a `charset` other than utf-8), or has a `Content-Encoding` the server does not decode.",
-        ref("Error"),
+        ref("ErrorBody"),
       ),
   },
   {
     status: "507",
-    appliesTo: (op) => !READS.includes(op.kind),
+    appliesTo: kindIn(WRITES),
     build: () =>
       jsonResponse(
         "The embedded engine's disk is full: the write was not saved (now or after a restart); retry once space is freed.",
-        ref("Error"),
+        ref("ErrorBody"),
       ),
   },
   {
     status: "429",
     appliesTo: (op) => op.rateLimited,
     build: () =>
-      jsonResponse("Too many requests from this client in the limit's window.", ref("Error"), {
+      jsonResponse("Too many requests from this client in the limit's window.", ref("ErrorBody"), {
         ...RETRY_AFTER_HEADER,
         ...rateLimitHeaders(true),
       }),
   },
+  {
+    status: "408",
+    appliesTo: always,
+    build: () =>
+      jsonResponse(
+        "(Node adapter) The request's headers or the whole request were not received in time (`HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`).",
+        ref("ErrorBody"),
+      ),
+  },
+  {
+    status: "431",
+    appliesTo: always,
+    build: () =>
+      jsonResponse(
+        "(Node adapter) The request's header section is larger than node's limit (16 KiB).",
+        ref("ErrorBody"),
+      ),
+  },
+  { status: "503", appliesTo: always, build: unavailable },
   hookErrors("4XX", "403"),
   hookErrors("5XX", "503"),
   { status: "500", appliesTo: always, build: internalError },
@@ -190,6 +237,8 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
 /** The success responses of an operation. */
 function successResponses(op: OperationInfo): Record<string, ResponseObject> {
   const name = op.model.name;
+  // Writes take no `fields`, so they answer every field, unless a serializer reshapes the record.
+  const written = op.serialized ? ref(name) : ref(`${name}Full`);
   switch (op.kind) {
     case "list":
       return {
@@ -201,10 +250,10 @@ function successResponses(op: OperationInfo): Record<string, ResponseObject> {
     case "show":
       return { "200": jsonResponse(`The ${name}.`, ref(name), ETAG_HEADER) };
     case "create":
-      return { "201": jsonResponse(`The stored ${name}, as a plain GET returns it.`, ref(name), ETAG_HEADER) };
+      return { "201": jsonResponse(`The stored ${name}, as a plain GET returns it.`, written, ETAG_HEADER) };
     case "replace":
     case "patch":
-      return { "200": jsonResponse(`The stored ${name}.`, ref(name), ETAG_HEADER) };
+      return { "200": jsonResponse(`The stored ${name}.`, written, ETAG_HEADER) };
     case "delete":
     case "forceDelete":
       return {
@@ -212,7 +261,16 @@ function successResponses(op: OperationInfo): Record<string, ResponseObject> {
           description: op.kind === "delete" && op.model.softDelete ? "Soft-deleted (deleted_at is set)." : "Deleted.",
         },
       };
+    case "options":
+      return { "204": { description: "The methods this path serves, in `Allow`; no body.", headers: ALLOW_HEADER } };
   }
+}
+
+/** A HEAD's responses: its GET's, without their bodies (HEAD does exactly what GET does). */
+export function headResponses(get: Record<string, ResponseObject>): Record<string, ResponseObject> {
+  return Object.fromEntries(
+    Object.entries(get).map(([status, { content: _content, ...rest }]) => [status, { ...rest }]),
+  );
 }
 
 /** Every response of an operation: its successes, 304 for reads, then the table's errors that apply. */

@@ -1,8 +1,9 @@
 import type { Struct } from "superstruct";
-import type { Model } from "../model/define.ts";
+import { maxStringLength, type Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { outputOrder } from "../model/serialize.ts";
 import { clearableFields, requiredFields } from "../model/validate.ts";
+import { EMAIL_PATTERN } from "../model/types.ts";
 
 /** Any superstruct struct: its type parameters are invariant, so no narrower type takes every field's struct. */
 // deno-lint-ignore no-explicit-any
@@ -18,8 +19,16 @@ export function ref(name: string): JsonSchema {
 
 const TIMESTAMP: JsonSchema = { type: "string", format: "date-time", examples: ["2026-01-02T03:04:05.678Z"] };
 
+/** The largest integer a record holds: the shape check refuses integers beyond ±(2^53 − 1), which lose precision. */
+const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
+
 const SYSTEM_SCHEMAS: Record<string, JsonSchema> = {
-  id: { type: "integer", minimum: 1, description: "Set by the framework: 1, 2, 3 … per model, never reused." },
+  id: {
+    type: "integer",
+    minimum: 1,
+    maximum: MAX_INTEGER,
+    description: "Set by the framework: 1, 2, 3 … per model, never reused.",
+  },
   created_at: { ...TIMESTAMP, description: "Set by the framework when the record is created." },
   updated_at: { ...TIMESTAMP, description: "Set by the framework on every write." },
   deleted_at: {
@@ -49,17 +58,37 @@ function isEmail(struct: AnyStruct): boolean {
 }
 
 /**
+ * `email()`'s grammar (model/types.ts): `format: email` (RFC 5321's mailbox, which every address
+ * it takes is) and the pattern that says exactly which, so a record the API stored never fails
+ * the document's own schema.
+ */
+const EMAIL_SCHEMA: JsonSchema = { type: "string", format: "email", pattern: EMAIL_PATTERN.source };
+
+/** What a string schema says of length: the longest string the field may hold (its `maxStringLength`). */
+type StringLimit = number | undefined;
+
+function stringSchema(struct: AnyStruct, limit: StringLimit): JsonSchema {
+  const base = isEmail(struct) ? { ...EMAIL_SCHEMA } : { type: "string" };
+  return limit === undefined ? base : { ...base, maxLength: limit };
+}
+
+function integerSchema(struct: AnyStruct): JsonSchema {
+  // id() is an integer ≥ 1; a plain integer() takes 0 and negative ones.
+  const positive = struct.validate(0)[0] && !struct.validate(1)[0];
+  return { type: "integer", minimum: positive ? 1 : -MAX_INTEGER, maximum: MAX_INTEGER };
+}
+
+/**
  * A struct's own type, without optional/nullable/default, which superstruct keeps only in its
  * validators; `input` when it describes a request body (dates read more forms than they are sent in).
  */
-function baseSchema(struct: AnyStruct, input: boolean): JsonSchema {
+function baseSchema(struct: AnyStruct, input: boolean, limit: StringLimit): JsonSchema {
   const inner = struct.schema as unknown;
   switch (struct.type) {
     case "string":
-      return isEmail(struct) ? { type: "string", format: "email" } : { type: "string" };
+      return stringSchema(struct, limit);
     case "integer":
-      // id() is an integer ≥ 1; a plain integer() takes 0.
-      return struct.validate(0)[0] && !struct.validate(1)[0] ? { type: "integer", minimum: 1 } : { type: "integer" };
+      return integerSchema(struct);
     case "number":
     case "boolean":
       return { type: struct.type };
@@ -70,19 +99,24 @@ function baseSchema(struct: AnyStruct, input: boolean): JsonSchema {
     case "literal":
       return { const: inner };
     case "array":
-      return inner ? { type: "array", items: baseSchema(inner as AnyStruct, input) } : { type: "array" };
+      return inner ? { type: "array", items: baseSchema(inner as AnyStruct, input, limit) } : { type: "array" };
     case "object":
     case "type":
-      return objectSchema(inner as Record<string, AnyStruct>, struct.type === "object", input);
+      return objectSchema(inner as Record<string, AnyStruct>, struct.type === "object", input, limit);
     default:
       return {};
   }
 }
 
-function objectSchema(shape: Record<string, AnyStruct> | undefined, closed: boolean, input: boolean): JsonSchema {
+function objectSchema(
+  shape: Record<string, AnyStruct> | undefined,
+  closed: boolean,
+  input: boolean,
+  limit: StringLimit,
+): JsonSchema {
   if (!shape) return { type: "object" };
   const properties = Object.fromEntries(
-    Object.entries(shape).map(([key, struct]) => [key, valueSchema(struct, input)]),
+    Object.entries(shape).map(([key, struct]) => [key, valueSchema(struct, input, limit)]),
   );
   const required = Object.keys(shape).filter((key) => shape[key].validate(undefined)[0]);
   return { type: "object", properties, required, ...(closed ? { additionalProperties: false } : {}) };
@@ -96,9 +130,12 @@ function orNull(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: "null" }] };
 }
 
-/** The schema of any value a struct accepts: its type, `null` when `nullable()`, and its default. */
-function valueSchema(struct: AnyStruct, input: boolean): JsonSchema {
-  const base = baseSchema(struct, input);
+/**
+ * The schema of any value a struct accepts: its type, `null` when `nullable()`, and its default;
+ * `limit` is the longest string it may hold, nested ones included (the model's string limit).
+ */
+function valueSchema(struct: AnyStruct, input: boolean, limit: StringLimit): JsonSchema {
+  const base = baseSchema(struct, input, limit);
   const schema = struct.validate(null)[0] ? base : orNull(base);
   const fallback = struct.validate(undefined, { coerce: true })[1];
   return fallback === undefined
@@ -127,7 +164,7 @@ export function inputSchema(model: Model, partial: boolean, fromPath?: string): 
   // An optional field takes null as "no value" (PATCH removes it), as responses show it.
   const clearable = clearableFields(model);
   const inputOf = (field: string): JsonSchema => {
-    const schema = valueSchema(model.fields[field], true);
+    const schema = valueSchema(model.fields[field], true, maxStringLength(model, field));
     return clearable.has(field) ? orNull(schema) : schema;
   };
   const properties = Object.fromEntries(fields.map((field) => [field, described(model, field, inputOf(field))]));
@@ -144,7 +181,7 @@ export function inputSchema(model: Model, partial: boolean, fromPath?: string): 
 function outputFieldSchema(model: Model, field: string): JsonSchema {
   const system = SYSTEM_SCHEMAS[field];
   if (system) return described(model, field, { ...system, readOnly: true });
-  const schema = valueSchema(model.fields[field], false);
+  const schema = valueSchema(model.fields[field], false, maxStringLength(model, field));
   // A field left unset is sent as null.
   const output = requiredFields(model).has(field) ? schema : orNull(schema);
   const { default: _default, ...withoutDefault } = output;
@@ -163,19 +200,29 @@ function relationSchema(registry: ModelRegistry, model: Model, relation: string)
 /**
  * A record as responses carry it: `id`, the visible fields, the timestamps (read-only) and the
  * relations `with` can add. `fields` can narrow it, so only `id` is always there; a record loaded
- * through `with` (the `<Model>Related` variant) need not even have that. When a serializer
+ * through `with` (the `<Model>Related` variant) need not even have that. `full`: the record a
+ * write answers (writes take no `fields`), with every visible field; a schema cannot tie a
+ * read's response to whether it sent `fields`, so reads keep the narrowable variant. When a serializer
  * (`serialized`: the model's or the app's) shapes the records, it may add fields no schema can
  * name, so the record stays open to them.
  */
-export function recordSchema(registry: ModelRegistry, model: Model, related: boolean, serialized = false): JsonSchema {
+export function recordSchema(
+  registry: ModelRegistry,
+  model: Model,
+  related: boolean,
+  serialized = false,
+  full = false,
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of outputOrder(model)) properties[field] = outputFieldSchema(model, field);
   for (const relation of model.relations.keys()) properties[relation] = relationSchema(registry, model, relation);
+  // The full variant (`<Model>Full`): what a response without `fields` carries, every visible field.
+  const required = full && !serialized ? [...outputOrder(model)] : related ? [] : ["id"];
   return {
     type: "object",
     ...(model.description ? { description: model.description } : {}),
     properties,
-    ...(related ? {} : { required: ["id"] }),
+    ...(required.length > 0 ? { required } : {}),
     ...(serialized ? {} : { additionalProperties: false }),
   };
 }
@@ -207,7 +254,8 @@ export const COMMON_SCHEMAS: Readonly<Record<string, JsonSchema>> = Object.freez
     required: ["total", "lastPage", "perPage", "currentPage", "from", "to", "count", "next", "prev"],
     additionalProperties: false,
   },
-  Error: {
+  // Not `Error`, which generated clients would declare over the language's own Error class.
+  ErrorBody: {
     type: "object",
     description: "A single-message error.",
     properties: { error: { type: "string" } },
@@ -227,7 +275,7 @@ export const COMMON_SCHEMAS: Readonly<Record<string, JsonSchema>> = Object.freez
     required: ["errors"],
     additionalProperties: false,
   },
-  InternalError: {
+  InternalErrorBody: {
     type: "object",
     description: "An unexpected error, in production (NODE_ENV=production).",
     properties: { message: { const: "An error occurred!" } },

@@ -35,7 +35,16 @@ function fits(value: unknown, kind: FieldKind): Scalar | undefined {
   }
 }
 
-function describe(value: unknown): Message {
+/** A date operand that is a string the server cannot read: it is named, and an impossible day said so. */
+function describeDate(value: string): Message {
+  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return /^\d{4}-\d{2}-\d{2}/.test(value)
+    ? msg("value.impossibleDate", { value: shown })
+    : msg("value.unreadableDate", { value: shown });
+}
+
+function describe(value: unknown, kind?: FieldKind): Message {
+  if (kind === "date" && typeof value === "string") return describeDate(value);
   if (value === null) return msg("value.null");
   if (Array.isArray(value)) return msg("value.array");
   if (typeof value === "object") return msg("value.object");
@@ -54,7 +63,7 @@ function describe(value: unknown): Message {
 export function scalarOperand(value: unknown, kind: FieldKind, key: string): Scalar {
   const scalar = fits(value, kind);
   if (scalar === undefined) {
-    throw apiError("query.operandKind", { key, expected: KIND_NAMES[kind], got: describe(value) });
+    throw apiError("query.operandKind", { key, expected: KIND_NAMES[kind], got: describe(value, kind) });
   }
   return scalar;
 }

@@ -17,6 +17,11 @@ import { type RequestTarget, targetResolver, type TargetRoutes } from "./target.
 import { requestIdOf } from "./request-id.ts";
 import { relatedReads } from "./related-reads.ts";
 
+/** A refusal answered before the routes (a 429): for HEAD without its body, as every HEAD answer is. */
+function headless(request: Request, response: Response): Response | Promise<Response> {
+  return request.method === "HEAD" ? dropBody(response) : response;
+}
+
 /** The methods the health probes answer. */
 const PROBE_METHODS = "GET, HEAD, OPTIONS";
 
@@ -226,11 +231,12 @@ export class Service {
       const counted = this.#limit(request, info, pathname, context, extra);
       if (counted instanceof Promise) {
         return counted.then(
-          (refused) => this.#decorate(refused ?? this.#core(request, context), extra, corsOrigin),
+          (refused) =>
+            this.#decorate(refused ? headless(request, refused) : this.#core(request, context), extra, corsOrigin),
           (error: unknown) => this.#decorate(this.#deps.failed(error, request, context), extra, corsOrigin),
         );
       }
-      if (counted !== undefined) return this.#decorate(counted, extra, corsOrigin);
+      if (counted !== undefined) return this.#decorate(headless(request, counted), extra, corsOrigin);
     }
     return this.#decorate(this.#core(request, context), extra, corsOrigin);
   }

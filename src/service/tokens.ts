@@ -99,13 +99,18 @@ function reasonOf(error: unknown): string {
 /** PEM public keys, imported for each algorithm a token names (jose binds a key to one). */
 function pemKeys(pems: readonly string[]): (alg: string) => Promise<CryptoKey[]> {
   const imported = new Map<string, Promise<CryptoKey[]>>();
+  const load = async (alg: string): Promise<CryptoKey[]> => {
+    const keys: CryptoKey[] = [];
+    for (const pem of pems) {
+      // A key of another type than the algorithm's does not import: it cannot verify such tokens.
+      const key = await importSPKI(pem, alg).catch(() => undefined);
+      if (key) keys.push(key as CryptoKey);
+    }
+    return keys;
+  };
   return (alg) => {
     let keys = imported.get(alg);
-    if (!keys) {
-      keys = Promise.all(pems.map((pem) => importSPKI(pem, alg).catch(() => undefined)))
-        .then((all) => all.filter((key): key is CryptoKey => key !== undefined));
-      imported.set(alg, keys);
-    }
+    if (keys === undefined) imported.set(alg, keys = load(alg));
     return keys;
   };
 }

@@ -26,7 +26,7 @@ export async function refuseHiddenRecords(db: Db, model: RenamedCollection): Pro
 
 function formerCollectionMessage(model: RenamedCollection, former: NonNullable<RenamedCollection["former"]>): string {
   const route = former.route === undefined ? "" : ` (and route: "${former.route}" to keep its URLs)`;
-  return `Model ${model.name}: its records are in collection "${former.collection}", the name versions up to 0.1 ` +
-    `derived, but its collection is now "${model.collection}". Set collection: "${former.collection}"${route} ` +
+  return `Model ${model.name}: its records are in collection "${former.collection}", the name mongorest 0.1.0 ` +
+    `derived, but since 0.2.0 its collection is "${model.collection}". Set collection: "${former.collection}"${route} ` +
     `in the model, or rename the collection to "${model.collection}"`;
 }

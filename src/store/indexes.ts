@@ -1,11 +1,12 @@
-import type { Collection, Db, Document } from "mongodb";
+import type { CollationOptions, Collection, Db, Document } from "mongodb";
 import { StartupError } from "../errors.ts";
 
-/** A declared index: keys in order, with their directions. */
+/** A declared index: keys in order, with their directions (and a collation, for case-insensitive ones). */
 export interface IndexSpec {
   keys: Record<string, 1 | -1>;
   unique?: boolean;
   name?: string;
+  collation?: CollationOptions;
 }
 
 /** What the store needs to know of a model to index its collection (a Model is one). */
@@ -34,6 +35,7 @@ export async function ensureIndexes(
     await collection.createIndex(index.keys, {
       unique: index.unique ?? false,
       ...(index.name ? { name: index.name } : {}),
+      ...(index.collation ? { collation: index.collation } : {}),
     });
   }
 }

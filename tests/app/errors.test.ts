@@ -29,7 +29,9 @@ describe("request errors", () => {
     const res = await call(app, "POST", "/api/v1/users", "{not json");
     assert.equal(res.status, 400);
     assertJsonHeaders(res);
-    assert.deepEqual(await res.json(), { error: "The request body is not valid JSON." });
+    assert.deepEqual(await res.json(), {
+      error: 'The request body is not valid JSON: unexpected "n" at line 1, column 2.',
+    });
   });
 
   test("a JSON body that is not an object is a 400", async () => {

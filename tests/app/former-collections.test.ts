@@ -1,5 +1,5 @@
 /**
- * Records left under the collection name versions up to 0.1 derived (`Person` → `persons`, now
+ * Records left under the collection name mongorest 0.1.0 derived (`Person` → `persons`, now
  * `people`): start-up stops with one line instead of serving an empty collection over them.
  * Through the real driver, on the embedded engine.
  */
@@ -46,8 +46,8 @@ describe("records under a formerly derived collection name", async () => {
       (error: Error) => {
         assert.equal(
           error.message,
-          'Model Person: its records are in collection "persons", the name versions up to 0.1 derived, but its ' +
-            'collection is now "people". Set collection: "persons" (and route: "persons" to keep its URLs) in the ' +
+          'Model Person: its records are in collection "persons", the name mongorest 0.1.0 derived, but since 0.2.0 its ' +
+            'collection is "people". Set collection: "persons" (and route: "persons" to keep its URLs) in the ' +
             'model, or rename the collection to "people"',
         );
         assert.ok(!error.message.includes("\n"));

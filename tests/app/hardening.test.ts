@@ -155,16 +155,23 @@ describe("hostile bodies are 400s, never 500s", () => {
     assert.deepEqual([after?.deleted_at, after?.label], [deletedAt, "t"]);
   });
 
-  test("trashed must be true or false, and every parameter may appear once", async () => {
+  test("trashed must be true or false, and every parameter but the list-valued ones may appear once", async () => {
     const maybe = await jsonOf(await call(app, "GET", "/api/v1/things?trashed=maybe"));
     assert.deepEqual([maybe.status, maybe.body], [400, {
       error: 'The trashed parameter must be true or false; received "maybe".',
     }]);
-    for (const query of ["page=&page=2", "trashed=true&trashed=true", "fields=id&fields=label"]) {
+    for (const query of ["page=&page=2", "trashed=true&trashed=true", "per_page=1&per_page=1", "q={}&q={}"]) {
       const res = await jsonOf(await call(app, "GET", `/api/v1/things?${query}`));
       assert.equal(res.status, 400, query);
       assert.match(res.body.error, /may be given only once/);
     }
+    // fields, with and sort are lists: a repeat adds to the list, as exploded form-style arrays send them.
+    assert.equal((await call(app, "POST", "/api/v1/things", { label: "listed" })).status, 201);
+    const repeated = await jsonOf(await call(app, "GET", "/api/v1/things?fields=id&fields=label&sort=-label&sort=id"));
+    const joined = await jsonOf(await call(app, "GET", "/api/v1/things?fields=id,label&sort=-label,id"));
+    assert.equal(repeated.status, 200);
+    assert.deepEqual(repeated.body, joined.body);
+    assert.deepEqual(Object.keys(repeated.body.data[0]), ["id", "label"]);
   });
 });
 

@@ -6,7 +6,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { nullable, optional, string } from "superstruct";
 import { MongoClient } from "mongodb";
-import { type App, createApp, defineModel, StartupError } from "../../src/mod.ts";
+import { type App, createApp, defineModel, email, StartupError } from "../../src/mod.ts";
 import { startEmbeddedEngine } from "../../src/embedded/mod.ts";
 import { call, jsonOf } from "../helpers/app.ts";
 
@@ -75,6 +75,54 @@ describe("unique fields a record may leave out", () => {
     } finally {
       await client.close();
       await engine.close();
+    }
+  });
+});
+
+describe("case-insensitive uniqueness: a unique index with a collation", () => {
+  const Account = defineModel({
+    name: "Account",
+    fields: { email: email(), name: string() },
+    indexes: [{ keys: { email: 1 }, unique: true, collation: { locale: "en", strength: 2 } }],
+  });
+
+  test("A@B.CO and a@b.co are one address: the second is a 409 naming the field, on insert and patch", async () => {
+    const app = await createApp({ models: [Account] });
+    try {
+      const indexes = await app.db.collection("accounts").listIndexes().toArray();
+      assert.equal(indexes.find((index) => index.key.email === 1)?.collation?.strength, 2);
+      assert.equal((await call(app, "POST", "/api/v1/accounts", { email: "Ada@Example.COM", name: "a" })).status, 201);
+      const twice = await jsonOf(await call(app, "POST", "/api/v1/accounts", { email: "ada@example.com", name: "b" }));
+      assert.deepEqual([twice.status, twice.body], [409, { error: "The email has already been taken." }]);
+      assert.equal((await call(app, "POST", "/api/v1/accounts", { email: "bob@example.com", name: "b" })).status, 201);
+      const moved = await jsonOf(await call(app, "PATCH", "/api/v1/accounts/3", { email: "ADA@example.com" }));
+      assert.equal(moved.status, 409);
+      // The address is stored as sent: only the comparison ignores case.
+      assert.equal((await jsonOf(await call(app, "GET", "/api/v1/accounts/1"))).body.email, "Ada@Example.COM");
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("a collation key the index cannot take stops start-up naming the key", async () => {
+    const Wrong = defineModel({
+      name: "Wrong",
+      fields: { email: email() },
+      indexes: [{ keys: { email: 1 }, unique: true, collation: { locale: "en", strenght: 2 } as never }],
+    });
+    await assert.rejects(createApp({ models: [Wrong] }), /strenght/);
+  });
+});
+
+describe("ids are unique and increasing, not gapless", () => {
+  test("an insert refused with a 409 after its id was drawn leaves that id unused, as the README says", async () => {
+    const app = await createApp({ models: [requiredPhone] });
+    try {
+      assert.equal((await jsonOf(await call(app, "POST", "/api/v1/members", { name: "a", phone: "1" }))).body.id, 1);
+      assert.equal((await call(app, "POST", "/api/v1/members", { name: "b", phone: "1" })).status, 409);
+      assert.equal((await jsonOf(await call(app, "POST", "/api/v1/members", { name: "c", phone: "2" }))).body.id, 3);
+    } finally {
+      await app.close();
     }
   });
 });

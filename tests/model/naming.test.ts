@@ -26,7 +26,7 @@ describe("model naming", () => {
     });
   }
 
-  test("names versions up to 0.1 derived are known where they differ, and only there", () => {
+  test("names mongorest 0.1.0 derived are known where they differ, and only there", () => {
     assert.deepEqual(formerNames("Person"), { route: "persons", collection: "persons" });
     assert.deepEqual(formerNames("BookShelf"), { route: "book-shelfs", collection: "book_shelfs" });
     assert.deepEqual(formerNames("Analysis"), { route: "analysises", collection: "analysises" });

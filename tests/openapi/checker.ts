@@ -87,6 +87,13 @@ export class ResponseChecker {
     return problems;
   }
 
+  /** Problems with a body against one component schema (`ErrorBody`), or [] when it matches. */
+  checkComponent(name: string, text: string): string[] {
+    const validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#/components/schemas/${pointerEscape(name)}` });
+    if (validate(JSON.parse(text))) return [];
+    return [`${name}: ${this.ajv.errorsText((validate as unknown as { errors: never }).errors)}`];
+  }
+
   /** Problems with one response, or [] when it matches what the document says. */
   check(method: string, pathname: string, status: number, contentType: string | null, text: string): string[] {
     const template = templateOf(this.doc, pathname);

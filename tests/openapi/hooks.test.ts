@@ -60,9 +60,9 @@ test("the 500 of a hooked operation is {message} or {error}; elsewhere {message}
   const schema = (path: string, method: string) =>
     doc.paths[path][method].responses["500"].content["application/json"].schema;
   assert.deepEqual(schema("/api/v1/shelves/{id}", "get"), {
-    oneOf: [{ $ref: "#/components/schemas/InternalError" }, { $ref: "#/components/schemas/Error" }],
+    oneOf: [{ $ref: "#/components/schemas/InternalErrorBody" }, { $ref: "#/components/schemas/ErrorBody" }],
   });
-  assert.deepEqual(schema("/api/v1/notes/{id}", "get"), { $ref: "#/components/schemas/InternalError" });
+  assert.deepEqual(schema("/api/v1/notes/{id}", "get"), { $ref: "#/components/schemas/InternalErrorBody" });
 });
 
 test("a hook's 503, its 500 and a relation hook's 403 match the document", async () => {

@@ -44,12 +44,12 @@ test("every operation id is unique, even when a model is named like a nested rou
 });
 
 test("a model named like a built-in schema stops start-up with one line naming both", async () => {
-  const ErrorModel = defineModel({ name: "Error", fields: { message: string() } });
+  const ErrorModel = defineModel({ name: "ErrorBody", fields: { message: string() } });
   const error = await refusal({ models: [ErrorModel] });
   assert.ok(error instanceof TypeError);
   assert.match(
     error.message,
-    /^OpenAPI schema name Error would be used twice, by the built-in schema .* model Error's records/,
+    /^OpenAPI schema name ErrorBody would be used twice, by the built-in schema .* model ErrorBody's records/,
   );
   const Pagination = defineModel({ name: "Pagination", fields: { size: string() } });
   assert.match((await refusal({ models: [Pagination] })).message, /schema name Pagination would be used twice/);
@@ -63,6 +63,22 @@ test("two models' schema names that clash (User's page and a UserPage model) sto
     error.message,
     /by model User's list pages and by model UserPage's records: rename model User or UserPage/,
   );
+});
+
+test("the built-in schemas are named so that no generated client declares them over a global", async () => {
+  const app = await createApp({ models: [User, Post] });
+  try {
+    const doc = await (await call(app, "GET", "/api/v1/openapi.json")).json();
+    const builtIn = Object.keys(doc.components.schemas).filter((name) => !/^(User|Post)/.test(name));
+    assert.deepEqual(builtIn.sort(), ["ErrorBody", "InternalErrorBody", "Pagination", "ValidationErrors"]);
+    // Error, InternalError (SpiderMonkey's) and the like are globals: hey-api would shadow them.
+    for (const name of builtIn) assert.equal(name in globalThis, false, name);
+    const Error = defineModel({ name: "Error", fields: { message: string() } });
+    const withErrors = await createApp({ models: [Error] });
+    await withErrors.close();
+  } finally {
+    await app.close();
+  }
 });
 
 test("with docs: false there is no document, so such names are fine", async () => {

@@ -27,9 +27,13 @@ test("DELETE of a model with a restrict relation lists 409 with the Error schema
     assert.deepEqual(await new Validator().validate(doc), { valid: true });
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
     for (const path of ["/api/v1/owners/{id}", "/api/v1/owners/{id}/force"]) {
-      assert.deepEqual(statuses(path, "delete"), ["204", "400", "404", "405", "409", "412", "500", "507"], path);
+      assert.deepEqual(
+        statuses(path, "delete"),
+        ["204", "400", "404", "408", "409", "412", "413", "431", "500", "503", "507"],
+        path,
+      );
       const conflict = doc.paths[path].delete.responses["409"];
-      assert.deepEqual(conflict.content["application/json"].schema, { $ref: "#/components/schemas/Error" });
+      assert.deepEqual(conflict.content["application/json"].schema, { $ref: "#/components/schemas/ErrorBody" });
       assert.match(conflict.description, /\(pets\)/);
     }
     // Neither a cascade nor a unique field makes a DELETE a 409; the unique field's 409 stays on writes.

@@ -72,7 +72,7 @@ test("an app-wide limit: every operation documents 429 and the headers, and real
     assert.deepEqual(with429, all);
     assert.deepEqual(withHeaders, all);
     const tooMany = doc.paths["/api/v1/shelves"].get.responses["429"];
-    assert.deepEqual(tooMany.content["application/json"].schema, { $ref: "#/components/schemas/Error" });
+    assert.deepEqual(tooMany.content["application/json"].schema, { $ref: "#/components/schemas/ErrorBody" });
     assert.equal(tooMany.headers["Retry-After"].required, true);
     await step(app, checker, "POST", "/api/v1/shelves", 201, { name: "A" });
     await step(app, checker, "GET", "/api/v1/shelves/9", 404);
@@ -86,10 +86,16 @@ test("an app-wide limit: every operation documents 429 and the headers, and real
 test("a per-handler limit documents 429 and the headers on that handler's operations only", async () => {
   const limits = { models: { Book: { handlers: { paginate: { ...WINDOW, max: 1 } } } } };
   await withApp(limits, async (app, doc, checker) => {
-    const expected = ["GET /api/v1/books", "GET /api/v1/shelves/{shelfId}/books"];
+    const expected = [
+      "GET /api/v1/books",
+      "GET /api/v1/shelves/{shelfId}/books",
+      "HEAD /api/v1/books",
+      "HEAD /api/v1/shelves/{shelfId}/books",
+    ];
     assert.deepEqual(limitedOperations(doc), { with429: expected, withHeaders: expected });
     await step(app, checker, "GET", "/api/v1/books", 200);
     await step(app, checker, "GET", "/api/v1/books", 429);
+    await step(app, checker, "HEAD", "/api/v1/books", 429);
     // Not counted: no RateLimit headers, as the document says.
     const shelves = await step(app, checker, "GET", "/api/v1/shelves", 200);
     assert.equal(shelves.headers.get("ratelimit-limit"), null);
@@ -112,7 +118,16 @@ test("without rateLimit the document has no 429 and no RateLimit headers", async
   const app = await createApp({ models: [Shelf, Book] });
   try {
     const text = await (await call(app, "GET", "/api/v1/openapi.json")).text();
-    assert.doesNotMatch(text, /"429"|RateLimit-|Retry-After/);
+    assert.doesNotMatch(text, /"429"|RateLimit-/);
+    // Retry-After only on the 503s (a time limit, Deno's shutdown), never the limiter's.
+    const doc = JSON.parse(text);
+    const retryAfter = Object.values(doc.paths).flatMap((item: any) =>
+      Object.values(item).flatMap((op: any) =>
+        Object.entries(op.responses).filter(([, response]: [string, any]) => response.headers?.["Retry-After"])
+          .map(([status]) => status)
+      )
+    );
+    assert.deepEqual([...new Set(retryAfter)], ["503"]);
   } finally {
     await app.close();
   }

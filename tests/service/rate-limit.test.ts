@@ -55,7 +55,8 @@ describe("rate limits: memory store", async () => {
       "retry-after": "45",
     });
     assert.deepEqual(await refused.json(), {
-      error: "Too many requests: at most 2 in 60 seconds are allowed; retry in 45 seconds.",
+      // Axe API's text first, then the limit and when to retry.
+      error: "Rate limit exceeded. At most 2 requests in 60 seconds are allowed; retry in 45 seconds.",
     });
 
     // Another client has its own count.
@@ -63,7 +64,8 @@ describe("rate limits: memory store", async () => {
     // The 429 is in the client's language.
     const german = await get(app, "/api/v1/users", "192.0.2.1", { "accept-language": "de" });
     assert.deepEqual(await german.json(), {
-      error: "Zu viele Anfragen: erlaubt sind höchstens 2 in 60 Sekunden; erneut versuchen in 45 Sekunden.",
+      error:
+        "Anfragelimit überschritten. Erlaubt sind höchstens 2 Anfragen in 60 Sekunden; erneut versuchen in 45 Sekunden.",
     });
 
     clock.advance(45_000); // the next window

@@ -247,6 +247,8 @@ export function* scanEntries(
       const count = distance(entries, entries.seek(start), entries.seek(end));
       const passed = Math.min(skip, count);
       skip -= passed;
+      // Not read, but examined: MongoDB's SKIP below FETCH counts each skipped key (SERVER-13946).
+      stats.keysExamined += passed;
       if (passed === count) continue;
       pos = entries.atRank(spec.reverse ? entries.rank(pos) - passed : entries.rank(pos) + passed);
     }

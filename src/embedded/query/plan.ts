@@ -107,6 +107,8 @@ function source(
   switch (plan.kind) {
     case "collscan": {
       const fast = predicate === null && plan.ordered ? skip : 0;
+      // Passed over by position, yet examined as MongoDB's SKIP over a COLLSCAN examines them.
+      stats.docsExamined += Math.min(fast, coll.docs.size);
       return { docs: filtered(counted(coll.docs.iterate(plan.reverse, fast), stats), predicate), skipped: fast };
     }
     case "id":
