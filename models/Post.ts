@@ -1,7 +1,8 @@
 import { optional, string } from "superstruct";
 import { defineModel, id } from "../src/mod.ts";
+import { ownedByCaller } from "../lib/ownership.ts";
 
-/** A post, owned by the user in `user_id`; see hooks/Post.ts for the ownership rules. */
+/** A post, owned by the user in `user_id`: written as yourself, changed and deleted by its owner (or an admin). */
 export default defineModel({
   name: "Post",
   fields: {
@@ -17,6 +18,7 @@ export default defineModel({
   // A user's posts in id order, the relation's order: with=posts reads its first 100 per user
   // from this index, and GET /users/1/posts (sorted by id) a page. Then newest first
   // (GET /users/1/posts?sort=-created_at), and every post newest first.
+  access: ownedByCaller(),
   indexes: [
     { keys: { user_id: 1, _id: 1 } },
     { keys: { user_id: 1, created_at: -1, _id: 1 } },

@@ -1,7 +1,14 @@
 import { optional, string } from "superstruct";
-import { defineModel, email } from "../src/mod.ts";
+import { defineModel, email, principal } from "../src/mod.ts";
 
-/** A person who writes posts. The password is stored but never returned or queryable. */
+/** Only oneself: a user record whose id is the token's subject. */
+const self = { id: principal("subject") };
+
+/**
+ * A person who writes posts. The password is stored (hashed, see hooks/User.ts) but never
+ * returned or queryable. Anyone may sign up and read everyone's public profile (name and
+ * surname); a signed-in user changes or deletes only themselves; an admin may do everything.
+ */
 export default defineModel({
   name: "User",
   fields: {
@@ -23,5 +30,16 @@ export default defineModel({
   relations: {
     // Deleting a user deletes their posts too (after the user; Post's hooks do not run for them).
     posts: { type: "hasMany", model: "Post", foreignKey: "user_id", onDelete: "cascade" },
+  },
+  access: {
+    admin: { all: true },
+    authenticated: {
+      read: { fields: ["name", "surname"] },
+      insert: true,
+      update: { where: self },
+      patch: { where: self },
+      delete: { where: self },
+    },
+    anonymous: { read: { fields: ["name", "surname"] }, insert: true },
   },
 });

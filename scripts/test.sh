@@ -13,7 +13,7 @@ npx deno lint
 echo "== tsc --noEmit"
 npx tsc --noEmit
 echo "== deno check"
-npx deno check main.ts src/ models/ hooks/ tests/ scripts/
+npx deno check main.ts src/ models/ hooks/ lib/ tests/ scripts/
 echo "== node --test (${#files[@]} files)"
 node --test --import tsx "${files[@]}"
 echo "== deno test"

@@ -29,6 +29,15 @@ export {
   type Serializer,
 } from "./model/define.ts";
 export type { ModelRegistry } from "./model/registry.ts";
+export {
+  type AccessDefinition,
+  type AccessRule,
+  ANONYMOUS,
+  type Operation,
+  type Principal,
+  principal,
+  type RoleRules,
+} from "./model/access.ts";
 export type { DatabaseOptions } from "./store/connect.ts";
 export { email, id } from "./model/types.ts";
 export { ApiError, type ApiErrorOptions, type FieldErrors, StartupError, ValidationError } from "./errors.ts";

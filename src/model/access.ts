@@ -121,6 +121,8 @@ export type AccessDefinition = Record<string, RoleRules> | "public";
 /** A role's rule for one operation, after start-up. */
 export interface ResolvedRule {
   readonly role: string;
+  /** What the model file named it by: the operation, or the group (`read`, `write`, `all`) it came through. */
+  readonly named: string;
   /** Unrestricted (`true`), or the rule. */
   readonly rule: true | AccessRule;
 }
@@ -174,7 +176,7 @@ export function resolveAccess(model: string, access: unknown): ResolvedAccess | 
         if (seen.has(operation)) throw new TypeError(`${where} grants ${operation} twice (through ${name})`);
         seen.add(operation);
         const list = byOperation.get(operation) ?? [];
-        list.push({ role, rule: checkRule(`${where}.${name}`, rule) });
+        list.push({ role, named: name, rule: checkRule(`${where}.${name}`, rule) });
         byOperation.set(operation, list);
       }
     }

@@ -226,7 +226,7 @@ export class AccessPolicy {
     for (const [operation, rules] of access) {
       byOperation.set(
         operation,
-        rules.map(({ role, rule }) => this.#compileRule(model, `access.${role}.${operation}`, role, rule)),
+        rules.map(({ role, named, rule }) => this.#compileRule(model, `access.${role}.${named}`, role, rule)),
       );
     }
     this.#rules.set(model.name, byOperation);
