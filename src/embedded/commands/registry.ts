@@ -14,6 +14,8 @@ import { latencyKind } from "./latency.ts";
 import { commandSession } from "../sessions.ts";
 import { OP_MSG, OP_QUERY } from "../wire/messages.ts";
 import { checkDatabaseName } from "./names.ts";
+import { parseMaxTimeMS } from "./max-time.ts";
+import { Operation, runAs } from "../query/interrupts.ts";
 import { sessionCommands } from "./sessions.ts";
 import { readCommands } from "./read.ts";
 import { refuseViewWrite } from "./views.ts";
@@ -198,7 +200,7 @@ function useSession(input: CommandInput): string | undefined {
  * without a promise and a turn of the microtask queue; only the rest return a promise.
  */
 function run(input: CommandInput, name: string): Reply | Promise<Reply> {
-  const ctx: CommandContext = { ...input, session: undefined };
+  const ctx: CommandContext = { ...input, session: undefined, operation: new Operation(input.engine.clock) };
   try {
     checkRequest(input, name);
     const handler = HANDLERS.get(name);
@@ -211,7 +213,10 @@ function run(input: CommandInput, name: string): Reply | Promise<Reply> {
     if (ctx.request.tooLarge && name !== "insert") {
       throw new CommandError("BSONObjectTooLarge", `a document of ${ctx.request.tooLarge} exceeds the maximum size`);
     }
-    const reply = handler(ctx);
+    // getMore's own maxTimeMS (an awaitData timeout) is refused by getMore itself: the cursor's time goes on.
+    const maxTimeMS = parseMaxTimeMS(name, ctx.body);
+    if (name !== "getMore") ctx.operation.limitTo(maxTimeMS > 0 ? maxTimeMS : undefined);
+    const reply = runAs(ctx.operation, () => handler(ctx));
     const settled = reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
     if (READS.has(name) && !(name === "aggregate" && aggregateOutput(ctx) !== undefined)) return settled;
     return settled instanceof Promise
