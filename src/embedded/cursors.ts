@@ -161,12 +161,15 @@ export class CursorRegistry {
     this.#timer.unref();
   }
 
-  /** Frees cursors idle for longer than the timeout (but `noCursorTimeout` ones); returns how many. */
+  /**
+   * Frees cursors idle for longer than the timeout (but `noCursorTimeout` ones, and those a
+   * getMore is filling); returns how many.
+   */
   sweep(): number {
     const cutoff = this.now() - this.timeoutMs;
     let n = 0;
     for (const [key, cursor] of this.#open) {
-      if (!cursor.noTimeout && cursor.lastUsed < cutoff) {
+      if (!cursor.noTimeout && !cursor.busy && cursor.lastUsed < cutoff) {
         this.#open.delete(key);
         n++;
       }

@@ -2,7 +2,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Collection, type Db, type Document, Long, MongoClient } from "mongodb";
 import { planStats } from "../../src/embedded/query/plan.ts";
-import { nextTurn } from "../../src/embedded/query/interrupts.ts";
+import { nextTurn, Operation, PAUSE, type Paused } from "../../src/embedded/query/interrupts.ts";
+import { type Batch, CursorRegistry } from "../../src/embedded/cursors.ts";
 import { type Connected, connectTarget, externalUri, opMsg, rawSocket, refused, roundTrip } from "./helpers.ts";
 
 /**
@@ -521,5 +522,34 @@ describe("embedded engine: long reads yield to other connections", {
       a.destroy();
       b.destroy();
     }
+  });
+});
+
+describe("embedded engine: a cursor a getMore fills across slices", () => {
+  test("is not swept as idle meanwhile, and answers once the getMore is done", async () => {
+    let now = 0;
+    const turns = new Turns();
+    const registry = new CursorRegistry(1 << 20, 10 * 60_000, () => now, turns.take);
+    // A read pausing after every document, on a clock moving a second at each reading: every pause ends a slice.
+    function* source(): Generator<Paused<Document>> {
+      for (let i = 0; i < 10; i++) {
+        yield { _id: i };
+        yield PAUSE;
+      }
+    }
+    let ticks = 0;
+    const operation = () => new Operation(() => (ticks += 1000));
+    const first = registry.first("db.c", source(), { batchSize: 1, operation: operation() }) as Batch;
+    assert.equal(first.docs.length, 1);
+    const held = turns.hold();
+    const more = registry.more(first.cursorId, 5, operation());
+    assert.ok(more instanceof Promise, "the getMore went on after a turn");
+    await held;
+    now = 11 * 60_000;
+    assert.equal(registry.sweep(), 0);
+    turns.release();
+    assert.equal((await more).docs.length, 5);
+    assert.equal(registry.sweep(), 1);
+    registry.close();
   });
 });
