@@ -151,7 +151,7 @@ function sourceOf(ctx: CommandContext, name: string | undefined, stages: Documen
   return { coll, view, stages, pipeline: view ? [...view.pipeline, ...stages] : stages, options };
 }
 
-/** A source's documents (with the pauses of its reads), and the secondary index its leading read goes through, if any. */
+/** A source's documents (with its reads' pauses), and the secondary index its leading read goes through, if any. */
 interface SourceRead {
   docs: Iterator<Paused<Document>>;
   index?: string;

@@ -16,7 +16,10 @@ export function whenDone<T, R>(value: T | Promise<T>, finish: (value: T) => R): 
   return value instanceof Promise ? value.then(finish) : finish(value);
 }
 
-/** What a read of `name` (a view: its base collection, and what its joins read) reads, so that a drop between its slices kills it. */
+/**
+ * What a read of `name` goes through (a view: its base collection, and what its joins read),
+ * so that a drop between two of its slices kills it.
+ */
 export function readerOf(ctx: CommandContext, name: string, planned?: { plan: Plan }): PlanReader {
   const view = resolveView(ctx, name);
   const index = planned?.plan.kind === "ixscan" ? planned.plan.scan.index.spec.name : undefined;
@@ -31,7 +34,10 @@ export function countView(
   docs: Iterator<Paused<Document>>,
 ): number | Promise<number> {
   let n = 0;
-  const counted = ctx.engine.cursors.drain(docs, ctx.operation, readerOf(ctx, name), () => (n++, true));
+  const counted = ctx.engine.cursors.drain(docs, ctx.operation, readerOf(ctx, name), () => {
+    n++;
+    return true;
+  });
   return whenDone(counted, () => n);
 }
 
