@@ -4,7 +4,7 @@ import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { planPausingRead, type ReadSpec } from "../query/plan.ts";
 import { atInterruptPoint, checkForInterrupt, collectAll, type Paused } from "../query/interrupts.ts";
-import { countSliced, countView, whenDone } from "./sliced-reads.ts";
+import { countSliced, countView } from "./sliced-reads.ts";
 import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
 import type { JoinWork } from "../query/joins.ts";
 import { type CollectionResolver, type PipelineOptions, runPipeline, stageName } from "../query/pipeline.ts";
@@ -212,13 +212,34 @@ function countDocuments(
   const { spec, group } = counting;
   const { collation, variables } = source.options;
   const filter = isEmptyFilter(spec.filter) ? undefined : bindFilter(spec.filter, variables);
-  const stages = findStages(filter, undefined, spec.skip ?? 0, spec.limit ?? 0);
   const n = source.view
-    ? countView(ctx, name, readView(ctx, source.view, stages, resolver(ctx), variables, true))
-    : countSliced(ctx, name, source.coll, { ...spec, filter, collation, hint: ctx.body.hint ?? undefined });
+    ? countView(
+      ctx,
+      name,
+      readView(
+        ctx,
+        source.view,
+        findStages(filter, undefined, spec.skip ?? 0, spec.limit ?? 0),
+        resolver(ctx),
+        variables,
+        true,
+      ),
+    )
+    : countSliced(ctx, name, source.coll, {
+      filter,
+      skip: spec.skip,
+      limit: spec.limit,
+      collation,
+      hint: ctx.body.hint ?? undefined,
+    });
   // Answered from the collection's size, where MongoDB's pipeline scans the collection: count the scan it makes.
   if (!source.view && filter === undefined) source.coll?.usage.scanned();
-  return whenDone(n, (total) => total > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: total }] : []);
+  return n instanceof Promise ? n.then((total) => countGroup(group, total)) : countGroup(group, n);
+}
+
+/** countDocuments' one group, unless nothing matched. */
+function countGroup(group: Document, n: number): Document[] {
+  return n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
 }
 
 function aggregate(ctx: CommandContext): Reply | Promise<Reply> {
@@ -231,10 +252,10 @@ function aggregate(ctx: CommandContext): Reply | Promise<Reply> {
   const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
   const counting = name === undefined ? undefined : countShape(stages);
   if (counting) {
-    return whenDone(
-      countDocuments(ctx, name!, source, counting),
-      (docs) => ctx.engine.cursors.first(ns, docs[Symbol.iterator](), { batchSize, session: ctx.session }),
-    );
+    const groups = countDocuments(ctx, name!, source, counting);
+    const options = { batchSize, session: ctx.session };
+    if (!(groups instanceof Promise)) return ctx.engine.cursors.first(ns, groups[Symbol.iterator](), options);
+    return groups.then((docs) => ctx.engine.cursors.first(ns, docs[Symbol.iterator](), options));
   }
   const { docs, index } = readSource(ctx, name, source);
   // The plan reads the collection (a view's base collection): its drop or rename kills the cursor.

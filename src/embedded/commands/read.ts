@@ -29,12 +29,15 @@ import { checkHint } from "./hint.ts";
 import { findStages, joinedNamespaces, readView, resolveView } from "./views.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
+/** MongoDB's context for an interrupted find. */
+const FIND_CONTEXT = "Executor error during find command";
+
 /**
  * Whose a find's cursor is: its session, and whether it may idle past the timeout; and the
  * command filling its batches, interrupted with MongoDB's context for a find.
  */
 function owner(ctx: CommandContext): FirstBatchOptions {
-  ctx.operation.context = "Executor error during find command";
+  ctx.operation.context = FIND_CONTEXT;
   return { session: ctx.session, noTimeout: trueValue(ctx.body.noCursorTimeout), operation: ctx.operation };
 }
 
@@ -76,8 +79,12 @@ function find(ctx: CommandContext): Reply | Promise<Reply> {
   const batchSize = firstBatchSize(body);
   // A limited read is a page, likely read again: its serialised documents are worth keeping.
   const cached = limit > 0 && dependsOnDocumentOnly(project);
+  // One literal, not a spread of owner(): a page read makes it on every request.
+  ctx.operation.context = FIND_CONTEXT;
   return ctx.engine.cursors.first(namespace(ctx.db, name), source, {
-    ...owner(ctx),
+    session: ctx.session,
+    noTimeout: trueValue(body.noCursorTimeout),
+    operation: ctx.operation,
     project,
     batchSize,
     single,
@@ -225,10 +232,15 @@ function count(ctx: CommandContext): Document | Promise<Document> {
   const collation = readCollation(ctx.body.collation, coll, view);
   if (view) {
     const docs = readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx), undefined, true);
-    return whenDone(countView(ctx, name, docs), (n) => ({ n, ok: 1 }));
+    return whenDone(countView(ctx, name, docs), countReply);
   }
-  const spec = { filter: query, skip, limit, collation, hint: ctx.body.hint ?? undefined };
-  return whenDone(countSliced(ctx, name, coll, spec), (n) => ({ n, ok: 1 }));
+  const n = countSliced(ctx, name, coll, { filter: query, skip, limit, collation, hint: ctx.body.hint ?? undefined });
+  return n instanceof Promise ? n.then(countReply) : countReply(n);
+}
+
+/** The count command's answer. */
+function countReply(n: number): Document {
+  return { n, ok: 1 };
 }
 
 function distinct(ctx: CommandContext): Document | Promise<Document> {

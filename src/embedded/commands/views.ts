@@ -8,7 +8,7 @@ import { type CollectionResolver, runPipeline, stageName } from "../query/pipeli
 import type { Variables } from "../query/variables.ts";
 import { type Collation, parseCollation, sameCollation } from "../store/collation.ts";
 import { CommandError } from "../errors.ts";
-import { isPlainObject } from "../bson.ts";
+import { firstKey, isPlainObject } from "../bson.ts";
 import { namespace } from "./args.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -167,7 +167,9 @@ export function checkJoinedViews(ctx: CommandContext, pipeline: readonly Documen
  * `$graphLookup`, at any depth; a view as its base collection, with its own joins): dropping
  * one of them kills the read, as dropping its own collection does.
  */
-export function joinedNamespaces(ctx: CommandContext, pipeline: readonly Document[]): Set<string> {
+export function joinedNamespaces(ctx: CommandContext, pipeline: readonly Document[]): Set<string> | undefined {
+  // Joins sit in the join stages themselves or in the pipelines of those and `$facet`: most pipelines have none.
+  if (!pipeline.some((stage) => JOIN_STAGES.has(firstKey(stage) ?? "") || "$facet" in stage)) return undefined;
   const found = new Set<string>();
   const visit = (stages: readonly Document[]): void => {
     for (const name of joinedNames(stages)) {

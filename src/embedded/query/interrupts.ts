@@ -47,23 +47,22 @@ const EXPIRED = "operation exceeded time limit";
 
 /**
  * One command as it runs: its deadline (from `maxTimeMS`, on the engine's clock), the context
- * MongoDB puts before an interruption's message, and where its current slice started.
+ * MongoDB puts before an interruption's message, and where its current slice started. Made for
+ * every command: the times are `undefined` when unset, so that making one allocates no number.
  */
 export class Operation {
-  /** When the operation expires, on {@link clock}; Infinity for none. */
-  deadline: number;
+  /** When the operation expires, on {@link clock}; undefined for never. */
+  deadline: number | undefined = undefined;
   /** MongoDB's prefix for an interruption ("Executor error during find command"), if any. */
   context: string | undefined = undefined;
-  #sliceStart = Number.NaN;
+  /** When the current slice started, once its first pause read the clock. */
+  #sliceStart: number | undefined = undefined;
 
-  /** `maxTimeMS` 0 means no limit, as in MongoDB. */
-  constructor(readonly clock: () => number, maxTimeMS = 0) {
-    this.deadline = maxTimeMS > 0 ? clock() + maxTimeMS : Infinity;
-  }
+  constructor(readonly clock: () => number) {}
 
   /** Throws 50 MaxTimeMSExpired once the deadline has passed. */
   check(): void {
-    if (this.deadline !== Infinity && this.clock() >= this.deadline) throw this.#expired();
+    if (this.deadline !== undefined && this.clock() >= this.deadline) throw this.#expired();
   }
 
   /** The operation stopped for `message` (an interruption's words), under MongoDB's context for this command. */
@@ -85,8 +84,8 @@ export class Operation {
    */
   atPause(): boolean {
     const now = this.clock();
-    if (now >= this.deadline) throw this.#expired();
-    if (this.#sliceStart !== this.#sliceStart) {
+    if (this.deadline !== undefined && now >= this.deadline) throw this.#expired();
+    if (this.#sliceStart === undefined) {
       this.#sliceStart = now;
       return false;
     }
@@ -95,7 +94,7 @@ export class Operation {
 
   /** A yield is over: the next slice starts. */
   resumed(): void {
-    this.#sliceStart = Number.NaN;
+    this.#sliceStart = undefined;
   }
 
   /**
@@ -103,17 +102,18 @@ export class Operation {
    * aggregate's `maxTimeMS` over all its batches, not the time between them. Undefined: none.
    */
   remaining(): number | undefined {
-    return this.deadline === Infinity ? undefined : Math.max(0, this.deadline - this.clock());
+    return this.deadline === undefined ? undefined : Math.max(0, this.deadline - this.clock());
   }
 
   /** Shortens the deadline to `ms` from now, if that is sooner (explain's two maxTimeMS: the smaller holds). */
   within(ms: number): void {
-    this.deadline = Math.min(this.deadline, this.clock() + ms);
+    const deadline = this.clock() + ms;
+    if (this.deadline === undefined || deadline < this.deadline) this.deadline = deadline;
   }
 
   /** Limits the operation to `ms` from now (a getMore taking its cursor's leftover time); undefined: no limit. */
   limitTo(ms: number | undefined): void {
-    this.deadline = ms === undefined ? Infinity : this.clock() + ms;
+    this.deadline = ms === undefined ? undefined : this.clock() + ms;
   }
 }
 
@@ -138,7 +138,19 @@ export function isInterruption(error: unknown): boolean {
 
 /** Throws MaxTimeMSExpired when the running operation is past its deadline. */
 export function checkForInterrupt(): void {
-  if (running !== undefined && running.deadline !== Infinity) running.check();
+  if (running !== undefined && running.deadline !== undefined) running.check();
+}
+
+/** Makes `operation` the running one (see {@link running}); returns the one it replaces, for {@link leave}. */
+export function enter(operation: Operation): Operation | undefined {
+  const previous = running;
+  running = operation;
+  return previous;
+}
+
+/** Ends what {@link enter} began. */
+export function leave(previous: Operation | undefined): void {
+  running = previous;
 }
 
 /** Runs `work` as `operation`'s (see {@link running}). */

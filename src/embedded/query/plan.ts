@@ -124,10 +124,11 @@ function source(
   plan: Plan,
   filter: unknown,
   stats: ScanStats,
-  read: { skip: number; sliced: boolean; collation?: Collation },
+  skip: number,
+  sliced: boolean,
+  collation?: Collation,
 ): { docs: Iterable<Paused<Document>>; skipped: number } {
-  const { skip, sliced } = read;
-  const predicate = plan.exact ? null : compileFilter(filter, read.collation);
+  const predicate = plan.exact ? null : compileFilter(filter, collation);
   switch (plan.kind) {
     case "collscan": {
       const fast = predicate === null && plan.ordered ? skip : 0;
@@ -188,12 +189,12 @@ export function planPausingRead(
     : choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity, spec.collation);
   if (spec.untracked !== true) notePlan(coll, plan);
   if (plan.ordered) {
-    const { docs, skipped } = source(coll, plan, spec.filter, stats, { skip, sliced, collation: spec.collation });
+    const { docs, skipped } = source(coll, plan, spec.filter, stats, skip, sliced, spec.collation);
     return { plan, keys, stats, docs: window(docs[Symbol.iterator](), skip - skipped, limit) };
   }
   const byFields = sortedByFields(coll, plan, keys, stats, skip, limit, spec.collation);
   if (byFields) return { plan, keys, stats, docs: byFields[Symbol.iterator]() };
-  const { docs } = source(coll, plan, spec.filter, stats, { skip: 0, sliced, collation: spec.collation });
+  const { docs } = source(coll, plan, spec.filter, stats, 0, sliced, spec.collation);
   const sortSpec = Object.fromEntries(keys);
   const matches = sortedCount(docs);
   const sorted = sliced
@@ -270,7 +271,7 @@ export function matching(
 ): Iterable<Paused<Document>> {
   const plan = choosePlan(coll, filter, [], Infinity, collation);
   notePlan(coll, plan);
-  return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, { skip: 0, sliced, collation }).docs;
+  return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, 0, sliced, collation).docs;
 }
 
 /** A finished count: the number, the plan that produced it and its work. */
@@ -345,7 +346,7 @@ export function startCount(coll: Collection | undefined, spec: CountSpec, sliced
   } else {
     const docs = plan.kind === "ixscan" && plan.exact && !plan.coverage
       ? counted(indexDocs(plan, stats), { keysExamined: 0, docsExamined: 0 }, sliced)
-      : source(coll, plan, filter, stats, { skip: 0, sliced, collation }).docs;
+      : source(coll, plan, filter, stats, 0, sliced, collation).docs;
     counting.docs = docs[Symbol.iterator]();
   }
   return counting;
