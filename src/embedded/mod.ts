@@ -56,6 +56,17 @@ export interface EmbeddedEngineOptions extends Partial<ConnectionLimits> {
    * Its `now` and `onPass` are for tests, in this thread only.
    */
   ttl?: TtlOptions;
+  /**
+   * For tests, in this thread only: the clock (ms) that `maxTimeMS` deadlines and the slices of
+   * long reads are measured on (default `performance.now`), so a test can make a command
+   * expire, or a read yield, without waiting.
+   */
+  clock?: () => number;
+  /**
+   * For tests, in this thread only: how a long read lets other commands run between two of its
+   * slices (default: one turn of the event loop), so a test can act while a read is paused.
+   */
+  nextTurn?: () => Promise<void>;
 }
 
 export type { ConnectionLimits } from "./wire/limits.ts";
@@ -154,6 +165,9 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     if (options.ttl?.now || options.ttl?.onPass) {
       throw new TypeError("the embedded engine takes ttl.now and ttl.onPass only in this thread (thread: false)");
     }
+    if (options.clock || options.nextTurn) {
+      throw new TypeError("the embedded engine takes clock and nextTurn only in this thread (thread: false)");
+    }
     const { thread: _thread, ...inWorker } = options;
     const threaded = await startEngineThread(inWorker);
     if (threaded) return threaded;
@@ -165,7 +179,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   const connectionLimits = resolveConnectionLimits(options);
   const catalog = new Catalog();
   const sink = options.sink ?? (await openSink(catalog, options));
-  const cursors = new CursorRegistry(limits.maxBsonObjectSize);
+  const cursors = new CursorRegistry(limits.maxBsonObjectSize, undefined, undefined, options.nextTurn);
   const engine: EngineState = {
     catalog,
     cursors,
@@ -177,6 +191,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     counters: new ServerCounters(),
     sessions: new SessionCache(),
     server: { host: "", dataDir: options.dataDir, maxConnections: connectionLimits.maxConnections },
+    clock: options.clock ?? (() => performance.now()),
   };
   const host = options.host ?? "127.0.0.1";
   let server;

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Document, Long, MongoServerError } from "mongodb";
-import { CursorRegistry } from "../../src/embedded/cursors.ts";
+import { type Batch, CursorRegistry } from "../../src/embedded/cursors.ts";
 import { type Connected, connectTarget } from "./helpers.ts";
 
 /** Batches, getMore, killCursors, and cursor lifetime. */
@@ -103,7 +103,8 @@ describe("embedded engine: cursor expiry", () => {
     now = 11 * 60_000;
     assert.equal(registry.sweep(), 1);
     assert.equal(registry.more(idle.cursorId, 2), undefined);
-    assert.equal(registry.more(busy.cursorId, 2)?.docs.length, 2);
+    // A source without pauses answers at once.
+    assert.equal((registry.more(busy.cursorId, 2) as Batch | undefined)?.docs.length, 2);
     registry.close();
   });
 

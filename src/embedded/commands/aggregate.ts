@@ -2,7 +2,9 @@ import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { isEmptyFilter } from "../query/filter.ts";
-import { collect, countMatching, planRead, type ReadSpec } from "../query/plan.ts";
+import { planPausingRead, type ReadSpec } from "../query/plan.ts";
+import { atInterruptPoint, checkForInterrupt, collectAll, type Paused } from "../query/interrupts.ts";
+import { countSliced, countView } from "./sliced-reads.ts";
 import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
 import type { JoinWork } from "../query/joins.ts";
 import { type CollectionResolver, type PipelineOptions, runPipeline, stageName } from "../query/pipeline.ts";
@@ -12,7 +14,15 @@ import { collectionName, firstBatchSize, namespace } from "./args.ts";
 import { readCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
 import { checkStatsStages, statsSource } from "./stats-stages.ts";
-import { checkJoinedViews, findStages, readView, type ResolvedView, resolveView } from "./views.ts";
+import {
+  checkJoinedViews,
+  findStages,
+  joinedNamespaces,
+  readView,
+  refuseViewWrite,
+  type ResolvedView,
+  resolveView,
+} from "./views.ts";
 import { type OutputStage, outputStage, writeOutput } from "./output-stages.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
@@ -26,14 +36,24 @@ export function resolver(ctx: CommandContext, untracked = false): CollectionReso
   const resolve: CollectionResolver = {
     docs: (name) => {
       const view = resolveView(ctx, name);
-      if (view) return collect(readView(ctx, view, [], resolve));
+      // mingo reads these whole and at once: no pauses, the deadline checked as they are read.
+      if (view) return collectAll(readView(ctx, view, [], resolve));
       // The documents are held as BSON: a join decodes the collection it reads, as a scan would.
       const coll = ctx.engine.catalog.get(ctx.db, name);
-      return coll ? collect(coll.docs.iterate()) : [];
+      return coll ? everyDocument(coll) : [];
     },
     read: (name, stages, options, work) => readJoined(ctx, resolve, { name, stages, options, work, untracked }),
   };
   return resolve;
+}
+
+/** Every document of a collection, decoded, its reading an interrupt point every so many documents. */
+function everyDocument(coll: Collection): Document[] {
+  const docs: Document[] = [];
+  for (const doc of coll.docs.iterate()) {
+    if (atInterruptPoint(docs.push(doc))) checkForInterrupt();
+  }
+  return docs;
 }
 
 /** One read of a joined collection or view: what to read and how, and where its work is counted. */
@@ -62,7 +82,7 @@ function leadingMatchesMerged(pipeline: Document[]): Document[] {
  * the planner plans on the base collection, counted into the stage's work; a missing
  * collection reads as empty; no collection at all runs the stages over nothing (`$documents`).
  */
-function readJoined(ctx: CommandContext, resolve: CollectionResolver, read: JoinedRead): Iterator<Document> {
+function readJoined(ctx: CommandContext, resolve: CollectionResolver, read: JoinedRead): Iterator<Paused<Document>> {
   const { name, stages, work } = read;
   if (name === undefined) return runPipeline(stages, [][Symbol.iterator](), resolve, read.options);
   const view = resolveView(ctx, name);
@@ -71,12 +91,12 @@ function readJoined(ctx: CommandContext, resolve: CollectionResolver, read: Join
   const stats = view ? statsSource(ctx, view.source, pipeline) : undefined;
   if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolve, options);
   const { spec, rest } = leadingRead(leadingMatchesMerged(pipeline));
-  const planned = planRead(ctx.engine.catalog.get(ctx.db, view?.source ?? name), {
+  const planned = planPausingRead(ctx.engine.catalog.get(ctx.db, view?.source ?? name), {
     ...spec,
     filter: bindFilter(spec.filter, options.variables),
     collation: options.collation,
     untracked: read.untracked,
-  });
+  }, options.sliced === true);
   if (planned) work?.reads.count(planned.plan, planned.stats);
   return runPipeline(rest, planned?.docs ?? [][Symbol.iterator](), resolve, options);
 }
@@ -121,14 +141,19 @@ function sourceOf(ctx: CommandContext, name: string | undefined, stages: Documen
   const view = name === undefined ? undefined : resolveView(ctx, name);
   const coll = name === undefined ? undefined : ctx.engine.catalog.get(ctx.db, view ? view.source : name);
   checkHint(coll, ctx.body.hint);
-  const options = { collation: readCollation(ctx.body.collation, coll, view), variables: parseLet(ctx.body) };
+  // An aggregate's consumer (its cursor, or its $out/$merge) yields at pauses: its reads are sliced.
+  const options: PipelineOptions = {
+    collation: readCollation(ctx.body.collation, coll, view),
+    variables: parseLet(ctx.body),
+    sliced: true,
+  };
   checkJoinedViews(ctx, stages, options.collation);
   return { coll, view, stages, pipeline: view ? [...view.pipeline, ...stages] : stages, options };
 }
 
-/** A source's documents, and the secondary index its leading read goes through, if any. */
+/** A source's documents (with its reads' pauses), and the secondary index its leading read goes through, if any. */
 interface SourceRead {
-  docs: Iterator<Document>;
+  docs: Iterator<Paused<Document>>;
   index?: string;
 }
 
@@ -144,12 +169,12 @@ function readSource(ctx: CommandContext, name: string | undefined, source: Sourc
   if (stats) return { docs: runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolver(ctx), options) };
   if (name === undefined) return { docs: runPipeline(source.pipeline, [][Symbol.iterator](), resolver(ctx), options) };
   const { spec, rest } = leadingRead(source.pipeline);
-  const planned = planRead(source.coll, {
+  const planned = planPausingRead(source.coll, {
     ...spec,
     filter: bindFilter(spec.filter, options.variables),
     collation: options.collation,
     hint: ctx.body.hint ?? undefined,
-  });
+  }, true);
   const docs = runPipeline(rest, planned?.docs ?? [][Symbol.iterator](), resolver(ctx), options);
   return { docs, index: planned?.plan.kind === "ixscan" ? planned.plan.scan.index.spec.name : undefined };
 }
@@ -161,40 +186,65 @@ async function aggregateInto(
   stages: Document[],
   output: OutputStage,
 ): Promise<Reply> {
+  refuseViewWrite(ctx, output.into);
   const source = sourceOf(ctx, name, stages);
-  await writeOutput(ctx, output, readSource(ctx, name, source).docs, source.options);
+  const { docs } = readSource(ctx, name, source);
+  const results: Document[] = [];
+  const reads = source.coll && namespace(source.coll.db, source.coll.name);
+  const reader = { reads, index: undefined, joins: joinedNamespaces(ctx, source.pipeline) };
+  await ctx.engine.cursors.drain(docs, ctx.operation, reader, (doc: Document) => {
+    results.push(doc);
+    return true;
+  });
+  await writeOutput(ctx, output, results, source.options);
   // Nothing is left to read, so no cursor stays open (MongoDB answers with id 0 even for batchSize 0).
   const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
   return ctx.engine.cursors.first(ns, [][Symbol.iterator](), { batchSize: 0, single: true });
 }
 
-/** The driver's countDocuments, counted from the indexes when it reads a collection. */
+/** The driver's countDocuments, counted from the indexes when it reads a collection; its read sliced. */
 function countDocuments(
   ctx: CommandContext,
+  name: string,
   source: Source,
   counting: { spec: ReadSpec; group: Document },
-): Document[] {
+): Document[] | Promise<Document[]> {
   const { spec, group } = counting;
   const { collation, variables } = source.options;
   const filter = isEmptyFilter(spec.filter) ? undefined : bindFilter(spec.filter, variables);
   const n = source.view
-    ? collect(
+    ? countView(
+      ctx,
+      name,
       readView(
         ctx,
         source.view,
         findStages(filter, undefined, spec.skip ?? 0, spec.limit ?? 0),
         resolver(ctx),
         variables,
+        true,
       ),
-    ).length
-    : countMatching(source.coll, filter, spec.skip, spec.limit, collation, ctx.body.hint ?? undefined);
+    )
+    : countSliced(ctx, name, source.coll, {
+      filter,
+      skip: spec.skip,
+      limit: spec.limit,
+      collation,
+      hint: ctx.body.hint ?? undefined,
+    });
   // Answered from the collection's size, where MongoDB's pipeline scans the collection: count the scan it makes.
   if (!source.view && filter === undefined) source.coll?.usage.scanned();
+  return n instanceof Promise ? n.then((total) => countGroup(group, total)) : countGroup(group, n);
+}
+
+/** countDocuments' one group, unless nothing matched. */
+function countGroup(group: Document, n: number): Document[] {
   return n > 0 ? [{ _id: group._id ?? null, [Object.keys(group)[1]]: n }] : [];
 }
 
 function aggregate(ctx: CommandContext): Reply | Promise<Reply> {
   const name = typeof ctx.body.aggregate === "string" ? collectionName(ctx, "aggregate") : undefined;
+  ctx.operation.context = "PlanExecutor error during aggregation";
   const { stages, output: into } = outputStage(ctx, pipelineOf(ctx.body));
   if (into) return aggregateInto(ctx, name, stages, into);
   const source = sourceOf(ctx, name, stages);
@@ -202,15 +252,17 @@ function aggregate(ctx: CommandContext): Reply | Promise<Reply> {
   const ns = namespace(ctx.db, name ?? "$cmd.aggregate");
   const counting = name === undefined ? undefined : countShape(stages);
   if (counting) {
-    return ctx.engine.cursors.first(ns, countDocuments(ctx, source, counting)[Symbol.iterator](), {
-      batchSize,
-      session: ctx.session,
-    });
+    const groups = countDocuments(ctx, name!, source, counting);
+    const options = { batchSize, session: ctx.session };
+    if (!(groups instanceof Promise)) return ctx.engine.cursors.first(ns, groups[Symbol.iterator](), options);
+    return groups.then((docs) => ctx.engine.cursors.first(ns, docs[Symbol.iterator](), options));
   }
   const { docs, index } = readSource(ctx, name, source);
   // The plan reads the collection (a view's base collection): its drop or rename kills the cursor.
   const reads = source.coll && namespace(source.coll.db, source.coll.name);
-  return ctx.engine.cursors.first(ns, docs, { batchSize, session: ctx.session, reads, index });
+  const { operation, session } = ctx;
+  const joins = joinedNamespaces(ctx, source.pipeline);
+  return ctx.engine.cursors.first(ns, docs, { batchSize, session, reads, index, operation, joins });
 }
 
 /** The aggregate command (mingo runs the stages after the leading read the engine folds). */

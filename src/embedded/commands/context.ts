@@ -7,6 +7,7 @@ import { WriteSet } from "../store/write-set.ts";
 import type { SessionCache } from "../sessions.ts";
 import type { Request, WireLimits } from "../wire/messages.ts";
 import type { WriteCounts } from "../write-counter.ts";
+import type { Operation } from "../query/interrupts.ts";
 import type { LatencyStats } from "./latency.ts";
 import type { ServerCounters } from "./server-counters.ts";
 
@@ -41,10 +42,12 @@ export interface EngineState {
   /** The logical sessions used recently. */
   readonly sessions: SessionCache;
   readonly server: ServerInfo;
+  /** The clock (ms) of time limits and of the slices of long reads (see query/interrupts.ts). */
+  readonly clock: () => number;
 }
 
 /** One command as the wire hands it to the dispatcher. */
-export type CommandInput = Omit<CommandContext, "session">;
+export type CommandInput = Omit<CommandContext, "session" | "operation">;
 
 /** One command invocation. */
 export interface CommandContext {
@@ -61,6 +64,8 @@ export interface CommandContext {
    * command's `lsid` was checked, before the command runs.
    */
   session: string | undefined;
+  /** The command as it runs: its deadline (`maxTimeMS`) and slices (see query/interrupts.ts). */
+  readonly operation: Operation;
 }
 
 /** A command's answer: a reply document, or a cursor batch encoded straight to the wire. */

@@ -5,6 +5,8 @@ import { CommandError } from "../errors.ts";
 import { countStages, executionStats, findStages } from "../query/describe.ts";
 import { isEmptyFilter } from "../query/filter.ts";
 import { planCount, planRead, type ReadSpec } from "../query/plan.ts";
+import { PAUSE, type Paused } from "../query/interrupts.ts";
+import { parseMaxTimeMS } from "./max-time.ts";
 import { JoinWork } from "../query/joins.ts";
 import { runPipeline } from "../query/pipeline.ts";
 import { checkCountingStages, countShape, leadingRead } from "../query/read-stages.ts";
@@ -38,7 +40,7 @@ function explainRead(
   name: string,
   spec: ReadSpec,
   run: boolean,
-  drain = (it: Iterator<Document>) => it,
+  drain = (it: Iterator<Paused<Document>>) => it,
 ): Explained {
   const started = performance.now();
   const coll = ctx.engine.catalog.get(ctx.db, name);
@@ -48,9 +50,10 @@ function explainRead(
   const winning = read ? findStages(read.plan, read.keys, spec.filter, skip, limit) : { stage: "EOF" };
   const out: Explained = { queryPlanner: planner(namespace(ctx.db, name), spec.filter, winning) };
   if (!run) return out;
+  // Run to the end in one go (explain does not yield): its interrupt points check the deadline.
   let n = 0;
   const output = drain(read?.docs ?? [][Symbol.iterator]());
-  for (let step = output.next(); !step.done; step = output.next()) n++;
+  for (let step = output.next(); !step.done; step = output.next()) if (step.value !== PAUSE) n++;
   const stats: ScanStats = read?.stats ?? { keysExamined: 0, docsExamined: 0 };
   return { ...out, executionStats: executionStats(winning, stats, n, performance.now() - started) };
 }
@@ -60,15 +63,14 @@ function explainCount(ctx: CommandContext, name: string, spec: ReadSpec, run: bo
   const started = performance.now();
   const { filter } = spec;
   const coll = ctx.engine.catalog.get(ctx.db, name);
-  const counted = planCount(
-    coll,
-    isEmptyFilter(filter) ? undefined : filter,
-    spec.skip ?? 0,
-    spec.limit ?? 0,
-    spec.collation,
-    true,
-    spec.hint,
-  );
+  const counted = planCount(coll, {
+    filter: isEmptyFilter(filter) ? undefined : filter,
+    skip: spec.skip,
+    limit: spec.limit,
+    collation: spec.collation,
+    hint: spec.hint,
+    untracked: true,
+  });
   const winning = countStages(counted.plan, filter);
   const out = { queryPlanner: planner(namespace(ctx.db, name), filter, winning), n: counted.n };
   return run ? { ...out, executionStats: executionStats(winning, counted.stats, 0, performance.now() - started) } : out;
@@ -154,6 +156,9 @@ function explain(ctx: CommandContext): Document {
   const run = verbosity !== "queryPlanner";
   const command = firstKey(inner);
   if (command !== undefined) checkCommandFields(command, inner);
+  // A maxTimeMS in the explained command counts too: the smaller of the two holds, as in MongoDB.
+  const nested = command === undefined ? 0 : parseMaxTimeMS(command, inner);
+  if (nested > 0) ctx.operation.within(nested);
   const target = typeof inner[command ?? ""] === "string" ? ctx.engine.catalog.get(ctx.db, inner[command!]) : undefined;
   checkHint(target, inner.hint);
   // Refused rather than explained as the empty collection a view is stored as.

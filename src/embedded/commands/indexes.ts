@@ -19,6 +19,7 @@ import {
 import { checkIndexSpec, checkTtlOption, specialIndexType } from "./index-spec-checks.ts";
 import { alreadyExists, indexByKeyPattern } from "./index-signature.ts";
 import { killIndexReaders } from "./plan-kills.ts";
+import { isInterruption } from "../query/interrupts.ts";
 
 /** An index as listIndexes shows it: `v`, `key` and `name` first, as MongoDB lists them, then the options. */
 export function indexDocument(spec: IndexSpec): Document {
@@ -72,12 +73,20 @@ async function createIndexes(ctx: CommandContext): Promise<Document> {
   const createdCollectionAutomatically = !ctx.engine.catalog.get(ctx.db, name);
   const coll = writes.ensure(ctx.db, name);
   const before = coll.allIndexes().length;
+  const built: string[] = [];
   try {
     for (const spec of specs) {
       if (alreadyExists(coll, spec)) continue;
+      // MongoDB builds under the command's deadline; the engine's build of one index is one
+      // step, so the deadline is checked before each, and a build it stops leaves no index.
+      ctx.operation.check();
       const dup = writes.addIndex(coll, spec);
       if (dup) throw duplicateError(ctx.db, name, dup);
+      built.push(spec.name);
     }
+  } catch (error) {
+    if (isInterruption(error)) { for (const index of built) writes.dropIndex(coll, index); }
+    throw error;
   } finally {
     await commit(ctx, writes);
   }

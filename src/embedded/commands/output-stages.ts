@@ -139,11 +139,10 @@ function refuseNested(value: unknown, topLevel: boolean): void {
 export async function writeOutput(
   ctx: CommandContext,
   output: OutputStage,
-  docs: Iterator<Document>,
+  results: Document[],
   options: PipelineOptions,
 ): Promise<void> {
   refuseViewWrite(ctx, output.into);
-  const results = collect(docs);
   if (output.kind === "$out") return await replaceContents(ctx, output.into, results);
   return await merge(ctx, output, results, options);
 }

@@ -17,13 +17,13 @@ export function collectionsOf(catalog: Catalog, db: string, name?: string): stri
 
 /** Kills the plans of the cursors reading these dropped collections. */
 export function killDropped(cursors: CursorRegistry, namespaces: readonly string[]): void {
-  if (cursors.size === 0) return;
+  if (!cursors.reading) return;
   for (const ns of namespaces) cursors.killPlans(ns, `collection dropped. UUID ${randomUUID()}`);
 }
 
 /** Kills the plans of the cursors reading a collection that was renamed. */
 export function killRenamed(cursors: CursorRegistry, from: Namespace, to: Namespace): void {
-  if (cursors.size === 0) return;
+  if (!cursors.reading) return;
   const source = namespace(from.db, from.name);
   const target = namespace(to.db, to.name);
   cursors.killPlans(source, `collection renamed from '${source}' to '${target}'. UUID ${randomUUID()}`);
@@ -31,6 +31,6 @@ export function killRenamed(cursors: CursorRegistry, from: Namespace, to: Namesp
 
 /** Kills the plans of the cursors reading through these dropped indexes of `ns`. */
 export function killIndexReaders(cursors: CursorRegistry, ns: string, indexes: readonly string[]): void {
-  if (cursors.size === 0) return;
+  if (!cursors.reading) return;
   for (const index of indexes) cursors.killPlans(ns, `query plan killed :: index '${index}' dropped`, index);
 }

@@ -5,7 +5,9 @@ import { missingField, wrongType } from "../field-errors.ts";
 import { sessionText } from "../sessions.ts";
 import { CommandError } from "../errors.ts";
 import { mingoQuery } from "../query/mingo.ts";
-import { collect, countMatching, matching, planRead, type ReadSpec } from "../query/plan.ts";
+import { matching, planPausingRead, type ReadSpec } from "../query/plan.ts";
+import { PAUSE, type Paused } from "../query/interrupts.ts";
+import { countSliced, countView, readerOf, whenDone } from "./sliced-reads.ts";
 import type { Collection } from "../store/collection.ts";
 import { keyTuples } from "../store/key-tuples.ts";
 import { compileProjection, dependsOnDocumentOnly } from "../query/project.ts";
@@ -24,15 +26,22 @@ import {
 import { resolver } from "./aggregate.ts";
 import { readCollation } from "./collation.ts";
 import { checkHint } from "./hint.ts";
-import { findStages, readView, resolveView } from "./views.ts";
+import { findStages, joinedNamespaces, readView, resolveView } from "./views.ts";
 import type { CommandContext, Handler, Reply } from "./context.ts";
 
-/** Whose a find's cursor is: its session, and whether it may idle past the timeout. */
+/** MongoDB's context for an interrupted find. */
+const FIND_CONTEXT = "Executor error during find command";
+
+/**
+ * Whose a find's cursor is: its session, and whether it may idle past the timeout; and the
+ * command filling its batches, interrupted with MongoDB's context for a find.
+ */
 function owner(ctx: CommandContext): FirstBatchOptions {
-  return { session: ctx.session, noTimeout: trueValue(ctx.body.noCursorTimeout) };
+  ctx.operation.context = FIND_CONTEXT;
+  return { session: ctx.session, noTimeout: trueValue(ctx.body.noCursorTimeout), operation: ctx.operation };
 }
 
-function find(ctx: CommandContext): Reply {
+function find(ctx: CommandContext): Reply | Promise<Reply> {
   const name = collectionName(ctx, "find");
   const { body } = ctx;
   const filter = bindFilter(optionalDocument(body, "filter"), parseLet(body));
@@ -62,22 +71,27 @@ function find(ctx: CommandContext): Reply {
       reads: namespace(ctx.db, name),
     });
   }
-  const planned = view ? undefined : planRead(coll, spec);
+  const planned = view ? undefined : planPausingRead(coll, spec, true);
   const source = view
-    ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx))
+    ? readView(ctx, view, findStages(filter, spec.sort, spec.skip, limit), resolver(ctx), undefined, true)
     : planned?.docs ?? [][Symbol.iterator]();
   const project = compileProjection(optionalDocument(body, "projection"), filter);
   const batchSize = firstBatchSize(body);
   // A limited read is a page, likely read again: its serialised documents are worth keeping.
   const cached = limit > 0 && dependsOnDocumentOnly(project);
+  // One literal, not a spread of owner(): a page read makes it on every request.
+  ctx.operation.context = FIND_CONTEXT;
   return ctx.engine.cursors.first(namespace(ctx.db, name), source, {
-    ...owner(ctx),
+    session: ctx.session,
+    noTimeout: trueValue(body.noCursorTimeout),
+    operation: ctx.operation,
     project,
     batchSize,
     single,
     cached,
     reads: namespace(ctx.db, view ? view.source : name),
     index: planned?.plan.kind === "ixscan" ? planned.plan.scan.index.spec.name : undefined,
+    joins: view ? joinedNamespaces(ctx, view.pipeline) : undefined,
   });
 }
 
@@ -88,8 +102,8 @@ function find(ctx: CommandContext): Reply {
  * meets the filter's conditions on the index's fields: the key the scan found it by. The plan
  * is the engine's, which may differ from MongoDB's (docs/embedded-engine.md).
  */
-function* indexKeys(coll: Collection | undefined, spec: ReadSpec, natural: boolean): Generator<Document> {
-  const planned = planRead(coll, spec);
+function* indexKeys(coll: Collection | undefined, spec: ReadSpec, natural: boolean): Generator<Paused<Document>> {
+  const planned = planPausingRead(coll, spec, true);
   if (!planned) return;
   const { plan, docs } = planned;
   // A collection read in a requested order (the `_id` order) is a read of the `_id` index.
@@ -98,7 +112,8 @@ function* indexKeys(coll: Collection | undefined, spec: ReadSpec, natural: boole
   const bounded = plan.kind === "ixscan" ? keyTest(spec.filter, plan.scan.index.fields, spec.collation) : undefined;
   for (let step = docs.next(); !step.done; step = docs.next()) {
     const doc = step.value;
-    if (scanned) yield {};
+    if (doc === PAUSE) yield doc;
+    else if (scanned) yield {};
     else if (plan.kind !== "ixscan") yield { _id: doc._id };
     else yield keyDocument(doc, plan.scan.index.fields, plan.scan.reverse, bounded);
   }
@@ -183,10 +198,15 @@ function checkCursorOwner(ctx: CommandContext, id: Long): void {
   );
 }
 
-function getMore(ctx: CommandContext): Reply {
+function getMore(ctx: CommandContext): Reply | Promise<Reply> {
   const id = cursorId(ctx.body.getMore);
   checkCursorOwner(ctx, id);
-  return ctx.engine.cursors.more(id, optionalCount(ctx.body, "batchSize") || undefined)!;
+  // The engine has no tailable cursors, so none takes an awaitData timeout (getMore's maxTimeMS).
+  if (ctx.body.maxTimeMS !== undefined) {
+    throw new CommandError("BadValue", "cannot set maxTimeMS on getMore command for a non-awaitData cursor");
+  }
+  ctx.operation.context = "Executor error during getMore";
+  return ctx.engine.cursors.more(id, optionalCount(ctx.body, "batchSize") || undefined, ctx.operation)!;
 }
 
 function killCursors(ctx: CommandContext): Document {
@@ -201,7 +221,7 @@ function killCursors(ctx: CommandContext): Document {
   return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
 }
 
-function count(ctx: CommandContext): Document {
+function count(ctx: CommandContext): Document | Promise<Document> {
   const name = collectionName(ctx, "count");
   const coll = ctx.engine.catalog.get(ctx.db, name);
   checkHint(coll, ctx.body.hint);
@@ -211,12 +231,19 @@ function count(ctx: CommandContext): Document {
   const view = resolveView(ctx, name);
   const collation = readCollation(ctx.body.collation, coll, view);
   if (view) {
-    return { n: collect(readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx))).length, ok: 1 };
+    const docs = readView(ctx, view, findStages(query, undefined, skip, limit), resolver(ctx), undefined, true);
+    return whenDone(countView(ctx, name, docs), countReply);
   }
-  return { n: countMatching(coll, query, skip, limit, collation, ctx.body.hint ?? undefined), ok: 1 };
+  const n = countSliced(ctx, name, coll, { filter: query, skip, limit, collation, hint: ctx.body.hint ?? undefined });
+  return n instanceof Promise ? n.then(countReply) : countReply(n);
 }
 
-function distinct(ctx: CommandContext): Document {
+/** The count command's answer. */
+function countReply(n: number): Document {
+  return { n, ok: 1 };
+}
+
+function distinct(ctx: CommandContext): Document | Promise<Document> {
   const name = collectionName(ctx, "distinct");
   const key = ctx.body.key;
   if (typeof key !== "string") throw new CommandError("TypeMismatch", "'key' must be a string");
@@ -225,21 +252,25 @@ function distinct(ctx: CommandContext): Document {
   const view = resolveView(ctx, name);
   const collation = readCollation(ctx.body.collation, coll, view);
   if (!coll) return { values: [], ok: 1 };
+  ctx.operation.context = "Executor error during distinct command";
   const filter = optionalDocument(ctx.body, "query");
   const docs = view
-    ? { [Symbol.iterator]: () => readView(ctx, view, findStages(filter, undefined, 0, 0), resolver(ctx)) }
-    : matching(coll, filter, collation);
+    ? readView(ctx, view, findStages(filter, undefined, 0, 0), resolver(ctx), undefined, true)
+    : matching(coll, filter, collation, true)[Symbol.iterator]();
   const seen = new Map<unknown, unknown>();
-  for (const doc of docs) {
+  const gathered = ctx.engine.cursors.drain(docs, ctx.operation, readerOf(ctx, name), (doc: Document) => {
     for (const v of valuesAt(doc, key)) if (v !== undefined) seen.set(keyOf(v), v);
-  }
-  const sorted = [...seen.values()].sort((a, b) => compareValues(a, b, collation?.compare));
-  return {
-    values: collation
-      ? sorted.filter((v, i) => i === 0 || compareValues(sorted[i - 1], v, collation.compare) !== 0)
-      : sorted,
-    ok: 1,
-  };
+    return true;
+  });
+  return whenDone(gathered, () => {
+    const sorted = [...seen.values()].sort((a, b) => compareValues(a, b, collation?.compare));
+    return {
+      values: collation
+        ? sorted.filter((v, i) => i === 0 || compareValues(sorted[i - 1], v, collation.compare) !== 0)
+        : sorted,
+      ok: 1,
+    };
+  });
 }
 
 /** Read commands: find and its cursor companions, count, distinct. */

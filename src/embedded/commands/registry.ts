@@ -14,6 +14,8 @@ import { latencyKind } from "./latency.ts";
 import { commandSession } from "../sessions.ts";
 import { OP_MSG, OP_QUERY } from "../wire/messages.ts";
 import { checkDatabaseName } from "./names.ts";
+import { parseMaxTimeMS } from "./max-time.ts";
+import { enter, leave, Operation } from "../query/interrupts.ts";
 import { sessionCommands } from "./sessions.ts";
 import { readCommands } from "./read.ts";
 import { refuseViewWrite } from "./views.ts";
@@ -198,7 +200,16 @@ function useSession(input: CommandInput): string | undefined {
  * without a promise and a turn of the microtask queue; only the rest return a promise.
  */
 function run(input: CommandInput, name: string): Reply | Promise<Reply> {
-  const ctx: CommandContext = { ...input, session: undefined };
+  // One literal of a fixed shape, not a spread of `input`: every command makes one.
+  const ctx: CommandContext = {
+    engine: input.engine,
+    request: input.request,
+    db: input.db,
+    body: input.body,
+    connectionId: input.connectionId,
+    session: undefined,
+    operation: new Operation(input.engine.clock),
+  };
   try {
     checkRequest(input, name);
     const handler = HANDLERS.get(name);
@@ -211,7 +222,16 @@ function run(input: CommandInput, name: string): Reply | Promise<Reply> {
     if (ctx.request.tooLarge && name !== "insert") {
       throw new CommandError("BSONObjectTooLarge", `a document of ${ctx.request.tooLarge} exceeds the maximum size`);
     }
-    const reply = handler(ctx);
+    // getMore's own maxTimeMS (an awaitData timeout) is refused by getMore itself: the cursor's time goes on.
+    const maxTimeMS = parseMaxTimeMS(name, ctx.body);
+    if (maxTimeMS > 0 && name !== "getMore") ctx.operation.limitTo(maxTimeMS);
+    let reply: Reply | Promise<Reply>;
+    const previous = enter(ctx.operation);
+    try {
+      reply = handler(ctx);
+    } finally {
+      leave(previous);
+    }
     const settled = reply instanceof Promise ? reply.then(undefined, errorReply) : reply;
     if (READS.has(name) && !(name === "aggregate" && aggregateOutput(ctx) !== undefined)) return settled;
     return settled instanceof Promise

@@ -3,6 +3,7 @@ import type { Document } from "bson";
 import { CommandError } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
+import { atInterruptPoint, checkForInterrupt, isInterruption } from "../query/interrupts.ts";
 import { applyUpdate, isOperatorUpdate, type UpdateSpec, upsertDocument } from "../query/update.ts";
 import type { Collection } from "../store/collection.ts";
 import type { WriteSet } from "../store/write-set.ts";
@@ -92,7 +93,10 @@ function runStatement(
     return { matched: 0, modified: 0, upsertedId: doc._id };
   }
   let modified = 0;
-  for (const doc of targets) {
+  for (let i = 0; i < targets.length; i++) {
+    // Updating many documents is long work too: an interrupt point every so many.
+    if (atInterruptPoint(i + 1)) checkForInterrupt();
+    const doc = targets[i];
     const next = applyUpdate(doc, u, options);
     if (!next.changed) continue;
     storeVersion(writes, existing!, next.doc, false, maxSize, bypass);
@@ -112,6 +116,7 @@ async function update(ctx: CommandContext): Promise<Document> {
   const upserted: Document[] = [];
   let n = 0;
   let nModified = 0;
+  let interrupted: unknown;
   for (let i = 0; i < updates.length; i++) {
     try {
       const outcome = runStatement(ctx, name, updates[i], writes, variables);
@@ -122,6 +127,11 @@ async function update(ctx: CommandContext): Promise<Document> {
         upserted.push({ index: i, _id: outcome.upsertedId });
       }
     } catch (error) {
+      // Past its time limit the command fails as a whole, as MongoDB's does; what it wrote stays.
+      if (isInterruption(error)) {
+        interrupted = error;
+        break;
+      }
       writeErrors.push(
         error instanceof CommandError && error.code === 11000
           ? { index: i, code: 11000, errmsg: error.message, ...error.extra }
@@ -131,6 +141,7 @@ async function update(ctx: CommandContext): Promise<Document> {
     }
   }
   await commit(ctx, writes);
+  if (interrupted !== undefined) throw interrupted;
   return writeReply(upserted.length ? { n, nModified, upserted } : { n, nModified }, writeErrors);
 }
 

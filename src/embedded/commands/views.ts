@@ -1,13 +1,14 @@
 import type { Document } from "bson";
 import { isEmptyFilter } from "../query/filter.ts";
-import { runRead } from "../query/plan.ts";
+import { planPausingRead } from "../query/plan.ts";
+import type { Paused } from "../query/interrupts.ts";
 import { checkStatsStages, statsSource } from "./stats-stages.ts";
 import { checkCountingStages, leadingRead } from "../query/read-stages.ts";
 import { type CollectionResolver, runPipeline, stageName } from "../query/pipeline.ts";
 import type { Variables } from "../query/variables.ts";
 import { type Collation, parseCollation, sameCollation } from "../store/collation.ts";
 import { CommandError } from "../errors.ts";
-import { isPlainObject } from "../bson.ts";
+import { firstKey, isPlainObject } from "../bson.ts";
 import { namespace } from "./args.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -64,21 +65,26 @@ export function refuseViewWrite(ctx: CommandContext, name: string): void {
   }
 }
 
-/** Runs `stages` over a view, under its collation: its base collection, read through the leading stages, then the rest. */
+/**
+ * Runs `stages` over a view, under its collation: its base collection, read through the
+ * leading stages, then the rest; `sliced` for a consumer that yields at pauses.
+ */
 export function readView(
   ctx: CommandContext,
   view: ResolvedView,
   stages: Document[],
   resolve: CollectionResolver,
   variables?: Variables,
-): Iterator<Document> {
+  sliced = false,
+): Iterator<Paused<Document>> {
   const pipeline = [...view.pipeline, ...stages];
   const { collation } = view;
   const stats = statsSource(ctx, view.source, pipeline);
-  if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolve, { collation, variables });
+  const options = { collation, variables, sliced };
+  if (stats) return runPipeline(stats.rest, stats.docs[Symbol.iterator](), resolve, options);
   const { spec, rest } = leadingRead(pipeline);
-  const input = runRead(ctx.engine.catalog.get(ctx.db, view.source), { ...spec, collation });
-  return runPipeline(rest, input, resolve, { collation, variables });
+  const input = planPausingRead(ctx.engine.catalog.get(ctx.db, view.source), { ...spec, collation }, sliced)?.docs;
+  return runPipeline(rest, input ?? [][Symbol.iterator](), resolve, options);
 }
 
 /** A find's filter, sort, skip and limit as aggregation stages (how MongoDB reads a view). */
@@ -154,6 +160,28 @@ export function checkJoinedViews(ctx: CommandContext, pipeline: readonly Documen
       `Cannot override a view's default collation${namespace(ctx.db, name)}`,
     );
   }
+}
+
+/**
+ * The namespaces of the collections a pipeline's joins read (`$lookup`, `$unionWith`,
+ * `$graphLookup`, at any depth; a view as its base collection, with its own joins): dropping
+ * one of them kills the read, as dropping its own collection does.
+ */
+export function joinedNamespaces(ctx: CommandContext, pipeline: readonly Document[]): Set<string> | undefined {
+  // Joins sit in the join stages themselves or in the pipelines of those and `$facet`: most pipelines have none.
+  if (!pipeline.some((stage) => JOIN_STAGES.has(firstKey(stage) ?? "") || "$facet" in stage)) return undefined;
+  const found = new Set<string>();
+  const visit = (stages: readonly Document[]): void => {
+    for (const name of joinedNames(stages)) {
+      const view = resolveView(ctx, name);
+      const ns = namespace(ctx.db, view ? view.source : name);
+      if (found.has(ns)) continue;
+      found.add(ns);
+      if (view) visit(view.pipeline);
+    }
+  };
+  visit(pipeline);
+  return found;
 }
 
 /** The stages that read another collection or view. */

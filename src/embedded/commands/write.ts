@@ -2,6 +2,7 @@ import { BSON, type Document, ObjectId } from "bson";
 import { CommandError, errorReply } from "../errors.ts";
 import { compileFilter } from "../query/filter.ts";
 import { collect, runRead } from "../query/plan.ts";
+import { atInterruptPoint, checkForInterrupt, isInterruption } from "../query/interrupts.ts";
 import { firstKey, isPlainObject, SERIALIZE, toNumber } from "../bson.ts";
 import type { Collation } from "../store/collation.ts";
 import type { Collection } from "../store/collection.ts";
@@ -73,7 +74,10 @@ async function insert(ctx: CommandContext): Promise<Document> {
   const bypass = bypassValidation(ctx.body);
   const writeErrors: Document[] = [];
   let n = 0;
+  let interrupted: unknown;
   for (let i = 0; i < docs.length; i++) {
+    if (atInterruptPoint(i + 1)) interrupted = interruption();
+    if (interrupted !== undefined) break;
     const error = insertOne(writes, coll, docs[i], i, bypass);
     if (error === undefined) n++;
     else {
@@ -82,6 +86,7 @@ async function insert(ctx: CommandContext): Promise<Document> {
     }
   }
   await commit(ctx, writes);
+  if (interrupted !== undefined) throw interrupted;
   return writeReply({ n }, writeErrors);
 }
 
@@ -115,6 +120,7 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
   const writes = startWrites(ctx);
   const writeErrors: Document[] = [];
   let n = 0;
+  let interrupted: unknown;
   for (let i = 0; i < deletes.length; i++) {
     try {
       const q = bindFilter(deletes[i].q, variables);
@@ -122,12 +128,28 @@ async function deleteCommand(ctx: CommandContext): Promise<Document> {
       const collation = operationCollation(deletes[i].collation, coll);
       n += coll ? deleteMatching(writes, coll, q, collation, deletes[i]) : (compileFilter(q, collation), 0);
     } catch (error) {
+      // Past its time limit the command fails as a whole, as MongoDB's does; what it wrote stays.
+      if (isInterruption(error)) {
+        interrupted = error;
+        break;
+      }
       writeErrors.push(statementError(i, error));
       if (ordered) break;
     }
   }
   await commit(ctx, writes);
+  if (interrupted !== undefined) throw interrupted;
   return writeReply({ n }, writeErrors);
+}
+
+/** The interruption of the running operation (past its deadline), if any: a write checks between documents. */
+function interruption(): unknown {
+  try {
+    checkForInterrupt();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
 }
 
 function deleteMatching(

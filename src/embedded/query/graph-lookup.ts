@@ -10,6 +10,7 @@ import { CommandError } from "../errors.ts";
 import { keyOf } from "../store/values.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { positionsByKey } from "./value-matching.ts";
+import { checkForInterrupt } from "./interrupts.ts";
 
 /**
  * `$graphLookup`, following `connectFromField` to `connectToField` by the engine's equality
@@ -68,6 +69,8 @@ function $graphLookup(collection: LazyIterator, expr: Document, options: Options
     const depths = new Map<number, number>();
     let frontier = linksOf(evalExpr(doc, expr.startWith, options));
     for (let depth = 0; frontier.length > 0 && depth <= spec.maxDepth; depth++) {
+      // Each level of the search is an interrupt point: a deep graph is long work of its own.
+      checkForInterrupt();
       const next: unknown[] = [];
       for (const value of frontier) {
         for (const position of byKey.get(keyOf(value)) ?? []) {

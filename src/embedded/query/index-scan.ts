@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import type { Position, Probe, SortedBlocks } from "../store/blocks.ts";
 import type { OrderedIndex } from "../store/ordered-index.ts";
 import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
+import { atInterruptPoint, checkForInterrupt } from "./interrupts.ts";
 import { allPoints, compareToEndpoint, type FieldBounds, FULL, inBounds, type Interval, isFull } from "./bounds.ts";
 
 /** Most point combinations (e.g. two `$in` lists on a compound index) a scan expands to. */
@@ -259,7 +260,8 @@ export function* scanEntries(
       const key = entries.keysAt(pos);
       const n = entries.numberAt(pos);
       if (spec.reverse ? start(key, 0, n) < 0 : end(key, 0, n) >= 0) break;
-      stats.keysExamined++;
+      // Entries passed over without fetching their document are long work too: check the deadline.
+      if (atInterruptPoint(++stats.keysExamined)) checkForInterrupt();
       if (!passesFilters(entries, key, n, filters)) continue;
       if (seen) {
         const id = keyOf(entries.idAt(pos));

@@ -5,6 +5,7 @@ import type { Collation } from "../store/collation.ts";
 import type { ScanStats } from "./index-scan.ts";
 import type { Plan } from "./planner.ts";
 import type { Variables } from "./variables.ts";
+import type { Paused } from "./interrupts.ts";
 
 // What a pipeline needs to reach the other collections of its database: the resolver the
 // commands layer hands it (the query layer knows no catalog), the options a pipeline runs
@@ -26,6 +27,11 @@ export interface PipelineOptions {
   variables?: Variables;
   /** The counters of the join stage at a position of the pipeline, when its reads are counted (explain). */
   joinWork?: (position: number) => JoinWork | undefined;
+  /**
+   * The pipeline's consumer yields at pauses (query/interrupts.ts): the reads of its joins
+   * pause too, and its stages pass the pauses on where they can (see runPipeline).
+   */
+  sliced?: boolean;
 }
 
 /** How a pipeline reaches the other collections (and views) of its database. */
@@ -38,7 +44,12 @@ export interface CollectionResolver {
    * indexed read through the planner, the rest as a pipeline. A missing collection reads as
    * empty. The read is counted into `work`, when given.
    */
-  read(name: string | undefined, stages: Document[], options: PipelineOptions, work?: JoinWork): Iterator<Document>;
+  read(
+    name: string | undefined,
+    stages: Document[],
+    options: PipelineOptions,
+    work?: JoinWork,
+  ): Iterator<Paused<Document>>;
 }
 
 /** The reads a join stage made, shared by the stages nested in its pipelines (they count into it, as in MongoDB). */

@@ -7,7 +7,7 @@ import type { LookupSpec } from "./join-specs.ts";
 import type { CollectionResolver, JoinWork, PipelineOptions } from "./joins.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
-import { collect } from "./plan.ts";
+import { PAUSE, type Paused } from "./interrupts.ts";
 import type { Variables } from "./variables.ts";
 
 // `$lookup`, run by the engine rather than by mingo: for each input document, one read of the
@@ -100,14 +100,19 @@ function matchesOf(
   resolve: CollectionResolver,
   options: PipelineOptions,
   work: JoinWork | undefined,
-): Document[] {
+): Iterator<Paused<Document>> {
   const variables = spec.let ? { ...options.variables, ...letValues(doc, spec.let, options) } : options.variables;
   const stages = spec.localField !== undefined && spec.foreignField !== undefined
     ? withJoin(spec.pipeline, joinFilter(doc, spec.localField, spec.foreignField))
     : spec.pipeline;
   const nested = work?.nested();
-  const sub: PipelineOptions = { collation: options.collation, variables, joinWork: nested && (() => nested) };
-  return collect(resolve.read(spec.from, stages, sub, work));
+  const sub: PipelineOptions = {
+    collation: options.collation,
+    variables,
+    joinWork: nested && (() => nested),
+    sliced: options.sliced,
+  };
+  return resolve.read(spec.from, stages, sub, work);
 }
 
 /**
@@ -131,32 +136,49 @@ function mentionsRandom(value: unknown): boolean {
  * Runs a checked `$lookup` over a lazy input: each document comes out with the array of its
  * matches at `as` (the input document itself is never written; the matches are the stored
  * documents, which the caller clones before a later stage writes). `work` counts the reads
- * and the output, for explain.
+ * and the output, for explain. The pauses of the input and of each foreign read pass on, so a
+ * sliced consumer yields inside a long foreign read too; the time spent paused is not counted.
  */
-export function runLookup(
-  input: Iterator<Document>,
+export function* runLookup(
+  input: Iterator<Paused<Document>>,
   spec: LookupSpec,
   resolve: CollectionResolver,
   options: PipelineOptions,
   work?: JoinWork,
-): Iterator<Document> {
+): Generator<Paused<Document>> {
   // The matches every input document shares, once read (the array is shared: a later stage
   // that writes gets copies, see runPipeline).
   let shared: Document[] | undefined;
   const reuse = uncorrelated(spec);
-  return {
-    next: () => {
-      const started = work ? performance.now() : 0;
-      const step = input.next();
-      if (step.done) return step;
-      const matches = shared ?? matchesOf(step.value, spec, resolve, options, work);
-      if (reuse) shared = matches;
-      const value = withValueAt(step.value, spec.as.split("."), matches);
-      if (work) {
-        work.returned++;
-        work.millis += performance.now() - started;
+  const path = spec.as.split(".");
+  for (;;) {
+    let started = work ? performance.now() : 0;
+    const step = input.next();
+    if (step.done) return;
+    if (step.value === PAUSE) {
+      yield PAUSE;
+      continue;
+    }
+    let matches = shared;
+    if (matches === undefined) {
+      matches = [];
+      const read = matchesOf(step.value, spec, resolve, options, work);
+      for (let match = read.next(); !match.done; match = read.next()) {
+        if (match.value !== PAUSE) {
+          matches.push(match.value);
+          continue;
+        }
+        if (work) work.millis += performance.now() - started;
+        yield PAUSE;
+        if (work) started = performance.now();
       }
-      return { done: false, value };
-    },
-  };
+      if (reuse) shared = matches;
+    }
+    const value = withValueAt(step.value, path, matches);
+    if (work) {
+      work.returned++;
+      work.millis += performance.now() - started;
+    }
+    yield value;
+  }
 }

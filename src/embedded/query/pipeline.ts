@@ -12,6 +12,7 @@ import { jsonSchemaPredicate } from "./json-schema.ts";
 import { runLookup } from "./lookup.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { runUnionWith } from "./union-with.ts";
+import { PAUSE, type Paused, withoutPauses } from "./interrupts.ts";
 
 // Re-exported: the commands read a pipeline's stage names, resolver and options from here.
 export { stageName };
@@ -59,11 +60,11 @@ function writesJoined(stages: readonly Document[]): boolean {
   return stages.some((stage) => stageName(stage) !== "$graphLookup" && mutates(stage));
 }
 
-function clones(source: Iterator<Document>): Iterator<Document> {
+function clones(source: Iterator<Paused<Document>>): Iterator<Paused<Document>> {
   return {
     next: () => {
       const step = source.next();
-      return step.done ? step : { done: false, value: cloneDeep(step.value) as Document };
+      return step.done || step.value === PAUSE ? step : { done: false, value: cloneDeep(step.value) as Document };
     },
   };
 }
@@ -86,12 +87,8 @@ function latched(source: Iterator<Document>): Iterator<Document> {
   };
 }
 
-function runSegment(
-  stages: Document[],
-  input: Iterator<Document>,
-  resolve: CollectionResolver,
-  options: PipelineOptions,
-): Iterator<Document> {
+/** mingo's stages over `input` (documents without pauses), as one lazy stream. */
+function mingoStream(stages: Document[], resolve: CollectionResolver, options: PipelineOptions) {
   // Stored documents are shared, not copied: clone on the way in only if a stage writes.
   const mode = stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF;
   // mingo's joins get the resolver's documents, stored ones: copies when a stage may write into them.
@@ -107,17 +104,105 @@ function runSegment(
       return copies ? docs.map((doc) => cloneDeep(doc) as Document) : docs;
     },
   });
-  return latched(aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>);
+  return (input: Iterator<Document>): Iterator<Document> =>
+    latched(aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>);
+}
+
+/**
+ * Stages that turn each document into documents of its own, whatever came before: a stream of
+ * them may end at a pause and start again after it with the same output.
+ */
+const PER_DOCUMENT = new Set([
+  "$match",
+  "$project",
+  "$addFields",
+  "$set",
+  "$unset",
+  "$replaceRoot",
+  "$replaceWith",
+  "$unwind",
+  "$redact",
+]);
+/**
+ * Stages that hold their whole input before they give anything (in mingo, or the engine's own
+ * in mingo's context): gathering the input first, across pauses, holds no more than they would.
+ */
+const HOLDING = new Set(["$sort", "$setWindowFields", "$bucketAuto", "$facet", "$sample", "$fill", "$densify"]);
+
+/**
+ * Runs a segment of mingo's stages over an input that may hold pauses. mingo pulls its input
+ * synchronously, so a pause cannot pass through its stages; instead:
+ * - stages that each work on one document at a time (the relation loader's `$unwind` and
+ *   `$replaceRoot`) stream up to a pause, pass it on, and stream again after it;
+ * - stages that hold their whole input anyway (a `$setWindowFields`, a `$sort`) get it gathered
+ *   first, passing the pauses on, then run over it (that last run is one slice: not paused);
+ * - the others (`$group` and its kin, which hold one entry per group and not their input, so
+ *   gathering it would cost memory) take the input as it comes, checking the deadline at each
+ *   pause: they run as one slice.
+ */
+function runSegment(
+  stages: Document[],
+  input: Iterator<Paused<Document>>,
+  resolve: CollectionResolver,
+  options: PipelineOptions,
+): Iterator<Paused<Document>> {
+  const stream = mingoStream(stages, resolve, options);
+  if (!options.sliced) return stream(withoutPauses(input));
+  const names = stages.map(stageName);
+  if (names.every((name) => PER_DOCUMENT.has(name))) return streamBetweenPauses(stream, input);
+  if (names.every((name) => PER_DOCUMENT.has(name) || HOLDING.has(name))) return streamGathered(stream, input);
+  return stream(withoutPauses(input));
+}
+
+/** Streams `input` through per-document stages, up to each pause, which it passes on (see {@link runSegment}). */
+function* streamBetweenPauses(
+  stream: (input: Iterator<Document>) => Iterator<Document>,
+  input: Iterator<Paused<Document>>,
+): Generator<Paused<Document>> {
+  let paused = false;
+  let ended = false;
+  // mingo asks again after an end: the feeder stays ended until the stream after the pause.
+  const feeder: Iterator<Document> = {
+    next: () => {
+      if (paused || ended) return { done: true, value: undefined };
+      const step = input.next();
+      if (step.done) ended = true;
+      else if (step.value === PAUSE) paused = true;
+      else return step as IteratorYieldResult<Document>;
+      return { done: true, value: undefined };
+    },
+  };
+  while (!ended) {
+    const output = stream(feeder);
+    for (let step = output.next(); !step.done; step = output.next()) yield step.value;
+    if (!paused) return;
+    paused = false;
+    yield PAUSE;
+  }
+}
+
+/** Gathers `input`, passing its pauses on, then streams it through holding stages (see {@link runSegment}). */
+function* streamGathered(
+  stream: (input: Iterator<Document>) => Iterator<Document>,
+  input: Iterator<Paused<Document>>,
+): Generator<Paused<Document>> {
+  const gathered: Document[] = [];
+  for (let step = input.next(); !step.done; step = input.next()) {
+    if (step.value === PAUSE) yield PAUSE;
+    else gathered.push(step.value);
+  }
+  const output = stream(gathered[Symbol.iterator]());
+  for (let step = output.next(); !step.done; step = output.next()) yield step.value;
 }
 
 /** Runs one join stage the engine runs itself, its argument checked before any document flows. */
 function runJoin(
   stage: Document,
   position: number,
-  input: Iterator<Document>,
+  input: Iterator<Paused<Document>>,
   resolve: CollectionResolver,
   options: PipelineOptions,
-): Iterator<Document> {
+): Iterator<Paused<Document>> {
   const work = options.joinWork?.(position);
   return "$lookup" in stage
     ? runLookup(input, parseLookup(stage.$lookup), resolve, options, work)
@@ -138,13 +223,14 @@ function limitOf(stage: Document): number | undefined {
  * per remaining input document, behind a `$unionWith` its whole collection. MongoDB pulls
  * lazily (and moves a `$limit` ahead of a `$lookup` that keeps one output per input).
  */
-function limited(input: Iterator<Document>, n: number): Iterator<Document> {
+function limited(input: Iterator<Paused<Document>>, n: number): Iterator<Paused<Document>> {
   let left = n;
   return {
     next: () => {
       if (left <= 0) return { done: true, value: undefined };
-      left--;
-      return input.next();
+      const step = input.next();
+      if (!step.done && step.value !== PAUSE) left--;
+      return step;
     },
   };
 }
@@ -168,11 +254,11 @@ function partEnd(stages: readonly Document[], start: number): number {
 /** Runs one part of the pipeline (see {@link partEnd}). */
 function runPart(
   stages: Document[],
-  input: Iterator<Document>,
+  input: Iterator<Paused<Document>>,
   resolve: CollectionResolver,
   options: PipelineOptions,
   at: { start: number; end: number },
-): Iterator<Document> {
+): Iterator<Paused<Document>> {
   const first = stages[at.start];
   if (ENGINE_JOINS.has(stageName(first))) return runJoin(first, at.start, input, resolve, options);
   const limit = limitOf(first);
@@ -186,14 +272,16 @@ function runPart(
  * see lookup.ts), and `$limit` (which stops pulling its input), the other stages mingo's. Inputs are cloned only for stages that write into
  * them, and documents joined from another collection (by reference) are cloned after the join
  * only when a later stage writes. `$match` and `$sort` compare strings under the options'
- * collation; `$$name` reads the command's `let` variables in every stage.
+ * collation; `$$name` reads the command's `let` variables in every stage. In a `sliced`
+ * pipeline the pauses of its reads pass through the engine's stages, and through mingo's where
+ * they can (see runSegment); otherwise its output holds none.
  */
 export function runPipeline(
   stages: Document[],
-  input: Iterator<Document>,
+  input: Iterator<Paused<Document>>,
   resolve: CollectionResolver,
   options: PipelineOptions = {},
-): Iterator<Document> {
+): Iterator<Paused<Document>> {
   let output = input;
   let start = 0;
   while (start < stages.length) {

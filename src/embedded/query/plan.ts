@@ -8,7 +8,8 @@ import { countInRanges, scanIndex, scanIndexNumbers, type ScanStats } from "./in
 import { mergeScans } from "./or-merge.ts";
 import { hintedPlan, resolveHint } from "./hinted-plan.ts";
 import { choosePlan, type Plan, type SortKey, sortKeys } from "./planner.ts";
-import { sortDocuments } from "./sort.ts";
+import { sortDocuments, sortPausedDocuments } from "./sort.ts";
+import { atInterruptPoint, checkForInterrupt, PAUSE, type Paused } from "./interrupts.ts";
 
 export type { Plan } from "./planner.ts";
 
@@ -36,34 +37,57 @@ export interface ReadSpec {
  */
 export const planStats = { examined: 0, sorted: 0 };
 
-/** A read in progress: its plan, its lazy output and the work it has done so far. */
-export interface PlannedRead {
+/**
+ * A read in progress: its plan, its lazy output and the work it has done so far. The output of
+ * a sliced read (see {@link planPausingRead}) holds pauses between its documents.
+ */
+export interface PlannedRead<T = Document> {
   plan: Plan;
   keys: SortKey[];
-  docs: Iterator<Document>;
+  docs: Iterator<T>;
   stats: ScanStats;
 }
 
-function* counted(source: Iterable<Document>, stats: ScanStats): Generator<Document> {
+/**
+ * Counts the documents a plan reads; every INTERRUPT_EVERY of them is an interrupt point: a
+ * sliced read hands up a pause there (after the document, so the scan below is suspended just
+ * past it, as a cursor between getMores is, and finds its place again after writes), any other
+ * checks the deadline of the running operation.
+ */
+function* counted(source: Iterable<Document>, stats: ScanStats, sliced: boolean): Generator<Paused<Document>> {
   for (const doc of source) {
-    stats.docsExamined++;
+    // Counted before it is handed up: a reader that has enough never asks for the next step.
+    const examined = ++stats.docsExamined;
     yield doc;
+    if (atInterruptPoint(examined)) {
+      if (sliced) yield PAUSE;
+      else checkForInterrupt();
+    }
   }
 }
 
-function* filtered(source: Iterable<Document>, predicate: Predicate): Generator<Document> {
+function* filtered(source: Iterable<Paused<Document>>, predicate: Predicate): Generator<Paused<Document>> {
   if (predicate === null) return yield* source;
   for (const doc of source) {
-    planStats.examined++;
-    if (predicate(doc)) yield doc;
+    if (doc === PAUSE) yield doc;
+    else {
+      planStats.examined++;
+      if (predicate(doc)) yield doc;
+    }
   }
 }
 
-function* window(source: Iterator<Document>, skip: number, limit: number): Generator<Document> {
-  for (let i = 0; i < skip; i++) if (source.next().done) return;
-  for (let n = 0; limit === 0 || n < limit; n++) {
+function* window(source: Iterator<Paused<Document>>, skip: number, limit: number): Generator<Paused<Document>> {
+  for (let i = 0; i < skip;) {
     const step = source.next();
     if (step.done) return;
+    if (step.value === PAUSE) yield PAUSE;
+    else i++;
+  }
+  for (let n = 0; limit === 0 || n < limit;) {
+    const step = source.next();
+    if (step.done) return;
+    if (step.value !== PAUSE) n++;
     yield step.value;
   }
 }
@@ -101,26 +125,27 @@ function source(
   filter: unknown,
   stats: ScanStats,
   skip: number,
+  sliced: boolean,
   collation?: Collation,
-): { docs: Iterable<Document>; skipped: number } {
+): { docs: Iterable<Paused<Document>>; skipped: number } {
   const predicate = plan.exact ? null : compileFilter(filter, collation);
   switch (plan.kind) {
     case "collscan": {
       const fast = predicate === null && plan.ordered ? skip : 0;
       // Passed over by position, yet examined as MongoDB's SKIP over a COLLSCAN examines them.
       stats.docsExamined += Math.min(fast, coll.docs.size);
-      return { docs: filtered(counted(coll.docs.iterate(plan.reverse, fast), stats), predicate), skipped: fast };
+      const docs = counted(coll.docs.iterate(plan.reverse, fast), stats, sliced);
+      return { docs: filtered(docs, predicate), skipped: fast };
     }
     case "id":
-      return { docs: filtered(counted(idDocs(coll, plan.values), stats), predicate), skipped: 0 };
-    case "idrange":
-      return {
-        docs: filtered(counted(scanIdRanges(coll.docs, plan.bounds.intervals, plan.reverse, stats), stats), predicate),
-        skipped: 0,
-      };
+      return { docs: filtered(counted(idDocs(coll, plan.values), stats, sliced), predicate), skipped: 0 };
+    case "idrange": {
+      const docs = counted(scanIdRanges(coll.docs, plan.bounds.intervals, plan.reverse, stats), stats, sliced);
+      return { docs: filtered(docs, predicate), skipped: 0 };
+    }
     case "ixscan": {
       const fast = plan.exact && plan.ordered && !plan.scan.index.multikey && !plan.branches ? skip : 0;
-      const docs = counted(indexDocs(plan, stats, fast), stats);
+      const docs = counted(indexDocs(plan, stats, fast), stats, sliced);
       // A hinted sparse or partial index reads only what it covers (see Plan's `coverage`).
       const covered = plan.coverage ? filtered(docs, plan.coverage) : docs;
       return { docs: filtered(covered, predicate), skipped: fast };
@@ -134,9 +159,9 @@ function indexDocs(plan: Extract<Plan, { kind: "ixscan" }>, stats: ScanStats, sk
   return scanIndex(plan.scan, plan.ranges, stats, skip);
 }
 
-function* sortedCount(source: Iterable<Document>): Generator<Document> {
+function* sortedCount(source: Iterable<Paused<Document>>): Generator<Paused<Document>> {
   for (const doc of source) {
-    planStats.sorted++;
+    if (doc !== PAUSE) planStats.sorted++;
     yield doc;
   }
 }
@@ -145,8 +170,16 @@ function* sortedCount(source: Iterable<Document>): Generator<Document> {
  * Plans and starts a read, lazily. An ordered plan streams and stops after skip + limit
  * matches (an exact one passes over the skipped entries without fetching them); otherwise the
  * matches go through a bounded sort that keeps at most skip + limit of them (see sortDocuments).
+ * A `sliced` read hands up a pause every INTERRUPT_EVERY documents it examines, its consumer's
+ * chance to let other commands run (query/interrupts.ts); the sort of an exact index read's
+ * sort fields (sortedByFields) never pauses, as its stand-ins hold document numbers that a
+ * write in between could reuse, and only checks the deadline.
  */
-export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedRead | undefined {
+export function planPausingRead(
+  coll: Collection | undefined,
+  spec: ReadSpec,
+  sliced: boolean,
+): PlannedRead<Paused<Document>> | undefined {
   const keys = sortKeys(spec.sort);
   if (!coll) return undefined;
   const skip = spec.skip ?? 0;
@@ -158,14 +191,24 @@ export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedR
     : choosePlan(coll, spec.filter, keys, limit > 0 ? skip + limit : Infinity, spec.collation);
   if (spec.untracked !== true) notePlan(coll, plan);
   if (plan.ordered) {
-    const { docs, skipped } = source(coll, plan, spec.filter, stats, skip, spec.collation);
+    const { docs, skipped } = source(coll, plan, spec.filter, stats, skip, sliced, spec.collation);
     return { plan, keys, stats, docs: window(docs[Symbol.iterator](), skip - skipped, limit) };
   }
   const byFields = sortedByFields(coll, plan, keys, stats, skip, limit, spec.collation);
   if (byFields) return { plan, keys, stats, docs: byFields[Symbol.iterator]() };
-  const { docs } = source(coll, plan, spec.filter, stats, 0, spec.collation);
-  const sorted = sortDocuments(sortedCount(docs), Object.fromEntries(keys), skip, limit, spec.collation);
-  return { plan, keys, stats, docs: sorted[Symbol.iterator]() };
+  const { docs } = source(coll, plan, spec.filter, stats, 0, sliced, spec.collation);
+  const sortSpec = Object.fromEntries(keys);
+  const matches = sortedCount(docs);
+  const sorted = sliced
+    ? sortPausedDocuments(matches, sortSpec, skip, limit, spec.collation)
+    : sortDocuments(matches, sortSpec, skip, limit, spec.collation)[Symbol.iterator]();
+  return { plan, keys, stats, docs: sorted };
+}
+
+/** Plans and starts a read that never pauses (see {@link planPausingRead}). */
+export function planRead(coll: Collection | undefined, spec: ReadSpec): PlannedRead | undefined {
+  // Unsliced, a read's interrupt points check the deadline and hand up no pause.
+  return planPausingRead(coll, spec, false) as PlannedRead | undefined;
 }
 
 /**
@@ -207,7 +250,7 @@ function sortedByFields(
     }
   }
   const sorted = sortDocuments(
-    sortedCount(counted(standIns(), stats)),
+    sortedCount(counted(standIns(), stats, false)),
     Object.fromEntries(keys),
     skip,
     limit,
@@ -221,11 +264,16 @@ export function runRead(coll: Collection | undefined, spec: ReadSpec): Iterator<
   return planRead(coll, spec)?.docs ?? [][Symbol.iterator]();
 }
 
-/** The documents matching a filter, in no particular order. */
-export function matching(coll: Collection, filter: unknown, collation?: Collation): Iterable<Document> {
+/** The documents matching a filter, in no particular order; pausing when `sliced` (see {@link planPausingRead}). */
+export function matching(
+  coll: Collection,
+  filter: unknown,
+  collation: Collation | undefined,
+  sliced: boolean,
+): Iterable<Paused<Document>> {
   const plan = choosePlan(coll, filter, [], Infinity, collation);
   notePlan(coll, plan);
-  return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, 0, collation).docs;
+  return source(coll, plan, filter, { keysExamined: 0, docsExamined: 0 }, 0, sliced, collation).docs;
 }
 
 /** A finished count: the number, the plan that produced it and its work. */
@@ -236,61 +284,102 @@ export interface PlannedCount {
 }
 
 /**
- * Counts matches (then applies skip/limit). An empty filter is answered from the collection's
- * size; a filter an index decides alone from the index (by position, without reading entries,
- * when nothing but the scanned ranges restricts it), without fetching documents. A count with a
- * limit stops reading once it has skip + limit matches. `untracked` (explain) leaves the usage
- * statistics alone.
+ * A count under way (see {@link startCount}): `n` matches so far; `docs`, when set, the matches
+ * still to count, up to `enough`.
  */
-export function planCount(
-  coll: Collection | undefined,
-  filter: unknown,
-  skip = 0,
-  limit = 0,
-  collation?: Collation,
-  untracked = false,
-  hint?: unknown,
-): PlannedCount {
-  const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
-  let n = 0;
-  let plan: Plan | undefined;
-  const hinted = coll && hint !== undefined ? resolveHint(coll, hint) : undefined;
+export interface Counting extends PlannedCount {
+  docs: Iterator<Paused<Document>> | undefined;
+  enough: number;
+  skip: number;
+  limit: number;
+}
+
+/** What a count reads: the filter and window, the collation, the hint. */
+export interface CountSpec {
+  filter: unknown;
+  skip?: number;
+  limit?: number;
+  collation?: Collation;
+  hint?: unknown;
+  /** Explain: the read counts in no usage statistics. */
+  untracked?: boolean;
+}
+
+/**
+ * Starts a count of matches (skip/limit applied by {@link countDone}). An empty filter is
+ * answered from the collection's size; a filter an index decides alone from the index (by
+ * position, without reading entries, when nothing but the scanned ranges restricts it),
+ * without fetching documents. Otherwise the matches are left in `docs` for the caller to count
+ * (a `sliced` read's with pauses between them), up to `enough`: a count with a limit stops
+ * reading once it has skip + limit matches.
+ */
+export function startCount(coll: Collection | undefined, spec: CountSpec, sliced: boolean): Counting {
+  const skip = spec.skip ?? 0;
+  const limit = spec.limit ?? 0;
+  const { filter, collation } = spec;
+  const counting: Counting = {
+    n: 0,
+    plan: undefined,
+    stats: { keysExamined: 0, docsExamined: 0 },
+    docs: undefined,
+    enough: limit > 0 ? skip + limit : Infinity,
+    skip,
+    limit,
+  };
+  const hinted = coll && spec.hint !== undefined ? resolveHint(coll, spec.hint) : undefined;
   // A hinted count reads the hinted index even without a filter: a sparse one counts only what it holds.
-  if (coll && isEmptyFilter(filter) && !hinted) n = coll.docs.size;
-  else if (coll) {
-    plan = hinted
-      ? hintedPlan(coll, hinted, filter, [], false, collation)
-      : choosePlan(coll, filter, [], Infinity, collation);
-    if (!untracked) notePlan(coll, plan);
-    if (plan.kind === "ixscan" && plan.countable) {
-      n = countInRanges(plan.scan.index.entries, plan.ranges);
-      stats.keysExamined += n;
-    } else if (plan.kind === "idrange" && plan.exact) {
-      n = plan.estimate;
-      stats.keysExamined += n;
-    } else {
-      // A capped count (limit) stops reading at the cap.
-      const enough = limit > 0 ? skip + limit : Infinity;
-      const docs = plan.kind === "ixscan" && plan.exact && !plan.coverage
-        ? indexDocs(plan, stats)
-        : source(coll, plan, filter, stats, 0, collation).docs;
-      for (const _ of docs) if (++n >= enough) break;
+  if (!coll) return counting;
+  if (isEmptyFilter(filter) && !hinted) {
+    counting.n = coll.docs.size;
+    return counting;
+  }
+  const plan = hinted
+    ? hintedPlan(coll, hinted, filter, [], false, collation)
+    : choosePlan(coll, filter, [], Infinity, collation);
+  counting.plan = plan;
+  if (spec.untracked !== true) notePlan(coll, plan);
+  const { stats } = counting;
+  if (plan.kind === "ixscan" && plan.countable) {
+    counting.n = countInRanges(plan.scan.index.entries, plan.ranges);
+    stats.keysExamined += counting.n;
+  } else if (plan.kind === "idrange" && plan.exact) {
+    counting.n = plan.estimate;
+    stats.keysExamined += counting.n;
+  } else {
+    const docs = plan.kind === "ixscan" && plan.exact && !plan.coverage
+      ? counted(indexDocs(plan, stats), { keysExamined: 0, docsExamined: 0 }, sliced)
+      : source(coll, plan, filter, stats, 0, sliced, collation).docs;
+    counting.docs = docs[Symbol.iterator]();
+  }
+  return counting;
+}
+
+/** Counts one more match of a count under way; false once it has enough. */
+export function countOne(counting: Counting): boolean {
+  return ++counting.n < counting.enough;
+}
+
+/** The count's answer, its skip and limit applied. */
+export function countDone(counting: Counting): PlannedCount {
+  const n = Math.max(0, counting.n - counting.skip);
+  return { n: counting.limit > 0 ? Math.min(n, counting.limit) : n, plan: counting.plan, stats: counting.stats };
+}
+
+/** Counts matches (see {@link startCount}) without pausing. */
+export function planCount(coll: Collection | undefined, spec: CountSpec): PlannedCount {
+  const counting = startCount(coll, spec, false);
+  const docs = counting.docs;
+  if (docs !== undefined) {
+    for (let step = docs.next(); !step.done; step = docs.next()) {
+      if (step.value !== PAUSE && !countOne(counting)) break;
     }
   }
-  n = Math.max(0, n - skip);
-  return { n: limit > 0 ? Math.min(n, limit) : n, plan, stats };
+  return countDone(counting);
 }
 
 /** Counts matches (see {@link planCount}). */
-export function countMatching(
-  coll: Collection | undefined,
-  filter: unknown,
-  skip = 0,
-  limit = 0,
-  collation?: Collation,
-  hint?: unknown,
-): number {
-  return planCount(coll, filter, skip, limit, collation, false, hint).n;
+export function countMatching(coll: Collection | undefined, spec: CountSpec): number {
+  return planCount(coll, spec).n;
 }
 
 /** Drains a read into an array (for writes, which must know their targets before changing them). */

@@ -4,6 +4,7 @@ import { CommandError } from "../errors.ts";
 import type { Collation, StringCompare } from "../store/collation.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, EMPTY_ARRAY_KEY } from "../store/values.ts";
+import { atInterruptPoint, checkForInterrupt, PAUSE, type Paused } from "./interrupts.ts";
 
 /** How a find/aggregate sort relates to the stored `_id` order. */
 export type SortKind = "natural" | "reverse" | "custom";
@@ -68,7 +69,8 @@ export const sortLimits = { maxEntries: 100_000 };
 
 function comparator(fields: string[], dirs: (1 | -1)[], strings?: StringCompare): Compare {
   return (a, b) => {
-    sortStats.compared++;
+    // A sort of many documents is long work of its own: its comparisons are interrupt points.
+    if (atInterruptPoint(++sortStats.compared)) checkForInterrupt();
     for (let i = 0; i < fields.length; i++) {
       const c = compareValues(a.keys[i], b.keys[i], strings);
       if (c !== 0) return c * dirs[i];
@@ -78,27 +80,90 @@ function comparator(fields: string[], dirs: (1 | -1)[], strings?: StringCompare)
 }
 
 /**
- * Sorts documents by a spec and returns the page `[skip, skip + limit)` (limit 0: to the end).
- * Sort keys are computed once per document. The window is kept in a bounded max-heap,
- * O(n log k) holding k = skip + limit documents, so memory follows the page's depth rather than
- * the collection. A window, or an unlimited sort's matches, beyond {@link sortLimits} is refused
- * with QueryExceededMemoryLimitNoDiskUseAllowed (292). Strings compare under `collation`.
+ * The page `[skip, skip + limit)` (limit 0: to the end) of documents added one by one, in the
+ * order of a spec. Sort keys are computed once per document. The window is kept in a bounded
+ * max-heap, O(n log k) holding k = skip + limit documents, so memory follows the page's depth
+ * rather than the collection; the first k are gathered without comparing and heapified once
+ * full, so a skip past every match compares nothing. A window, or an unlimited sort's matches,
+ * beyond {@link sortLimits} is refused with QueryExceededMemoryLimitNoDiskUseAllowed (292).
+ * Strings compare under `collation`.
+ */
+class SortWindow {
+  readonly #cmp: Compare;
+  readonly #keyed: KeyOf;
+  readonly #keep: number;
+  /** Past the sort limit, every document is held (and refused past the limit). */
+  readonly #all: string | undefined;
+  readonly #items: Keyed[] = [];
+  #seq = 0;
+
+  constructor(spec: Document, readonly skip: number, readonly limit: number, collation?: Collation) {
+    const { cmp, keyed } = sortOrder(spec, collation);
+    this.#cmp = cmp;
+    this.#keyed = keyed;
+    this.#keep = limit === 0 ? Infinity : skip + limit;
+    if (this.#keep > sortLimits.maxEntries) {
+      this.#all = this.#keep === Infinity ? "an unlimited sort" : `a page ending at position ${this.#keep}`;
+    }
+  }
+
+  add(doc: Document): void {
+    const items = this.#items;
+    if (this.#all !== undefined) {
+      if (items.length === sortLimits.maxEntries) {
+        throw tooLarge(`${this.#all} needs more than ${sortLimits.maxEntries} documents held`);
+      }
+      items.push(this.#keyed(doc, this.#seq++));
+    } else if (items.length < this.#keep) {
+      items.push(this.#keyed(doc, this.#seq++));
+      if (items.length === this.#keep) heapify(items, this.#cmp);
+    } else {
+      offer(items, this.#keyed(doc, this.#seq++), this.#keep, this.#cmp);
+    }
+  }
+
+  /** The page, in order. */
+  page(): Document[] {
+    const items = this.#items;
+    if (this.skip >= items.length) return [];
+    items.sort(this.#cmp);
+    return items.slice(this.skip, this.skip + (this.limit === 0 ? items.length : this.limit)).map((k) => k.doc);
+  }
+}
+
+/**
+ * Sorts documents by a spec and returns the page `[skip, skip + limit)` (limit 0: to the end;
+ * see {@link SortWindow}). Pauses in `docs` are passed over: the caller does not yield.
  */
 export function sortDocuments(
-  docs: Iterable<Document>,
+  docs: Iterable<Paused<Document>>,
   spec: Document,
   skip: number,
   limit: number,
   collation?: Collation,
 ): Document[] {
-  const { cmp, keyed } = sortOrder(spec, collation);
-  const keep = limit === 0 ? Infinity : skip + limit;
-  const items = keep <= sortLimits.maxEntries
-    ? topK(docs, keep, keyed, cmp)
-    : collectAll(docs, keyed, keep === Infinity ? "an unlimited sort" : `a page ending at position ${keep}`);
-  if (skip >= items.length) return [];
-  items.sort(cmp);
-  return items.slice(skip, skip + (limit === 0 ? items.length : limit)).map((k) => k.doc);
+  const window = new SortWindow(spec, skip, limit, collation);
+  for (const doc of docs) if (doc !== PAUSE) window.add(doc);
+  return window.page();
+}
+
+/**
+ * {@link sortDocuments} of a sliced read: the read's pauses pass through while the matches are
+ * gathered (a blocking sort yields as its input does), then the page follows.
+ */
+export function* sortPausedDocuments(
+  docs: Iterator<Paused<Document>>,
+  spec: Document,
+  skip: number,
+  limit: number,
+  collation?: Collation,
+): Generator<Paused<Document>> {
+  const window = new SortWindow(spec, skip, limit, collation);
+  for (let step = docs.next(); !step.done; step = docs.next()) {
+    if (step.value === PAUSE) yield PAUSE;
+    else window.add(step.value);
+  }
+  yield* window.page();
 }
 
 /**
@@ -180,12 +245,17 @@ function topK(docs: Iterable<Document>, keep: number, keyed: KeyOf, cmp: Compare
   for (const doc of docs) {
     if (heap.length < keep) {
       heap.push(keyed(doc, seq++));
-      if (heap.length === keep) { for (let i = (keep >> 1) - 1; i >= 0; i--) siftDown(heap, i, cmp); }
+      if (heap.length === keep) heapify(heap, cmp);
     } else {
       offer(heap, keyed(doc, seq++), keep, cmp);
     }
   }
   return heap;
+}
+
+/** Orders a full array as a max-heap. */
+function heapify(heap: Keyed[], cmp: Compare): void {
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i, cmp);
 }
 
 function tooLarge(why: string): CommandError {
