@@ -1,8 +1,9 @@
 import type { Document } from "bson";
 import { evalExpr, ProcessingMode } from "mingo/core";
 import type { Options } from "mingo/types";
-import { cloneDeep } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
+import { copyValue, isHazardousName, isMarkedHazardous, markHazardous, ownField, setField } from "../field-names.ts";
+import { aliasDocument, aliasExpression, aliasVariables, needsAliases, spelledBack } from "./aliases.ts";
 import type { LookupSpec } from "./join-specs.ts";
 import type { CollectionResolver, JoinWork, PipelineOptions } from "./joins.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
@@ -82,15 +83,34 @@ function letValues(doc: Document, spec: Document, options: PipelineOptions): Var
     processingMode: ProcessingMode.CLONE_OFF,
     jsonSchemaValidator: jsonSchemaPredicate,
   } as unknown as Options;
-  return cloneDeep(evalExpr(doc, spec, mingo)) as Variables;
+  // mingo evaluates them on names spelled for it (aliases.ts); the values come back spelled as stored.
+  const named = needsAliases(spec);
+  const values = spelledBack(
+    () =>
+      evalExpr(aliasDocument(doc), named ? aliasExpression(spec) : spec, {
+        ...mingo,
+        variables: aliasVariables(options.variables),
+      }),
+    named,
+  );
+  return copyValue(values) as Variables;
 }
 
 /** `doc` with `value` at a dotted path, sharing the rest: a missing or non-document step becomes a document, as in MongoDB. */
 function withValueAt(doc: Document, path: readonly string[], value: unknown, from = 0): Document {
   const name = path[from];
-  if (from === path.length - 1) return { ...doc, [name]: value };
-  const inner = doc[name];
-  return { ...doc, [name]: withValueAt(isPlainObject(inner) ? inner : {}, path, value, from + 1) };
+  const out = { ...doc };
+  if (from === path.length - 1) setField(out, name, value);
+  else {
+    const inner = ownField(doc, name);
+    setField(out, name, withValueAt(isPlainObject(inner) ? inner : {}, path, value, from + 1));
+  }
+  return out;
+}
+
+/** Whether a dotted path has a component such as `constructor` or `__proto__`. */
+function isHazardousPath(path: string): boolean {
+  return path.split(".").some(isHazardousName);
 }
 
 /** One input document's matches: one planned read of the foreign collection, then the rest of the sub-pipeline. */
@@ -152,6 +172,10 @@ export function runLookup(
       const matches = shared ?? matchesOf(step.value, spec, resolve, options, work);
       if (reuse) shared = matches;
       const value = withValueAt(step.value, spec.as.split("."), matches);
+      // Marked for the stages mingo runs next when a name such as `constructor` is in it (field-names.ts).
+      if (isMarkedHazardous(step.value) || isHazardousPath(spec.as) || matches.some(isMarkedHazardous)) {
+        markHazardous(value);
+      }
       if (work) {
         work.returned++;
         work.millis += performance.now() - started;

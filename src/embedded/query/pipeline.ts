@@ -2,8 +2,16 @@ import type { Document } from "bson";
 import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
-import { cloneDeep } from "mingo/util";
 import { toNumber } from "../bson.ts";
+import { aliasCounter, copyValue } from "../field-names.ts";
+import {
+  aliasDocument,
+  aliasPipeline,
+  aliasVariables,
+  needsAliases,
+  spelledBackIterator,
+  unaliasedError,
+} from "./aliases.ts";
 import { isBsonNumber } from "./bson-types.ts";
 import { parseLookup, parseUnionWith } from "./join-specs.ts";
 import { nestedPipelines } from "./read-stages.ts";
@@ -63,7 +71,7 @@ function clones(source: Iterator<Document>): Iterator<Document> {
   return {
     next: () => {
       const step = source.next();
-      return step.done ? step : { done: false, value: cloneDeep(step.value) as Document };
+      return step.done ? step : { done: false, value: copyValue(step.value) };
     },
   };
 }
@@ -86,28 +94,59 @@ function latched(source: Iterator<Document>): Iterator<Document> {
   };
 }
 
+/** `build()`, its error (a stage mingo refuses) naming fields as the client spelled them. */
+function spelledErrors<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    throw unaliasedError(error);
+  }
+}
+
+/** Each document of `input` spelled for mingo (aliases.ts): renamed when marked as holding `constructor`, `__proto__`... */
+function spelledForMingo(input: Iterator<Document>): Iterator<Document> {
+  return {
+    next: () => {
+      const step = input.next();
+      return step.done ? step : { done: false, value: aliasDocument(step.value) };
+    },
+  };
+}
+
+/**
+ * mingo's stages over `input`. Names a plain object already answers to (`constructor`,
+ * `__proto__`...) reach mingo renamed, in the stages, the variables and the documents, and
+ * its output is spelled back (aliases.ts).
+ */
 function runSegment(
   stages: Document[],
   input: Iterator<Document>,
   resolve: CollectionResolver,
   options: PipelineOptions,
 ): Iterator<Document> {
+  const since = aliasCounter.minted;
+  const spelled = needsAliases(stages) ? aliasPipeline(stages) : stages;
   // Stored documents are shared, not copied: clone on the way in only if a stage writes.
   const mode = stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF;
   // mingo's joins get the resolver's documents, stored ones: copies when a stage may write into them.
   const copies = writesJoined(stages);
-  const aggregator = new Aggregator(stages, {
-    processingMode: mode,
-    context: ENGINE_CONTEXT,
-    collation: options.collation as unknown as Options["collation"],
-    variables: options.variables,
-    jsonSchemaValidator: jsonSchemaPredicate,
-    collectionResolver: (name: string) => {
-      const docs = resolve.docs(name) as Document[];
-      return copies ? docs.map((doc) => cloneDeep(doc) as Document) : docs;
-    },
-  });
-  return latched(aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>);
+  const aggregator = spelledErrors(() =>
+    new Aggregator(spelled, {
+      processingMode: mode,
+      context: ENGINE_CONTEXT,
+      collation: options.collation as unknown as Options["collation"],
+      variables: aliasVariables(options.variables),
+      jsonSchemaValidator: jsonSchemaPredicate,
+      collectionResolver: (name: string) => {
+        const docs = (resolve.docs(name) as Document[]).map(aliasDocument);
+        return copies ? docs.map(copyValue) : docs;
+      },
+    })
+  );
+  const output = spelledErrors(() =>
+    aggregator.stream({ [Symbol.iterator]: () => spelledForMingo(input) }) as Iterator<Document>
+  );
+  return latched(spelledBackIterator(output, since));
 }
 
 /** Runs one join stage the engine runs itself, its argument checked before any document flows. */
