@@ -78,6 +78,15 @@ function isDocument(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A lookup table by a client's name (a type alias, a POSIX class...) that answers only its own
+ * entries: a plain object literal would answer `constructor` or `toString` with
+ * `Object.prototype`'s functions.
+ */
+export function nameTable<T>(entries: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
+}
+
 /** The value of field `name` of a document, or undefined when the document does not own one. */
 export function ownField(doc: Record<string, unknown>, name: string): unknown {
   return HAZARDOUS.has(name) && !Object.hasOwn(doc, name) ? undefined : doc[name];
@@ -88,6 +97,26 @@ export function setField(doc: Record<string, unknown>, name: string, value: unkn
   if (name === "__proto__") {
     Object.defineProperty(doc, name, { value, writable: true, enumerable: true, configurable: true });
   } else doc[name] = value;
+}
+
+/**
+ * `doc` with `value` at a dotted path, sharing the rest: a missing or non-document step
+ * becomes a document, as MongoDB's setNestedField makes one. Fields are set as fields.
+ */
+export function withValueAt(
+  doc: Record<string, unknown>,
+  path: readonly string[],
+  value: unknown,
+  from = 0,
+): Record<string, unknown> {
+  const out = { ...doc };
+  const name = path[from];
+  if (from === path.length - 1) setField(out, name, value);
+  else {
+    const inner = ownField(doc, name);
+    setField(out, name, withValueAt(isDocument(inner) ? inner : {}, path, value, from + 1));
+  }
+  return out;
 }
 
 /** Documents (top-level) known to hold a hazardous field name somewhere, marked where they are decoded or built. */

@@ -141,7 +141,44 @@ const stage = fc.oneof(
       $lookup: { from: "COLL", localField, foreignField, as },
     })),
   },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(path, path, path, path, name).map(([start, from, to, as, depthField]) => ({
+      $graphLookup: {
+        from: "COLL",
+        startWith: `$${start}`,
+        connectFromField: from,
+        connectToField: to,
+        as,
+        depthField,
+        maxDepth: 2,
+      },
+    })),
+  },
   { weight: 1, arbitrary: fieldsOf(name, fc.array(simpleStage, { maxLength: 2 })).map(($facet) => ({ $facet })) },
+  {
+    weight: 1,
+    arbitrary: fieldsOf(name, accumulator).map((output) => ({ $bucketAuto: { groupBy: "$_id", buckets: 2, output } })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(name, path).map(([field, by]) => ({
+      $fill: { partitionByFields: [by], sortBy: { _id: 1 }, output: objectOf([[field, { method: "locf" }]]) },
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(path, path).map(([a, b]) => ({
+      $unionWith: { coll: "COLL", pipeline: [{ $project: objectOf([[a, 1], [b, 1]]) }] },
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: filter.map((f) => ({
+      $redact: { $cond: [{ $eq: [{ $type: "$$ROOT" }, "object"] }, "$$DESCEND", "$$PRUNE"] },
+      $match: f,
+    })).map(({ $redact }) => ({ $redact })),
+  },
   {
     weight: 1,
     arbitrary: fieldsOf(name, accumulator).map((output) => ({

@@ -21,9 +21,14 @@ type Expression = (obj: unknown, expr: unknown, options: Options) => unknown;
 
 const mingo = mingoExpressions as unknown as Record<string, Expression>;
 
-/** `$arrayToObject`: mingo's, given its pairs' names spelled as mingo's documents spell them. */
+/**
+ * `$arrayToObject`: mingo's, given its pairs' names spelled as mingo's documents spell them.
+ * Its argument is one expression, which a list of one stands for, as MongoDB parses it:
+ * `{$arrayToObject: [[["a", 1], ["b", 2]]]}` is `{a: 1, b: 2}` (mingo read the list as the
+ * pairs, and merged all of them into its first).
+ */
 function $arrayToObject(obj: unknown, expr: unknown, options: Options): unknown {
-  const pairs = evalExpr(obj, expr, options);
+  const pairs = evalExpr(obj, Array.isArray(expr) && expr.length === 1 ? expr[0] : expr, options);
   if (!Array.isArray(pairs)) return mingo.$arrayToObject(obj, { $literal: pairs }, options);
   const spelled = pairs.map((pair) => {
     if (isPlainObject(pair) && typeof pair.k === "string") return { ...pair, k: aliasName(pair.k) };

@@ -10,6 +10,7 @@ import { CommandError } from "../errors.ts";
 import { keyOf } from "../store/values.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { positionsByKey } from "./value-matching.ts";
+import { withValueAt } from "../field-names.ts";
 
 /**
  * `$graphLookup`, following `connectFromField` to `connectToField` by the engine's equality
@@ -78,10 +79,13 @@ function $graphLookup(collection: LazyIterator, expr: Document, options: Options
       }
       frontier = next;
     }
+    // `as` and `depthField` are field paths, as in MongoDB (setNestedField): "a.b" is b inside a.
     const found = [...depths].map(([position, depth]) =>
-      spec.depthField ? { ...joined[position], [spec.depthField]: Long.fromNumber(depth) } : joined[position]
+      spec.depthField
+        ? withValueAt(joined[position], spec.depthField.split("."), Long.fromNumber(depth))
+        : joined[position]
     );
-    return { ...(doc as Document), [spec.as]: found };
+    return withValueAt(doc as Document, spec.as.split("."), found);
   });
 }
 

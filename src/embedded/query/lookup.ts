@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { evalExpr, ProcessingMode } from "mingo/core";
 import type { Options } from "mingo/types";
 import { isPlainObject } from "../bson.ts";
-import { copyValue, isHazardousName, isMarkedHazardous, markHazardous, ownField, setField } from "../field-names.ts";
+import { copyValue, isHazardousName, isMarkedHazardous, markHazardous, withValueAt } from "../field-names.ts";
 import { aliasDocument, aliasExpression, aliasVariables, needsAliases, spelledBack } from "./aliases.ts";
 import type { LookupSpec } from "./join-specs.ts";
 import type { CollectionResolver, JoinWork, PipelineOptions } from "./joins.ts";
@@ -94,18 +94,6 @@ function letValues(doc: Document, spec: Document, options: PipelineOptions): Var
     named,
   );
   return copyValue(values) as Variables;
-}
-
-/** `doc` with `value` at a dotted path, sharing the rest: a missing or non-document step becomes a document, as in MongoDB. */
-function withValueAt(doc: Document, path: readonly string[], value: unknown, from = 0): Document {
-  const name = path[from];
-  const out = { ...doc };
-  if (from === path.length - 1) setField(out, name, value);
-  else {
-    const inner = ownField(doc, name);
-    setField(out, name, withValueAt(isPlainObject(inner) ? inner : {}, path, value, from + 1));
-  }
-  return out;
 }
 
 /** Whether a dotted path has a component such as `constructor` or `__proto__`. */
