@@ -186,6 +186,12 @@ export const CODES = {
   Location51199: 51199,
   Location51246: 51246,
   Location40400: 40400,
+  ExceededMemoryLimit: 146,
+  Location16493: 16493,
+  Location4568: 4568,
+  Location40099: 40099,
+  Location4031700: 4031700,
+  Location5414201: 5414201,
 } as const;
 
 /** A MongoDB error code name known to the engine. */

@@ -8,7 +8,7 @@ import type { LookupSpec } from "./join-specs.ts";
 import type { CollectionResolver, JoinWork, PipelineOptions } from "./joins.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
-import { collect } from "./plan.ts";
+import { lookupMemory } from "./memory.ts";
 import type { Variables } from "./variables.ts";
 
 // `$lookup`, run by the engine rather than by mingo: for each input document, one read of the
@@ -115,7 +115,21 @@ function matchesOf(
     : spec.pipeline;
   const nested = work?.nested();
   const sub: PipelineOptions = { collation: options.collation, variables, joinWork: nested && (() => nested) };
-  return collect(resolve.read(spec.from, stages, sub, work));
+  return matchesWithin(resolve.read(spec.from, stages, sub, work), spec.from ?? "");
+}
+
+/**
+ * The matches, counted as they come (document_source_lookup.cpp): past 100 MiB for one input
+ * document, 4568, before the engine holds more.
+ */
+function matchesWithin(matches: Iterator<Document>, from: string): Document[] {
+  const memory = lookupMemory(from);
+  const out: Document[] = [];
+  for (let step = matches.next(); !step.done; step = matches.next()) {
+    memory.addValue(step.value);
+    out.push(step.value);
+  }
+  return out;
 }
 
 /**

@@ -35,8 +35,11 @@ import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
 import { $elemMatch } from "./elem-match-projection.ts";
 import { accumulatorExpressions } from "./accumulator-expressions.ts";
+import type { Expression } from "./expression-arguments.ts";
 import { windowStages } from "./window-order.ts";
 import { fieldExpressions } from "./field-expressions.ts";
+import { countedExpressions } from "./memory-expressions.ts";
+import { facetStages } from "./facet.ts";
 import { aliasDocument, aliasFilter, needsAliases, unaliasedError } from "./aliases.ts";
 
 /** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
@@ -57,6 +60,27 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
   return () => true;
 }) as unknown as QueryOperator;
 
+/** The engine's expressions, before those that build values are counted (memory-expressions.ts). */
+const EXPRESSIONS = {
+  ...expressionOperators,
+  ...wideExpressions,
+  ...wideMathExpressions,
+  ...truthExpressions,
+  ...statisticsExpressions,
+  ...stringExpressions,
+  ...regexExpressions,
+  ...dateExpressions,
+  ...dateArithmeticExpressions,
+  ...dateParsingExpressions,
+  ...typeExpressions,
+  ...valueMatchingExpressions,
+  ...valueSetExpressions,
+  ...bucketExpressions,
+  ...topValueExpressions,
+  ...accumulatorExpressions,
+  ...fieldExpressions,
+} as unknown as Record<string, Expression>;
+
 /**
  * Every mingo operator, with the engine's own in place of mingo's where mingo's differ from
  * MongoDB. Passed as the context of every query, pipeline and update.
@@ -73,13 +97,15 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts); the
  *   operands of `$sum`, `$avg`, `$max`... as expressions (accumulator-expressions.ts);
  *   `$arrayToObject`, `$objectToArray`, `$getField`, `$setField` and `$unsetField`, which turn
- *   strings into field names and back (field-expressions.ts).
+ *   strings into field names and back (field-expressions.ts); and those that build arrays,
+ *   strings and documents counted as they build (memory-expressions.ts).
  * - Stages: `$group`, `$lookup` (inside `$facet` only; elsewhere the engine runs it, lookup.ts),
  *   `$sortByCount`, the `$addToSet` accumulator and `$in` matching numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` and `$bucketAuto` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
  *   `$project` in MongoDB's field order (shape.ts), `$setWindowFields` in BSON order
- *   (window-order.ts), `$match` with its filter prepared as a find's (filter-checks.ts), and `$sort`.
+ *   (window-order.ts), `$facet` with what it holds counted (facet.ts), `$match` with its filter
+ *   prepared as a find's (filter-checks.ts), and `$sort`.
  * - Projection: `$elemMatch` with operator conditions (elem-match-projection.ts).
  */
 export const ENGINE_CONTEXT = Context.init(
@@ -91,25 +117,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...topValueAccumulators,
       ...valueMatchingAccumulators,
     },
-    expression: {
-      ...expressionOperators,
-      ...wideExpressions,
-      ...wideMathExpressions,
-      ...truthExpressions,
-      ...statisticsExpressions,
-      ...stringExpressions,
-      ...regexExpressions,
-      ...dateExpressions,
-      ...dateArithmeticExpressions,
-      ...dateParsingExpressions,
-      ...typeExpressions,
-      ...valueMatchingExpressions,
-      ...valueSetExpressions,
-      ...bucketExpressions,
-      ...topValueExpressions,
-      ...accumulatorExpressions,
-      ...fieldExpressions,
-    },
+    expression: { ...EXPRESSIONS, ...countedExpressions(EXPRESSIONS) },
     pipeline: {
       ...pipelineOperators,
       ...valueMatchingStages,
@@ -118,6 +126,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...shapeStages,
       ...graphLookupStages,
       ...windowStages,
+      ...facetStages,
       $match,
       $sort,
     },

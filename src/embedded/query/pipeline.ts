@@ -20,6 +20,7 @@ import { jsonSchemaPredicate } from "./json-schema.ts";
 import { runLookup } from "./lookup.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { runUnionWith } from "./union-with.ts";
+import { approximateSize, exceeded } from "./memory.ts";
 
 // Re-exported: the commands read a pipeline's stage names, resolver and options from here.
 export { stageName };
@@ -67,14 +68,28 @@ function writesJoined(stages: readonly Document[]): boolean {
   return stages.some((stage) => stageName(stage) !== "$graphLookup" && mutates(stage));
 }
 
+/**
+ * Copies of the documents a join passed on, for stages that write. A document whose values are
+ * shared many times over (stages that nest `$x` twice into itself) would take longer to copy
+ * than the process lives: past {@link COPYABLE} (approximately) it is refused instead.
+ */
 function clones(source: Iterator<Document>): Iterator<Document> {
   return {
     next: () => {
       const step = source.next();
-      return step.done ? step : { done: false, value: copyValue(step.value) };
+      if (step.done) return step;
+      if (approximateSize(step.value, COPYABLE) > COPYABLE) {
+        throw exceeded(
+          `A document after a join would use too much memory (more than ${COPYABLE} bytes) to copy for the ` +
+            `stages that follow, and cannot spill to disk`,
+        );
+      }
+      return { done: false, value: copyValue(step.value) };
     },
   };
 }
+
+const COPYABLE = 256 * 1024 * 1024;
 
 /**
  * An iterator that stays done once it is. mingo's stage iterators do not: asked again after

@@ -4,6 +4,7 @@ import { CommandError } from "../errors.ts";
 import type { Collation, StringCompare } from "../store/collation.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, EMPTY_ARRAY_KEY } from "../store/values.ts";
+import { approximateSize, memoryLimits, type MemoryTracker, sortMemory } from "./memory.ts";
 
 /** How a find/aggregate sort relates to the stored `_id` order. */
 export type SortKind = "natural" | "reverse" | "custom";
@@ -47,6 +48,8 @@ interface Keyed {
   keys: unknown[];
   /** Arrival order: the last tie-breaker, which makes every sort here stable. */
   seq: number;
+  /** The document's approximate size, once it is held (memory.ts). */
+  size: number;
 }
 
 type Compare = (a: Keyed, b: Keyed) => number;
@@ -150,7 +153,12 @@ function sortOrder(spec: Document, collation?: Collation): { cmp: Compare; keyed
   const fields = Object.keys(spec);
   const dirs = fields.map((f) => direction(spec[f]));
   const strings = collation?.compare;
-  const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)), seq });
+  const keyed: KeyOf = (doc, seq) => ({
+    doc,
+    keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)),
+    seq,
+    size: 0,
+  });
   return { cmp: comparator(fields, dirs, strings), keyed };
 }
 
@@ -160,10 +168,12 @@ function sortOrder(spec: Document, collation?: Collation): { cmp: Compare; keyed
  */
 function collectAll(docs: Iterable<Document>, keyed: KeyOf, what: string): Keyed[] {
   const all: Keyed[] = [];
+  const memory = sortMemory();
   for (const doc of docs) {
     if (all.length === sortLimits.maxEntries) {
       throw tooLarge(`${what} needs more than ${sortLimits.maxEntries} documents held`);
     }
+    memory.addValue(doc);
     all.push(keyed(doc, all.length));
   }
   return all;
@@ -176,16 +186,29 @@ function collectAll(docs: Iterable<Document>, keyed: KeyOf, what: string): Keyed
  */
 function topK(docs: Iterable<Document>, keep: number, keyed: KeyOf, cmp: Compare): Keyed[] {
   const heap: Keyed[] = [];
+  // The documents held, in bytes (MongoDB's sort memory): each measured once it is kept.
+  const memory = sortMemory();
   let seq = 0;
   for (const doc of docs) {
     if (heap.length < keep) {
-      heap.push(keyed(doc, seq++));
+      heap.push(held(keyed(doc, seq++), memory));
       if (heap.length === keep) { for (let i = (keep >> 1) - 1; i >= 0; i--) siftDown(heap, i, cmp); }
     } else {
-      offer(heap, keyed(doc, seq++), keep, cmp);
+      const item = keyed(doc, seq++);
+      if (cmp(item, heap[0]) >= 0) continue;
+      memory.used -= heap[0].size;
+      heap[0] = held(item, memory);
+      siftDown(heap, 0, cmp);
     }
   }
   return heap;
+}
+
+/** An entry the heap keeps, its document's size counted. */
+function held(item: Keyed, memory: MemoryTracker): Keyed {
+  item.size = approximateSize(item.doc, memoryLimits.sort - memory.used + 1);
+  memory.add(item.size);
+  return item;
 }
 
 function tooLarge(why: string): CommandError {
@@ -194,28 +217,6 @@ function tooLarge(why: string): CommandError {
     `Sort exceeded memory limit: ${why}, and the embedded engine does not sort on disk. ` +
       `Add an index that serves this sort, or narrow the filter.`,
   );
-}
-
-/** Adds `item` to a max-heap of at most `keep` entries (the worst one on top). */
-function offer(heap: Keyed[], item: Keyed, keep: number, cmp: Compare): void {
-  if (heap.length < keep) {
-    heap.push(item);
-    siftUp(heap, heap.length - 1, cmp);
-  } else if (cmp(item, heap[0]) < 0) {
-    heap[0] = item;
-    siftDown(heap, 0, cmp);
-  }
-}
-
-function siftUp(heap: Keyed[], i: number, cmp: Compare): void {
-  const item = heap[i];
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (cmp(heap[parent], item) >= 0) break;
-    heap[i] = heap[parent];
-    i = parent;
-  }
-  heap[i] = item;
 }
 
 function siftDown(heap: Keyed[], i: number, cmp: Compare): void {
