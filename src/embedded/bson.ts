@@ -1,6 +1,7 @@
 import { Binary, BSON, type Document, Long, type ObjectId, type Timestamp } from "bson";
 import { Buffer } from "node:buffer";
 import { CommandError } from "./errors.ts";
+import { approximateSize } from "./sizes.ts";
 
 /**
  * How the engine turns wire bytes into values. Longs stay `Long` and binaries stay `Binary`
@@ -45,9 +46,17 @@ export function writeDocument(doc: Document): Uint8Array {
   return bytes;
 }
 
+/**
+ * How large a document may be, by {@link approximateSize}, to be measured exactly for the error:
+ * one whose values are shared many times over (`{a: "$x", b: "$x"}` at each of 40 stages) would
+ * otherwise take the library's walk longer than the process lives. Beyond it, the message gives
+ * this bound for the size.
+ */
+const MEASURABLE = 256 * 1024 * 1024;
+
 /** MongoDB's 10334 for a document over {@link MAX_REPLY_DOCUMENT}, or undefined when it is not. */
 function tooLarge(doc: Document): CommandError | undefined {
-  const size = BSON.calculateObjectSize(doc, SERIALIZE);
+  const size = approximateSize(doc, MEASURABLE) > MEASURABLE ? MEASURABLE : BSON.calculateObjectSize(doc, SERIALIZE);
   if (size <= MAX_REPLY_DOCUMENT) return undefined;
   return new CommandError(
     "BSONObjectTooLarge",

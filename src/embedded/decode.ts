@@ -1,6 +1,7 @@
 import type { Buffer } from "node:buffer";
 import { BSON, type Document, Long, ObjectId } from "bson";
 import { DESERIALIZE } from "./bson.ts";
+import { isHazardousName, markHazardous, markIfHazardous, setField } from "./field-names.ts";
 
 /**
  * A decoder for the documents recovery reads by the million (a snapshot's puts), faster than
@@ -10,6 +11,8 @@ import { DESERIALIZE } from "./bson.ts";
  * ObjectIds, embedded documents and arrays; on anything else (binary, decimal, regex, non-ASCII
  * text, `$`-prefixed or `__proto__` names, malformed bytes) it gives up and the whole document
  * goes to `BSON.deserialize`, so the result is always exactly what that would have returned.
+ * A document holding a name a plain object already answers to (`constructor`, `__proto__`...)
+ * at any depth is marked (field-names.ts), for the code that hands documents to mingo.
  */
 
 /** Thrown inside the fast path to hand a document to `BSON.deserialize`. */
@@ -27,15 +30,20 @@ const TEXT_CACHE_SIZE = 8192;
 const SHARED_TEXT_BYTES = 33;
 const texts: (string | undefined)[] = new Array(TEXT_CACHE_SIZE);
 
+/** Set when the fast path decodes a hazardous field name (such names are never cached, so each is seen). */
+let sawHazardousName = false;
+
 /** Decodes one BSON document spanning `bytes[start, start + length)` (length from its header). */
 export function decodeDocumentAt(bytes: Buffer, start: number, length: number): Document {
   try {
-    return readObject(bytes, start, start + length, false) as Document;
+    sawHazardousName = false;
+    const doc = readObject(bytes, start, start + length, false) as Document;
+    return sawHazardousName ? markHazardous(doc) : doc;
   } catch (error) {
     if (error !== GIVE_UP) throw error;
     // A copy, because decoded Binary values are views into their input and would otherwise
     // pin the reader's whole read block in memory.
-    return BSON.deserialize(bytes.slice(start, start + length), DESERIALIZE);
+    return markIfHazardous(BSON.deserialize(bytes.slice(start, start + length), DESERIALIZE));
   }
 }
 
@@ -51,7 +59,7 @@ export function decodeFieldsAt(bytes: Buffer, start: number, length: number, wan
     if (error !== GIVE_UP) throw error;
     const doc = decodeDocumentAt(bytes, start, length);
     const out: Document = {};
-    for (const name in doc) if (wanted.has(name)) out[name] = doc[name];
+    for (const name in doc) if (wanted.has(name)) setField(out, name, doc[name]);
     return out;
   }
 }
@@ -290,7 +298,11 @@ function fieldName(bytes: Buffer, from: number, to: number): string {
     if (same) return cached;
   }
   const name = ascii(bytes, from, to);
-  if (name === "__proto__") throw GIVE_UP;
+  if (isHazardousName(name)) {
+    if (name === "__proto__") throw GIVE_UP; // the library defines it as a field
+    sawHazardousName = true;
+    return name;
+  }
   names[slot] = name;
   return name;
 }

@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import { unaliasText } from "./field-names.ts";
 
 /** MongoDB error codes the engine reports, with their code names. */
 export const CODES = {
@@ -188,6 +189,13 @@ export const CODES = {
   Location51183: 51183,
   Location51199: 51199,
   Location51246: 51246,
+  Location40400: 40400,
+  ExceededMemoryLimit: 146,
+  Location16493: 16493,
+  Location4568: 4568,
+  Location40099: 40099,
+  Location4031700: 4031700,
+  Location5414201: 5414201,
 } as const;
 
 /** A MongoDB error code name known to the engine. */
@@ -210,7 +218,7 @@ export class CommandError extends Error {
 
   /** The reply document. */
   toReply(): Document {
-    return { ok: 0, errmsg: this.message, code: this.code, codeName: this.codeName, ...this.extra };
+    return { ok: 0, errmsg: unaliasText(this.message), code: this.code, codeName: this.codeName, ...this.extra };
   }
 }
 
@@ -247,7 +255,8 @@ const MINGO_UNKNOWN_OPERATORS: readonly [RegExp, CodeName, (name: string) => str
  */
 export function errorReply(error: unknown): Document {
   if (error instanceof CommandError) return error.toReply();
-  const message = error instanceof Error ? error.message : String(error);
+  // Field names spelled for mingo (field-names.ts) read as the client spelled them.
+  const message = unaliasText(error instanceof Error ? error.message : String(error));
   const fromMingo = error instanceof Error && error.constructor.name === "MingoError";
   if (fromMingo) {
     for (const [pattern, codeName, wording] of MINGO_UNKNOWN_OPERATORS) {

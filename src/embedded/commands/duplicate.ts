@@ -3,6 +3,7 @@ import { CommandError } from "../errors.ts";
 import { valueText } from "../bson.ts";
 import type { DuplicateKey } from "../store/unique.ts";
 import { EMPTY_ARRAY_KEY } from "../store/values.ts";
+import { setField } from "../field-names.ts";
 
 /** The fields MongoDB puts on a duplicate-key error (code 11000). */
 export function duplicateFields(db: string, coll: string, dup: DuplicateKey): Document {
@@ -35,7 +36,9 @@ function keyText(keyValue: Document): string {
  */
 function wireKeyValue(keyValue: Document): Document {
   const out: Document = {};
-  for (const field of Object.keys(keyValue)) out[field] = keyValue[field] === EMPTY_ARRAY_KEY ? null : keyValue[field];
+  for (const field of Object.keys(keyValue)) {
+    setField(out, field, keyValue[field] === EMPTY_ARRAY_KEY ? null : keyValue[field]);
+  }
   return out;
 }
 

@@ -20,6 +20,7 @@ import { checkIndexSpec, checkTtlOption, specialIndexType } from "./index-spec-c
 import { alreadyExists, indexByKeyPattern } from "./index-signature.ts";
 import { killIndexReaders } from "./plan-kills.ts";
 import { isInterruption } from "../query/interrupts.ts";
+import { setField } from "../field-names.ts";
 
 /** An index as listIndexes shows it: `v`, `key` and `name` first, as MongoDB lists them, then the options. */
 export function indexDocument(spec: IndexSpec): Document {
@@ -44,7 +45,7 @@ function parseSpec(raw: unknown, coll: Collection | undefined): IndexSpec {
         `index key value ${String(dir)} is not supported by the embedded engine`,
       );
     }
-    key[field] = n;
+    setField(key, field, n);
   }
   const name = raw.name as string;
   // An index without a collation takes the collection's default, as in MongoDB.

@@ -21,6 +21,7 @@ import { prepareInsert } from "./write.ts";
 import { namespace } from "./args.ts";
 import { killDropped } from "./plan-kills.ts";
 import { checkCollectionName } from "./names.ts";
+import { ownField, setField } from "../field-names.ts";
 
 /** A pipeline's `$out` or `$merge` stage, parsed. */
 export type OutputStage = { kind: "$out"; into: string } | ({ kind: "$merge" } & MergeSpec);
@@ -227,14 +228,17 @@ function checkMergeKey(coll: Collection | undefined, on: string[], collation: Co
 function mergeFilter(doc: Document, on: string[]): Document {
   const filter: Document = {};
   for (const field of on) {
-    const value = field.split(".").reduce<unknown>((v, part) => (isPlainObject(v) ? v[part] : undefined), doc);
+    const value = field.split(".").reduce<unknown>(
+      (v, part) => (isPlainObject(v) ? ownField(v, part) : undefined),
+      doc,
+    );
     if (value === undefined || value === null || Array.isArray(value)) {
       throw new CommandError(
         "Location51132",
         `$merge write error: 'on' field '${field}' cannot be missing, null, undefined or an array`,
       );
     }
-    filter[field] = { $eq: value };
+    setField(filter, field, { $eq: value });
   }
   return filter;
 }

@@ -1,6 +1,7 @@
 import { BSON, type Document } from "bson";
 import { isPlainObject, SERIALIZE } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { approximateSize } from "../sizes.ts";
 
 /**
  * MongoDB's limit on how deeply documents and arrays may nest in a stored document: its
@@ -20,9 +21,18 @@ export type WriteKind = "insert" | "update";
  * updates, upserts and findAndModify build their document here, so they pass `maxSize`.
  */
 export function checkStorable(doc: Document, kind: WriteKind, maxSize?: number): void {
-  walk(doc, 1, kind);
+  // An update pipeline can build a document whose values are shared many times over, too large
+  // to walk: one that large is refused by its (approximate) size before it is walked.
+  const size = maxSize !== undefined && approximateSize(doc, MEASURABLE) > MEASURABLE ? MEASURABLE : undefined;
+  if (size === undefined) walk(doc, 1, kind);
   if (maxSize === undefined) return;
-  const size = BSON.calculateObjectSize(doc, SERIALIZE);
+  tooLarge(size ?? BSON.calculateObjectSize(doc, SERIALIZE), kind, maxSize);
+}
+
+/** Past {@link approximateSize}'s this, a document is not measured exactly (see checkStorable). */
+const MEASURABLE = 256 * 1024 * 1024;
+
+function tooLarge(size: number, kind: WriteKind, maxSize: number): void {
   if (size > maxSize) {
     const what = kind === "insert" ? "object to insert too large" : "Resulting document after update is larger than";
     throw new CommandError("BSONObjectTooLarge", `${what} ${maxSize} (${size} bytes)`);

@@ -2,6 +2,7 @@ import type { Options, QueryOperator } from "mingo/types";
 import { evalExpr } from "mingo/core";
 import { bsonTag, isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { nameTable } from "../field-names.ts";
 
 /**
  * BSON types as MongoDB names them, for `$type` in filters, the `$type` and `$isNumber`
@@ -15,7 +16,7 @@ import { CommandError } from "../errors.ts";
  */
 
 /** MongoDB's type aliases and their numeric codes. */
-const TYPE_CODES: Readonly<Record<string, number>> = {
+const TYPE_CODES: Readonly<Record<string, number>> = nameTable({
   double: 1,
   string: 2,
   object: 3,
@@ -37,7 +38,7 @@ const TYPE_CODES: Readonly<Record<string, number>> = {
   decimal: 19,
   minKey: -1,
   maxKey: 127,
-};
+});
 
 const ALIAS_OF_CODE = new Map(Object.entries(TYPE_CODES).map(([alias, code]) => [code, alias]));
 

@@ -10,6 +10,7 @@ import { compareValues } from "../store/values.ts";
 import { numberKind } from "./number-arithmetic.ts";
 import { collationOf } from "./options-collation.ts";
 import { $group } from "./value-matching.ts";
+import { counted, sortMemory } from "./memory.ts";
 
 /**
  * `$bucket` as MongoDB defines it: a `$group` by the lower boundary of the bucket each
@@ -165,7 +166,9 @@ function fillBuckets(
  * `$bucketAuto` in BSON order (mingo sorted a Long or Decimal128 as an object and wrote `_id`
  * last). With `granularity`, mingo's stage runs, and its output is given `_id` first.
  */
-function $bucketAuto(collection: LazyIterator, expr: Document, options: Options): LazyIterator {
+function $bucketAuto(input: LazyIterator, expr: Document, options: Options): LazyIterator {
+  // It sorts every document by its key, as MongoDB's sorter does: they are what that sort holds.
+  const collection = counted(input, sortMemory());
   if (isPlainObject(expr) && expr.granularity !== undefined) {
     const mingoBucketAuto = mingoPipeline.$bucketAuto as unknown as (
       coll: LazyIterator,

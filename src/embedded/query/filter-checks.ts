@@ -3,6 +3,7 @@ import { isPlainObject, toNumber } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { numberKind } from "./number-arithmetic.ts";
 import { compileMongoRegex, decodedRegexOptions, queryRegex, RegexSyntaxError } from "./regex.ts";
+import { setField } from "../field-names.ts";
 
 /**
  * What MongoDB refuses in a filter, checked before mingo compiles it, `$comment` (which
@@ -16,7 +17,7 @@ export function prepareFilter(filter: Document): Document {
   const replace = (key: string, value: unknown) => {
     if (prepared === filter) prepared = { ...filter };
     if (value === undefined) delete prepared[key];
-    else prepared[key] = value;
+    else setField(prepared, key, value);
   };
   for (const key in filter) {
     const value = filter[key];
@@ -54,7 +55,7 @@ export function prepareCondition(condition: Document): Document {
   let prepared = condition;
   const replace = (op: string, value: unknown) => {
     if (prepared === condition) prepared = { ...condition };
-    prepared[op] = value;
+    setField(prepared, op, value);
   };
   let regexDone = false;
   for (const op in condition) {

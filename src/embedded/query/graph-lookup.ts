@@ -11,6 +11,8 @@ import { keyOf } from "../store/values.ts";
 import { prepareFilter } from "./filter-checks.ts";
 import { positionsByKey } from "./value-matching.ts";
 import { checkForInterrupt } from "./interrupts.ts";
+import { withValueAt } from "../field-names.ts";
+import { graphLookupMemory } from "./memory.ts";
 
 /**
  * `$graphLookup`, following `connectFromField` to `connectToField` by the engine's equality
@@ -67,6 +69,8 @@ function $graphLookup(collection: LazyIterator, expr: Document, options: Options
   const restrict = spec.restrict ? new Query(prepareFilter(spec.restrict), options) : undefined;
   return collection.map((doc) => {
     const depths = new Map<number, number>();
+    // What it visits and has yet to visit, counted as MongoDB counts them (40099 past the limit).
+    const memory = graphLookupMemory();
     let frontier = linksOf(evalExpr(doc, expr.startWith, options));
     for (let depth = 0; frontier.length > 0 && depth <= spec.maxDepth; depth++) {
       // Each level of the search is an interrupt point: a deep graph is long work of its own.
@@ -76,15 +80,22 @@ function $graphLookup(collection: LazyIterator, expr: Document, options: Options
         for (const position of byKey.get(keyOf(value)) ?? []) {
           if (depths.has(position) || (restrict && !restrict.test(joined[position]))) continue;
           depths.set(position, depth);
-          next.push(...linksOf(resolve(joined[position], spec.fromField)));
+          memory.addValue(joined[position]);
+          for (const link of linksOf(resolve(joined[position], spec.fromField))) {
+            memory.addValue(link);
+            next.push(link);
+          }
         }
       }
       frontier = next;
     }
+    // `as` and `depthField` are field paths, as in MongoDB (setNestedField): "a.b" is b inside a.
     const found = [...depths].map(([position, depth]) =>
-      spec.depthField ? { ...joined[position], [spec.depthField]: Long.fromNumber(depth) } : joined[position]
+      spec.depthField
+        ? withValueAt(joined[position], spec.depthField.split("."), Long.fromNumber(depth))
+        : joined[position]
     );
-    return { ...(doc as Document), [spec.as]: found };
+    return withValueAt(doc as Document, spec.as.split("."), found);
   });
 }
 

@@ -4,12 +4,21 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { isPlainObject } from "../bson.ts";
 import { bsonTypeOf, parseTypeSet } from "./bson-types.ts";
 import { CommandError } from "../errors.ts";
+import { unaliasValue } from "../field-names.ts";
 
 /** JSON Schema keywords MongoDB's `$jsonSchema` refuses (it has no references, formats or defaults). */
 const REFUSED_KEYWORDS = new Set(["$ref", "$schema", "default", "definitions", "format", "id"]);
 
 // The package is CommonJS: its class is the module itself and also its `default` (what the types describe).
-const ajv = new AjvDraft04.default({ allErrors: true, verbose: true, strict: false, validateSchema: true });
+// `ownProperties`: a property is present only when the document owns it (`required: ["constructor"]`
+// is not met by every document's inherited `constructor`).
+const ajv = new AjvDraft04.default({
+  allErrors: true,
+  verbose: true,
+  strict: false,
+  validateSchema: true,
+  ownProperties: true,
+});
 ajv.addKeyword({
   keyword: "bsonType",
   schemaType: ["string", "array"],
@@ -57,10 +66,14 @@ export function compileJsonSchema(schema: Document): ValidateFunction {
   return validate;
 }
 
-/** mingo's hook for `$jsonSchema`: a predicate per schema. */
+/**
+ * mingo's hook for `$jsonSchema`: a predicate per schema. The schema is the client's, so the
+ * document is checked as the client spells it (mingo is given `constructor` and the like renamed,
+ * see aliases.ts).
+ */
 export function jsonSchemaPredicate(schema: Document): (doc: Document) => boolean {
   const validate = compileJsonSchema(schema);
-  return (doc) => validate(doc) === true;
+  return (doc) => validate(unaliasValue(doc)) === true;
 }
 
 /** The rules a document breaks, in the spirit of MongoDB's `schemaRulesNotSatisfied`. */

@@ -1,13 +1,15 @@
 import type { Document } from "bson";
 import { evalExpr, ProcessingMode } from "mingo/core";
 import type { Options } from "mingo/types";
-import { cloneDeep } from "mingo/util";
 import { isPlainObject } from "../bson.ts";
+import { copyValue, isHazardousName, isMarkedHazardous, markHazardous, withValueAt } from "../field-names.ts";
+import { aliasDocument, aliasExpression, aliasVariables, needsAliases, spelledBack } from "./aliases.ts";
 import type { LookupSpec } from "./join-specs.ts";
 import type { CollectionResolver, JoinWork, PipelineOptions } from "./joins.ts";
 import { jsonSchemaPredicate } from "./json-schema.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { PAUSE, type Paused } from "./interrupts.ts";
+import { lookupMemory } from "./memory.ts";
 import type { Variables } from "./variables.ts";
 
 // `$lookup`, run by the engine rather than by mingo: for each input document, one read of the
@@ -82,15 +84,22 @@ function letValues(doc: Document, spec: Document, options: PipelineOptions): Var
     processingMode: ProcessingMode.CLONE_OFF,
     jsonSchemaValidator: jsonSchemaPredicate,
   } as unknown as Options;
-  return cloneDeep(evalExpr(doc, spec, mingo)) as Variables;
+  // mingo evaluates them on names spelled for it (aliases.ts); the values come back spelled as stored.
+  const named = needsAliases(spec);
+  const values = spelledBack(
+    () =>
+      evalExpr(aliasDocument(doc), named ? aliasExpression(spec) : spec, {
+        ...mingo,
+        variables: aliasVariables(options.variables),
+      }),
+    named,
+  );
+  return copyValue(values) as Variables;
 }
 
-/** `doc` with `value` at a dotted path, sharing the rest: a missing or non-document step becomes a document, as in MongoDB. */
-function withValueAt(doc: Document, path: readonly string[], value: unknown, from = 0): Document {
-  const name = path[from];
-  if (from === path.length - 1) return { ...doc, [name]: value };
-  const inner = doc[name];
-  return { ...doc, [name]: withValueAt(isPlainObject(inner) ? inner : {}, path, value, from + 1) };
+/** Whether a dotted path has a component such as `constructor` or `__proto__`. */
+function isHazardousPath(path: string): boolean {
+  return path.split(".").some(isHazardousName);
 }
 
 /** One input document's matches: one planned read of the foreign collection, then the rest of the sub-pipeline. */
@@ -162,9 +171,13 @@ export function* runLookup(
     let matches = shared;
     if (matches === undefined) {
       matches = [];
+      // The matches, counted as they come (document_source_lookup.cpp): past 100 MiB for one
+      // input document, 4568, before the engine holds more.
+      const memory = lookupMemory(spec.from ?? "");
       const read = matchesOf(step.value, spec, resolve, options, work);
       for (let match = read.next(); !match.done; match = read.next()) {
         if (match.value !== PAUSE) {
+          memory.addValue(match.value);
           matches.push(match.value);
           continue;
         }
@@ -175,6 +188,10 @@ export function* runLookup(
       if (reuse) shared = matches;
     }
     const value = withValueAt(step.value, path, matches);
+    // Marked for the stages mingo runs next when a name such as `constructor` is in it (field-names.ts).
+    if (isMarkedHazardous(step.value) || isHazardousPath(spec.as) || matches.some(isMarkedHazardous)) {
+      markHazardous(value);
+    }
     if (work) {
       work.returned++;
       work.millis += performance.now() - started;

@@ -35,7 +35,12 @@ import { comparisonOperators } from "./operators.ts";
 import { sortDocuments } from "./sort.ts";
 import { $elemMatch } from "./elem-match-projection.ts";
 import { accumulatorExpressions } from "./accumulator-expressions.ts";
+import type { Expression } from "./expression-arguments.ts";
 import { windowStages } from "./window-order.ts";
+import { fieldExpressions } from "./field-expressions.ts";
+import { countedExpressions } from "./memory-expressions.ts";
+import { facetStages } from "./facet.ts";
+import { aliasDocument, aliasFilter, needsAliases, unaliasedError } from "./aliases.ts";
 
 /** `$sort` in pipelines, with the engine's BSON order (Longs by value) and the collation. */
 const $sort =
@@ -55,6 +60,27 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
   return () => true;
 }) as unknown as QueryOperator;
 
+/** The engine's expressions, before those that build values are counted (memory-expressions.ts). */
+const EXPRESSIONS = {
+  ...expressionOperators,
+  ...wideExpressions,
+  ...wideMathExpressions,
+  ...truthExpressions,
+  ...statisticsExpressions,
+  ...stringExpressions,
+  ...regexExpressions,
+  ...dateExpressions,
+  ...dateArithmeticExpressions,
+  ...dateParsingExpressions,
+  ...typeExpressions,
+  ...valueMatchingExpressions,
+  ...valueSetExpressions,
+  ...bucketExpressions,
+  ...topValueExpressions,
+  ...accumulatorExpressions,
+  ...fieldExpressions,
+} as unknown as Record<string, Expression>;
+
 /**
  * Every mingo operator, with the engine's own in place of mingo's where mingo's differ from
  * MongoDB. Passed as the context of every query, pipeline and update.
@@ -69,13 +95,17 @@ const $captureOptions = ((_selector: string, _value: unknown, options: Options) 
  *   date-parsing.ts);
  *   `$type`/`$isNumber` (bson-types.ts); set expressions, `$indexOfArray` and `$sortArray`
  *   (value-sets.ts); `$maxN`/`$minN` and the `n` of `$firstN`/`$lastN` (top-values.ts); the
- *   operands of `$sum`, `$avg`, `$max`... as expressions (accumulator-expressions.ts).
+ *   operands of `$sum`, `$avg`, `$max`... as expressions (accumulator-expressions.ts);
+ *   `$arrayToObject`, `$objectToArray`, `$getField`, `$setField` and `$unsetField`, which turn
+ *   strings into field names and back (field-expressions.ts); and those that build arrays,
+ *   strings and documents counted as they build (memory-expressions.ts).
  * - Stages: `$group`, `$lookup` (inside `$facet` only; elsewhere the engine runs it, lookup.ts),
  *   `$sortByCount`, the `$addToSet` accumulator and `$in` matching numbers by value (value-matching.ts),
  *   `$graphLookup` by the same equality (graph-lookup.ts), `$bucket` and `$bucketAuto` (bucket.ts), `$redact`
  *   (selection.ts), the N accumulators and `$top`/`$bottom` in BSON order (top-values.ts),
  *   `$project` in MongoDB's field order (shape.ts), `$setWindowFields` in BSON order
- *   (window-order.ts), `$match` with its filter prepared as a find's (filter-checks.ts), and `$sort`.
+ *   (window-order.ts), `$facet` with what it holds counted (facet.ts), `$match` with its filter
+ *   prepared as a find's (filter-checks.ts), and `$sort`.
  * - Projection: `$elemMatch` with operator conditions (elem-match-projection.ts).
  */
 export const ENGINE_CONTEXT = Context.init(
@@ -87,24 +117,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...topValueAccumulators,
       ...valueMatchingAccumulators,
     },
-    expression: {
-      ...expressionOperators,
-      ...wideExpressions,
-      ...wideMathExpressions,
-      ...truthExpressions,
-      ...statisticsExpressions,
-      ...stringExpressions,
-      ...regexExpressions,
-      ...dateExpressions,
-      ...dateArithmeticExpressions,
-      ...dateParsingExpressions,
-      ...typeExpressions,
-      ...valueMatchingExpressions,
-      ...valueSetExpressions,
-      ...bucketExpressions,
-      ...topValueExpressions,
-      ...accumulatorExpressions,
-    },
+    expression: { ...EXPRESSIONS, ...countedExpressions(EXPRESSIONS) },
     pipeline: {
       ...pipelineOperators,
       ...valueMatchingStages,
@@ -113,6 +126,7 @@ export const ENGINE_CONTEXT = Context.init(
       ...shapeStages,
       ...graphLookupStages,
       ...windowStages,
+      ...facetStages,
       $match,
       $sort,
     },
@@ -161,12 +175,60 @@ export function mingoOptions(processingMode: ProcessingMode, collation?: Collati
   return options;
 }
 
-/** Compiles a filter with the shared options; documents are only read. */
-export function mingoQuery(filter: Document, collation?: Collation): BaseQuery<Document> {
-  return new BaseQuery<Document>(prepareFilter(filter), mingoOptions(ProcessingMode.CLONE_OFF, collation));
+/**
+ * A query that hands mingo each document spelled as its filter is (aliases.ts): documents
+ * marked as holding a name such as `constructor` are renamed first. Used for filters that name
+ * such a field, or whose `$expr` may build values from the document.
+ */
+class SpelledQuery extends BaseQuery<Document> {
+  override test(doc: Document): boolean {
+    try {
+      return super.test(aliasDocument(doc));
+    } catch (error) {
+      throw unaliasedError(error);
+    }
+  }
 }
 
-/** A query whose `find(docs, projection)` projects clones of `docs` (the stored documents). */
+/** True when a filter holds an `$expr` at its top or in its `$and`/`$or`/`$nor` branches. */
+function hasExpression(filter: Document): boolean {
+  for (const key in filter) {
+    if (key === "$expr") return true;
+    const branches = filter[key];
+    if ((key === "$and" || key === "$or" || key === "$nor") && Array.isArray(branches)) {
+      if (branches.some((branch) => branch !== null && typeof branch === "object" && hasExpression(branch))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * A filter compiled for mingo with `mode`'s options. One that names a field such as
+ * `__proto__` or `constructor` is renamed for mingo, and so are the documents it tests.
+ */
+function compiledQuery(filter: Document, options: Partial<Options>): BaseQuery<Document> {
+  const named = needsAliases(filter);
+  try {
+    const prepared = prepareFilter(named ? aliasFilter(filter) : filter);
+    return named || hasExpression(filter)
+      ? new SpelledQuery(prepared, options)
+      : new BaseQuery<Document>(prepared, options);
+  } catch (error) {
+    throw unaliasedError(error);
+  }
+}
+
+/** Compiles a filter with the shared options; documents are only read. */
+export function mingoQuery(filter: Document, collation?: Collation): BaseQuery<Document> {
+  return compiledQuery(filter, mingoOptions(ProcessingMode.CLONE_OFF, collation));
+}
+
+/**
+ * A query whose `find(docs, projection)` projects clones of `docs` (the stored documents).
+ * The caller spells the projection and the documents for mingo (project.ts).
+ */
 export function projectingQuery(condition: Document): BaseQuery<Document> {
-  return new BaseQuery<Document>(prepareFilter(condition), mingoOptions(ProcessingMode.CLONE_INPUT));
+  return compiledQuery(condition, mingoOptions(ProcessingMode.CLONE_INPUT));
 }

@@ -2,8 +2,16 @@ import type { Document } from "bson";
 import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
-import { cloneDeep } from "mingo/util";
 import { toNumber } from "../bson.ts";
+import { aliasCounter, copyValue } from "../field-names.ts";
+import {
+  aliasDocument,
+  aliasPipeline,
+  aliasVariables,
+  needsAliases,
+  spelledBackIterator,
+  unaliasedError,
+} from "./aliases.ts";
 import { isBsonNumber } from "./bson-types.ts";
 import { parseLookup, parseUnionWith } from "./join-specs.ts";
 import { nestedPipelines } from "./read-stages.ts";
@@ -13,6 +21,7 @@ import { runLookup } from "./lookup.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
 import { runUnionWith } from "./union-with.ts";
 import { PAUSE, type Paused, withoutPauses } from "./interrupts.ts";
+import { approximateSize, exceeded } from "./memory.ts";
 
 // Re-exported: the commands read a pipeline's stage names, resolver and options from here.
 export { stageName };
@@ -60,14 +69,29 @@ function writesJoined(stages: readonly Document[]): boolean {
   return stages.some((stage) => stageName(stage) !== "$graphLookup" && mutates(stage));
 }
 
+/**
+ * Copies of the documents a join passed on, for stages that write (pauses pass as they are). A
+ * document whose values are shared many times over (stages that nest `$x` twice into itself)
+ * would take longer to copy than the process lives: past {@link COPYABLE} (approximately) it is
+ * refused instead.
+ */
 function clones(source: Iterator<Paused<Document>>): Iterator<Paused<Document>> {
   return {
     next: () => {
       const step = source.next();
-      return step.done || step.value === PAUSE ? step : { done: false, value: cloneDeep(step.value) as Document };
+      if (step.done || step.value === PAUSE) return step;
+      if (approximateSize(step.value, COPYABLE) > COPYABLE) {
+        throw exceeded(
+          `A document after a join would use too much memory (more than ${COPYABLE} bytes) to copy for the ` +
+            `stages that follow, and cannot spill to disk`,
+        );
+      }
+      return { done: false, value: copyValue(step.value) };
     },
   };
 }
+
+const COPYABLE = 256 * 1024 * 1024;
 
 /**
  * An iterator that stays done once it is. mingo's stage iterators do not: asked again after
@@ -87,25 +111,56 @@ function latched(source: Iterator<Document>): Iterator<Document> {
   };
 }
 
-/** mingo's stages over `input` (documents without pauses), as one lazy stream. */
+/** `build()`, its error (a stage mingo refuses) naming fields as the client spelled them. */
+function spelledErrors<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    throw unaliasedError(error);
+  }
+}
+
+/** Each document of `input` spelled for mingo (aliases.ts): renamed when marked as holding `constructor`, `__proto__`... */
+function spelledForMingo(input: Iterator<Document>): Iterator<Document> {
+  return {
+    next: () => {
+      const step = input.next();
+      return step.done ? step : { done: false, value: aliasDocument(step.value) };
+    },
+  };
+}
+
+/**
+ * mingo's stages over `input` (documents without pauses), as one lazy stream. Names a plain
+ * object already answers to (`constructor`, `__proto__`...) reach mingo renamed, in the stages,
+ * the variables and the documents, and its output is spelled back (aliases.ts).
+ */
 function mingoStream(stages: Document[], resolve: CollectionResolver, options: PipelineOptions) {
+  const since = aliasCounter.minted;
+  const spelled = needsAliases(stages) ? aliasPipeline(stages) : stages;
   // Stored documents are shared, not copied: clone on the way in only if a stage writes.
   const mode = stages.some(mutates) ? ProcessingMode.CLONE_INPUT : ProcessingMode.CLONE_OFF;
   // mingo's joins get the resolver's documents, stored ones: copies when a stage may write into them.
   const copies = writesJoined(stages);
-  const aggregator = new Aggregator(stages, {
-    processingMode: mode,
-    context: ENGINE_CONTEXT,
-    collation: options.collation as unknown as Options["collation"],
-    variables: options.variables,
-    jsonSchemaValidator: jsonSchemaPredicate,
-    collectionResolver: (name: string) => {
-      const docs = resolve.docs(name) as Document[];
-      return copies ? docs.map((doc) => cloneDeep(doc) as Document) : docs;
-    },
-  });
-  return (input: Iterator<Document>): Iterator<Document> =>
-    latched(aggregator.stream({ [Symbol.iterator]: () => input }) as Iterator<Document>);
+  const aggregator = spelledErrors(() =>
+    new Aggregator(spelled, {
+      processingMode: mode,
+      context: ENGINE_CONTEXT,
+      collation: options.collation as unknown as Options["collation"],
+      variables: aliasVariables(options.variables),
+      jsonSchemaValidator: jsonSchemaPredicate,
+      collectionResolver: (name: string) => {
+        const docs = (resolve.docs(name) as Document[]).map(aliasDocument);
+        return copies ? docs.map(copyValue) : docs;
+      },
+    })
+  );
+  return (input: Iterator<Document>): Iterator<Document> => {
+    const output = spelledErrors(() =>
+      aggregator.stream({ [Symbol.iterator]: () => spelledForMingo(input) }) as Iterator<Document>
+    );
+    return latched(spelledBackIterator(output, since));
+  };
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { setField } from "../field-names.ts";
+import { aliasDocument, aliasFilter, aliasProjection, needsAliases, spelledBack } from "./aliases.ts";
 import { isEmptyFilter } from "./filter.ts";
 import { projectingQuery } from "./mingo.ts";
 import { checkProjectionKind } from "./projection-kind.ts";
@@ -37,7 +39,7 @@ function topLevelProjection(projection: Document): Projector | undefined {
   return (docs) =>
     docs.map((doc) => {
       const out: Document = {};
-      for (const field of Object.keys(doc)) if (keep(field)) out[field] = doc[field];
+      for (const field of Object.keys(doc)) if (keep(field)) setField(out, field, doc[field]);
       return out;
     });
 }
@@ -85,6 +87,19 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
   checkProjectionKind(projection);
   const simple = simpleProjection(projection);
   if (simple) return simple;
+  if (!needsAliases(projection) && !needsAliases(filter)) return spelledForMingo(mingoProjection(projection, filter));
+  // A projection or filter naming `constructor` or `__proto__` is spelled for mingo (aliases.ts).
+  const spelled = spelledForMingo(mingoProjection(aliasProjection(projection), aliasFilter(filter)));
+  return (docs) => spelledBack(() => spelled(docs), true);
+}
+
+/** A projector given documents spelled for mingo, whose results are spelled back when renaming took place. */
+function spelledForMingo(project: (docs: Document[]) => Document[]): (docs: Document[]) => Document[] {
+  return (docs) => spelledBack(() => project(docs.map(aliasDocument)));
+}
+
+/** A projection mingo applies (with the engine's field order, `$slice` and positional rules around it). */
+function mingoProjection(projection: Document, filter: unknown): (docs: Document[]) => Document[] {
   // The filter only matters to positional projections ("a.$"); the batch already matches it.
   const positional = Object.keys(projection).find((k) => k.endsWith(".$"));
   const condition = positional && isPlainObject(filter) ? filter : {};
@@ -106,7 +121,7 @@ export function compileProjection(projection: unknown, filter?: unknown): Projec
  * A positional projection whose array the filter does not name has no element to show:
  * MongoDB fails the read on the first document it would return (51246), not on an empty one.
  */
-const refusePositional: Projector = (docs) => {
+const refusePositional = (docs: Document[]): Document[] => {
   if (docs.length === 0) return [];
   throw new CommandError(
     "Location51246",

@@ -1,3 +1,5 @@
+import { nameTable } from "../field-names.ts";
+
 /**
  * PCRE escapes (`\s`, `\h`, `\x{…}`, `\g{…}`, `\p{Latin}`, `\Q…\E`…) as JavaScript writes them in
  * Unicode mode; see regex-syntax.ts for the whole translation.
@@ -14,7 +16,7 @@ const HORIZONTAL_SPACE = "\\t \\xa0\\u1680\\u180e\\u2000-\\u200a\\u202f\\u205f\\
 const VERTICAL_SPACE = "\\n\\v\\f\\r\\x85\\u2028\\u2029";
 
 /** PCRE's own property names, as JS properties. */
-const PCRE_PROPERTIES: Record<string, string> = { "L&": "LC" };
+const PCRE_PROPERTIES: Readonly<Record<string, string>> = nameTable({ "L&": "LC" });
 
 /** The flags that change how a pattern is read. */
 export interface SyntaxFlags {

@@ -1,3 +1,4 @@
+import { nameTable } from "../field-names.ts";
 import { type Reader, RegexSyntaxError, SPACE, type SyntaxFlags, translateEscape } from "./regex-escapes.ts";
 
 export { RegexSyntaxError, type SyntaxFlags } from "./regex-escapes.ts";
@@ -25,7 +26,7 @@ export { RegexSyntaxError, type SyntaxFlags } from "./regex-escapes.ts";
 const EXTENDED_SPACE = new Set([" ", "\t", "\n", "\v", "\f", "\r"]);
 
 /** POSIX classes, as the ASCII ranges PCRE gives them without `(*UCP)`. */
-const POSIX_CLASSES: Record<string, string> = {
+const POSIX_CLASSES: Readonly<Record<string, string>> = nameTable({
   alpha: "a-zA-Z",
   digit: "0-9",
   alnum: "a-zA-Z0-9",
@@ -40,7 +41,7 @@ const POSIX_CLASSES: Record<string, string> = {
   graph: "!-~",
   print: " -~",
   ascii: "\\x00-\\x7f",
-};
+});
 /** A character class at `r.i` (an opening bracket). */
 function translateClass(r: Reader, groups: number): string {
   const { pattern } = r;

@@ -4,6 +4,7 @@ import { CommandError } from "../errors.ts";
 import type { Collation, StringCompare } from "../store/collation.ts";
 import { valuesAt } from "../store/paths.ts";
 import { compareValues, EMPTY_ARRAY_KEY } from "../store/values.ts";
+import { approximateSize, memoryLimits, type MemoryTracker, sortMemory } from "./memory.ts";
 import { atInterruptPoint, checkForInterrupt, PAUSE, type Paused } from "./interrupts.ts";
 
 /** How a find/aggregate sort relates to the stored `_id` order. */
@@ -48,6 +49,8 @@ interface Keyed {
   keys: unknown[];
   /** Arrival order: the last tie-breaker, which makes every sort here stable. */
   seq: number;
+  /** The document's approximate size, once it is held (memory.ts). */
+  size: number;
 }
 
 type Compare = (a: Keyed, b: Keyed) => number;
@@ -95,6 +98,8 @@ class SortWindow {
   /** Past the sort limit, every document is held (and refused past the limit). */
   readonly #all: string | undefined;
   readonly #items: Keyed[] = [];
+  /** The documents held, in bytes (MongoDB's sort memory): each measured once it is kept. */
+  readonly #memory = sortMemory();
   #seq = 0;
 
   constructor(spec: Document, readonly skip: number, readonly limit: number, collation?: Collation) {
@@ -113,12 +118,17 @@ class SortWindow {
       if (items.length === sortLimits.maxEntries) {
         throw tooLarge(`${this.#all} needs more than ${sortLimits.maxEntries} documents held`);
       }
+      this.#memory.addValue(doc);
       items.push(this.#keyed(doc, this.#seq++));
     } else if (items.length < this.#keep) {
-      items.push(this.#keyed(doc, this.#seq++));
+      items.push(held(this.#keyed(doc, this.#seq++), this.#memory));
       if (items.length === this.#keep) heapify(items, this.#cmp);
     } else {
-      offer(items, this.#keyed(doc, this.#seq++), this.#keep, this.#cmp);
+      const item = this.#keyed(doc, this.#seq++);
+      if (this.#cmp(item, items[0]) >= 0) return;
+      this.#memory.used -= items[0].size;
+      items[0] = held(item, this.#memory);
+      siftDown(items, 0, this.#cmp);
     }
   }
 
@@ -215,7 +225,12 @@ function sortOrder(spec: Document, collation?: Collation): { cmp: Compare; keyed
   const fields = Object.keys(spec);
   const dirs = fields.map((f) => direction(spec[f]));
   const strings = collation?.compare;
-  const keyed: KeyOf = (doc, seq) => ({ doc, keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)), seq });
+  const keyed: KeyOf = (doc, seq) => ({
+    doc,
+    keys: fields.map((f, i) => sortValue(doc, f, dirs[i], strings)),
+    seq,
+    size: 0,
+  });
   return { cmp: comparator(fields, dirs, strings), keyed };
 }
 
@@ -225,10 +240,12 @@ function sortOrder(spec: Document, collation?: Collation): { cmp: Compare; keyed
  */
 function collectAll(docs: Iterable<Document>, keyed: KeyOf, what: string): Keyed[] {
   const all: Keyed[] = [];
+  const memory = sortMemory();
   for (const doc of docs) {
     if (all.length === sortLimits.maxEntries) {
       throw tooLarge(`${what} needs more than ${sortLimits.maxEntries} documents held`);
     }
+    memory.addValue(doc);
     all.push(keyed(doc, all.length));
   }
   return all;
@@ -241,16 +258,29 @@ function collectAll(docs: Iterable<Document>, keyed: KeyOf, what: string): Keyed
  */
 function topK(docs: Iterable<Document>, keep: number, keyed: KeyOf, cmp: Compare): Keyed[] {
   const heap: Keyed[] = [];
+  // The documents held, in bytes (MongoDB's sort memory): each measured once it is kept.
+  const memory = sortMemory();
   let seq = 0;
   for (const doc of docs) {
     if (heap.length < keep) {
-      heap.push(keyed(doc, seq++));
+      heap.push(held(keyed(doc, seq++), memory));
       if (heap.length === keep) heapify(heap, cmp);
     } else {
-      offer(heap, keyed(doc, seq++), keep, cmp);
+      const item = keyed(doc, seq++);
+      if (cmp(item, heap[0]) >= 0) continue;
+      memory.used -= heap[0].size;
+      heap[0] = held(item, memory);
+      siftDown(heap, 0, cmp);
     }
   }
   return heap;
+}
+
+/** An entry the heap keeps, its document's size counted. */
+function held(item: Keyed, memory: MemoryTracker): Keyed {
+  item.size = approximateSize(item.doc, memoryLimits.sort - memory.used + 1);
+  memory.add(item.size);
+  return item;
 }
 
 /** Orders a full array as a max-heap. */
@@ -264,28 +294,6 @@ function tooLarge(why: string): CommandError {
     `Sort exceeded memory limit: ${why}, and the embedded engine does not sort on disk. ` +
       `Add an index that serves this sort, or narrow the filter.`,
   );
-}
-
-/** Adds `item` to a max-heap of at most `keep` entries (the worst one on top). */
-function offer(heap: Keyed[], item: Keyed, keep: number, cmp: Compare): void {
-  if (heap.length < keep) {
-    heap.push(item);
-    siftUp(heap, heap.length - 1, cmp);
-  } else if (cmp(item, heap[0]) < 0) {
-    heap[0] = item;
-    siftDown(heap, 0, cmp);
-  }
-}
-
-function siftUp(heap: Keyed[], i: number, cmp: Compare): void {
-  const item = heap[i];
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (cmp(heap[parent], item) >= 0) break;
-    heap[i] = heap[parent];
-    i = parent;
-  }
-  heap[i] = item;
 }
 
 function siftDown(heap: Keyed[], i: number, cmp: Compare): void {

@@ -3,6 +3,7 @@ import { type Binary, BSON } from "bson";
 import { evalExpr } from "mingo/core";
 import { bsonTag, isPlainObject, SERIALIZE } from "../bson.ts";
 import { CommandError } from "../errors.ts";
+import { unaliasValue } from "../field-names.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { type Expression, isNil, singleArgument } from "./expression-arguments.ts";
 import { numberKind, wholeNumber } from "./number-arithmetic.ts";
@@ -93,7 +94,8 @@ const $bsonSize: Expression = (obj, expr, options) => {
   if (!isPlainObject(value)) {
     throw new CommandError("Location31393", `$bsonSize requires a document input, found: ${bsonTypeOf(value)}`);
   }
-  return BSON.calculateObjectSize(value, SERIALIZE);
+  // As stored: names mingo is given renamed (`constructor`, see aliases.ts) counted as the client spells them.
+  return BSON.calculateObjectSize(unaliasValue(value), SERIALIZE);
 };
 
 /** `$binarySize` (mingo lacks it): the bytes of a string in UTF-8, or of binary data. */

@@ -10,6 +10,7 @@ import { type Expression, isNil } from "./expression-arguments.ts";
 import { wholeNumber } from "./number-arithmetic.ts";
 import { collationOf } from "./options-collation.ts";
 import { lastDocuments, sortDocuments } from "./sort.ts";
+import { exceeded, memoryLimits, MemoryTracker } from "./memory.ts";
 
 /**
  * The accumulators and expressions that keep the first, last, greatest or least `n` values,
@@ -61,7 +62,7 @@ function extremes(name: string, sign: 1 | -1): Accumulator {
 
 /** `$maxN`/`$minN` as expressions over an array (null when it is null or missing). */
 function arrayExtremes(name: string, sign: 1 | -1): Expression {
-  const accumulate = extremes(name, sign);
+  const accumulate = withinLimit(name, extremes(name, sign));
   return (obj, expr, options) => {
     if (Array.isArray(obj)) return accumulate(obj, expr, options); // mingo's call as an accumulator
     const spec = argumentOf(name, expr, ["n", "input"]);
@@ -111,7 +112,7 @@ function countedAccumulator(name: "$firstN" | "$lastN"): Accumulator {
 /** mingo's `$firstN`/`$lastN` expression, given `n` as a JavaScript number. */
 function countedExpression(name: "$firstN" | "$lastN"): Expression {
   const original = expressions[name];
-  const accumulate = countedAccumulator(name);
+  const accumulate = withinLimit(name, countedAccumulator(name));
   return (obj, expr, options) => {
     if (Array.isArray(obj)) return accumulate(obj, expr, options); // mingo's call as an accumulator
     const spec = argumentOf(name, expr, ["n", "input"]);
@@ -123,16 +124,36 @@ function badValue(message: string): CommandError {
   return new CommandError("BadValue", message);
 }
 
+/**
+ * An N accumulator whose kept values are counted against internalQueryTopNAccumulatorBytes, as
+ * MongoDB counts them (accumulator_multi.cpp AccumulatorN::updateAndCheckMemUsage): past it, 146.
+ */
+function withinLimit(name: string, accumulate: Accumulator): Accumulator {
+  return (collection, expr, options) => {
+    const kept = accumulate(collection, expr, options);
+    const limit = memoryLimits.topN;
+    const tracker = new MemoryTracker(() => limit, () =>
+      exceeded(
+        `${name} used too much memory and spilling to disk cannot reduce memory consumption any further. ` +
+          `Memory limit: ${limit} bytes`,
+      ));
+    for (const value of Array.isArray(kept) && name !== "$top" && name !== "$bottom" ? kept : [kept]) {
+      tracker.addValue(value);
+    }
+    return kept;
+  };
+}
+
 /** The accumulators, to register in mingo's context over its own. */
 export const topValueAccumulators: Record<string, Accumulator> = {
-  $maxN: extremes("$maxN", -1),
-  $minN: extremes("$minN", 1),
-  $topN: sortedEnds("$topN", "top"),
-  $bottomN: sortedEnds("$bottomN", "bottom"),
-  $top: sortedEnd("$top", "top"),
-  $bottom: sortedEnd("$bottom", "bottom"),
-  $firstN: countedAccumulator("$firstN"),
-  $lastN: countedAccumulator("$lastN"),
+  $maxN: withinLimit("$maxN", extremes("$maxN", -1)),
+  $minN: withinLimit("$minN", extremes("$minN", 1)),
+  $topN: withinLimit("$topN", sortedEnds("$topN", "top")),
+  $bottomN: withinLimit("$bottomN", sortedEnds("$bottomN", "bottom")),
+  $top: withinLimit("$top", sortedEnd("$top", "top")),
+  $bottom: withinLimit("$bottom", sortedEnd("$bottom", "bottom")),
+  $firstN: withinLimit("$firstN", countedAccumulator("$firstN")),
+  $lastN: withinLimit("$lastN", countedAccumulator("$lastN")),
 };
 
 /** The expressions, to register in mingo's context over its own. */

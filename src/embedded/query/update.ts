@@ -3,8 +3,16 @@ import { ProcessingMode } from "mingo";
 import { Aggregator } from "mingo/aggregator";
 import type { Options } from "mingo/types";
 import { update as mingoUpdate } from "mingo/updater";
-import { cloneDeep } from "mingo/util";
 import { firstKey, isPlainObject } from "../bson.ts";
+import {
+  aliasCounter,
+  aliasValue,
+  copyValue,
+  isMarkedHazardous,
+  ownField,
+  setField,
+  unaliasValue,
+} from "../field-names.ts";
 import { CommandError } from "../errors.ts";
 import type { Collation } from "../store/collation.ts";
 import { compareStrings } from "../store/strings.ts";
@@ -14,6 +22,7 @@ import { expandSharedArrayPaths } from "./array-update-paths.ts";
 import { resolvePositional } from "./positional.ts";
 import { queryRegex } from "./regex.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
+import { aliasFilter, aliasUpdate, aliasVariables, needsAliases, spelledBack } from "./aliases.ts";
 import { applyPushOrderings, dedupeAddToSet, takePushOrderings } from "./push-modifiers.ts";
 import { refuseImpossibleUpdate, refuseMalformedUpdate, writtenPaths } from "./update-checks.ts";
 import { inUpdateOrder } from "./update-order.ts";
@@ -133,8 +142,8 @@ function applyOperators(doc: Document, update: Document, options: UpdateOptions,
   if (inserting && isPlainObject(onInsert)) modifier.$set = { ...(modifier.$set ?? {}), ...onInsert };
   if (inserting) refusePositional(modifier);
   const setId = takeIdAssignment(modifier);
-  const next = cloneDeep(doc) as Document;
-  if (setId) next._id = doc._id === undefined ? cloneDeep(setId.value) : doc._id;
+  const next = copyValue(doc);
+  if (setId) next._id = doc._id === undefined ? copyValue(setId.value) : doc._id;
   if (setId && doc._id !== undefined && compareValues(setId.value, doc._id) !== 0) throw immutableId();
   if (Object.keys(modifier).length > 0) {
     try {
@@ -211,6 +220,45 @@ export function applyUpdate(
   options: UpdateOptions,
   inserting = false,
 ): { doc: Document; changed: boolean } {
+  if (!isMarkedHazardous(doc) && !namesHazards(spec, options)) {
+    // A pipeline may still build such a name ($arrayToObject), spelled back if it did.
+    const before = aliasCounter.minted;
+    const result = spelledBack(() => applySpelled(doc, spec, options, inserting));
+    return aliasCounter.minted === before ? result : { doc: unaliasValue(result.doc), changed: result.changed };
+  }
+  // Names such as `__proto__` or `constructor` are fields: the update runs on them renamed
+  // (aliases.ts), in the document, the update, its filter and array filters, and the result
+  // is spelled back.
+  return spelledBack(() => {
+    const spelledOptions: UpdateOptions = {
+      ...options,
+      filter: aliasFilter(options.filter),
+      arrayFilters: options.arrayFilters?.map(aliasFilter),
+      variables: aliasVariables(options.variables),
+    };
+    const { doc: next, changed } = applySpelled(aliasValue(doc), aliasUpdate(spec), spelledOptions, inserting);
+    return { doc: unaliasValue(next), changed };
+  });
+}
+
+/** Whether an update statement names a field such as `constructor` (remembered per statement's objects). */
+function namesHazards(spec: UpdateSpec, options: UpdateOptions): boolean {
+  let known = hazardousStatements.get(spec);
+  if (known === undefined) {
+    known = needsAliases(spec) || needsAliases(options.filter) || needsAliases(options.arrayFilters);
+    hazardousStatements.set(spec, known);
+  }
+  return known;
+}
+
+const hazardousStatements = new WeakMap<object, boolean>();
+
+function applySpelled(
+  doc: Document,
+  spec: UpdateSpec,
+  options: UpdateOptions,
+  inserting: boolean,
+): { doc: Document; changed: boolean } {
   let next: Document;
   if (Array.isArray(spec)) next = applyPipeline(doc, spec, options);
   else if (isOperatorUpdate(spec)) next = applyOperators(doc, spec, options, inserting);
@@ -218,14 +266,15 @@ export function applyUpdate(
   return { doc: next, changed: !identicalValues(next, doc) };
 }
 
+/** Sets a dotted path of a new document, through fields it owns only (`__proto__.q` is a field `__proto__`). */
 function setPath(doc: Document, path: string, value: unknown): void {
   const parts = path.split(".");
   let target = doc;
   for (const part of parts.slice(0, -1)) {
-    if (!isPlainObject(target[part])) target[part] = {};
+    if (!isPlainObject(ownField(target, part))) setField(target, part, {});
     target = target[part] as Document;
   }
-  target[parts[parts.length - 1]] = value;
+  setField(target, parts[parts.length - 1], value);
 }
 
 /**
@@ -285,7 +334,7 @@ function seedDocument(filter: unknown): Document {
   const equalities = new Map<string, unknown>();
   collectEqualities(filter, equalities);
   const seed: Document = {};
-  for (const path of [...equalities.keys()].sort(compareStrings)) setPath(seed, path, cloneDeep(equalities.get(path)));
+  for (const path of [...equalities.keys()].sort(compareStrings)) setPath(seed, path, copyValue(equalities.get(path)));
   return seed;
 }
 

@@ -12,6 +12,7 @@ import { compareValues, keyOf, type ValueKey } from "../store/values.ts";
 import { bsonTypeOf } from "./bson-types.ts";
 import { isWideNumber } from "./number-arithmetic.ts";
 import { collationOf } from "./options-collation.ts";
+import { counted, exceeded, groupMemory, lookupMemory, memoryLimits, MemoryTracker } from "./memory.ts";
 
 /**
  * Stages and expressions that match values by equality, made to treat numbers of every width
@@ -67,7 +68,8 @@ export function $group(collection: LazyIterator, expr: Document, options: Option
   }
   const firstIds = new Map<ValueKey, unknown>();
   const keyed = { ...expr, _id: { [GROUP_KEY]: { id: expr._id, firstIds } } };
-  return mingoGroup(collection, keyed, options).map((group) => {
+  // mingo holds each group's documents until the end: they are what the group's memory counts.
+  return mingoGroup(counted(collection, groupMemory()), keyed, options).map((group) => {
     const { _id: key, ...fields } = group as Document;
     return { _id: firstIds.get(key as ValueKey) ?? null, ...fields };
   });
@@ -148,6 +150,8 @@ function $lookup(collection: LazyIterator, expr: Document, options: Options): La
       for (const position of byKey.get(keyOf(value)) ?? []) positions.add(position);
     }
     const matches = [...positions].sort((a, b) => a - b).map((position) => joined[position]);
+    const memory = lookupMemory(String(from));
+    for (const match of matches) memory.addValue(match);
     return { ...(doc as Document), [as]: matches };
   });
 }
@@ -223,8 +227,29 @@ function orMissing(obj: unknown, arg: unknown, options: Options): unknown {
  * through {@link OR_MISSING}, evaluated once.
  */
 function $push(collection: Document[], expr: unknown, options: Options): unknown[] {
-  return mingoPush(collection, { [OR_MISSING]: { internal: INTERNAL, expr } }, options)
-    .filter((value) => value !== MISSING);
+  const limit = memoryLimits.push;
+  const tracker = new MemoryTracker(
+    () => limit,
+    () => exceeded(`$push used too much memory and cannot spill to disk. Memory limit: ${limit} bytes`),
+  );
+  return pushed(collection, expr, options, tracker);
+}
+
+/**
+ * The values of `expr` over a group's documents, missing ones left out, evaluated one document
+ * at a time and counted by `tracker` as they come (accumulator_push.cpp), so that a `$push` past
+ * its limit is refused before the group holds more.
+ */
+function pushed(collection: Document[], expr: unknown, options: Options, tracker?: MemoryTracker): unknown[] {
+  const wrapped = { [OR_MISSING]: { internal: INTERNAL, expr } };
+  const values: unknown[] = [];
+  for (const doc of collection) {
+    const [value] = mingoPush([doc], wrapped, options);
+    if (value === MISSING) continue;
+    tracker?.addValue(value);
+    values.push(value);
+  }
+  return values;
 }
 
 /**
@@ -236,10 +261,17 @@ function $addToSet(collection: Document[], expr: unknown, options: Options): unk
   const strings = collationOf(options)?.compare;
   const seen = new Set<ValueKey>();
   const values: unknown[] = [];
-  for (const value of $push(collection, expr, options)) {
+  // Counted as they are added (accumulator_add_to_set.cpp): a value seen before adds nothing.
+  const limit = memoryLimits.addToSet;
+  const tracker = new MemoryTracker(
+    () => limit,
+    () => exceeded(`$addToSet used too much memory and cannot spill to disk. Memory limit: ${limit} bytes`),
+  );
+  for (const value of pushed(collection, expr, options)) {
     const key = keyOf(value);
     if (seen.has(key)) continue;
     seen.add(key);
+    tracker.addValue(value);
     values.push(value);
   }
   values.sort((a, b) => compareValues(a, b, strings));

@@ -3,6 +3,7 @@ import { Aggregator } from "mingo/aggregator";
 import { isPlainObject } from "../bson.ts";
 import { CommandError } from "../errors.ts";
 import { ENGINE_CONTEXT } from "./mingo.ts";
+import { aliasStage, needsAliases, spelledBack } from "./aliases.ts";
 
 /** The values of a command's `let` variables, evaluated once (MongoDB binds them as constants). */
 export type Variables = Readonly<Document>;
@@ -27,7 +28,10 @@ export function parseLet(body: Document): Variables | undefined {
     }
   }
   if (Object.keys(raw).length === 0) return {};
-  const [values] = new Aggregator([{ $replaceWith: raw }], { context: ENGINE_CONTEXT }).run<Document>([{}]);
+  // Evaluated by mingo on names such as `constructor` spelled for it (aliases.ts), given back as sent.
+  const named = needsAliases(raw);
+  const stage = named ? aliasStage({ $replaceWith: raw }) as Document : { $replaceWith: raw };
+  const [values] = spelledBack(() => new Aggregator([stage], { context: ENGINE_CONTEXT }).run<Document>([{}]), named);
   return values ?? {};
 }
 

@@ -24,6 +24,7 @@ import {
   truncatedInteger,
   wholeNumber,
 } from "./number-arithmetic.ts";
+import { nameTable } from "../field-names.ts";
 
 /**
  * Math, bitwise and conversion expressions, and the integer arguments of array and string
@@ -217,7 +218,7 @@ const $toDate: Expression = (obj, expr, options) => {
 };
 
 /** `$convert`'s targets, by name and by BSON type number, as the `$to…` expression doing each. */
-const CONVERSIONS: Readonly<Record<string, string>> = {
+const CONVERSIONS: Readonly<Record<string, string>> = nameTable({
   double: "$toDouble",
   1: "$toDouble",
   string: "$toString",
@@ -234,7 +235,7 @@ const CONVERSIONS: Readonly<Record<string, string>> = {
   18: "$toLong",
   decimal: "$toDecimal",
   19: "$toDecimal",
-};
+});
 
 /**
  * `$convert` through the engine's `$to…` expressions. mingo's called its own directly, so a

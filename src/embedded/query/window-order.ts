@@ -7,6 +7,7 @@ import { bsonTag, isPlainObject } from "../bson.ts";
 import { keyOf } from "../store/values.ts";
 import { collationOf } from "./options-collation.ts";
 import { rankedDocuments } from "./sort.ts";
+import { counted, windowMemory } from "./memory.ts";
 
 /**
  * `$setWindowFields` with MongoDB's order and partitions. mingo sorted by `sortBy` with its own
@@ -69,7 +70,9 @@ function mingoAgrees(docs: Document[], sortBy: unknown, partitionBy: unknown, op
   );
 }
 
-const $setWindowFields: Stage = (collection, expr, options) => {
+const $setWindowFields: Stage = (input, expr, options) => {
+  // The stage holds every document until it has them all: they are what its memory counts.
+  const collection = counted(input, windowMemory());
   if (!isPlainObject(expr) || readsSortValues(expr.output)) return mingoSetWindowFields(collection, expr, options);
   const { sortBy, partitionBy } = expr;
   const all = collection.collect<Document>();

@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import { isPlainObject } from "../bson.ts";
+import { isHazardousName, ownField, setField } from "../field-names.ts";
 import { valuesAt } from "./paths.ts";
 import { compareValues, EMPTY_ARRAY_KEY, keyOf, sameValueKey } from "./values.ts";
 
@@ -29,13 +30,25 @@ export function touchesAnyArray(doc: Document, fields: readonly string[]): boole
   return fields.some((field) => touchesArray(doc, field));
 }
 
+/** Whether an index's fields need reading as own fields only: one is named like `constructor` (field-names.ts). */
+export function namesHazardousField(fields: readonly string[]): boolean {
+  return fields.some((field) => field.split(".").some(isHazardousName));
+}
+
 /**
  * Writes the one key tuple of `doc` for top-level `fields` at `keys[at..]` (missing fields as
- * null); false when a field holds an array, and then {@link keyTuples} must be used.
+ * null); false when a field holds an array, and then {@link keyTuples} must be used. With
+ * `ownOnly` (see {@link namesHazardousField}), a field the document does not own is missing.
  */
-export function pushFlatKey(doc: Document, fields: readonly string[], keys: unknown[], at: number): boolean {
+export function pushFlatKey(
+  doc: Document,
+  fields: readonly string[],
+  keys: unknown[],
+  at: number,
+  ownOnly = false,
+): boolean {
   for (let f = 0; f < fields.length; f++) {
-    const value = doc[fields[f]];
+    const value = ownOnly ? ownField(doc, fields[f]) : doc[fields[f]];
     if (Array.isArray(value)) return false;
     keys[at + f] = value ?? null;
   }
@@ -49,9 +62,7 @@ export function pushFlatKey(doc: Document, fields: readonly string[], keys: unkn
  */
 export function keyValueOf(key: readonly unknown[], fields: readonly string[]): Document {
   const out: Document = {};
-  fields.forEach((field, f) => {
-    out[field] = key[f];
-  });
+  fields.forEach((field, f) => setField(out, field, key[f]));
   return out;
 }
 
@@ -70,7 +81,7 @@ function touchesArray(doc: unknown, path: string): boolean {
   for (const part of path.split(".")) {
     if (Array.isArray(current)) return true;
     if (!isPlainObject(current)) return false;
-    current = current[part];
+    current = ownField(current, part);
   }
   return Array.isArray(current);
 }

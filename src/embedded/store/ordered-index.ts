@@ -7,7 +7,8 @@ import type { WrittenSince } from "./saved-orders.ts";
 import { type Collation, parseCollation } from "./collation.ts";
 import { OrderCheck, type OrderCheckResult } from "./order-check.ts";
 import { StoredKeyComparer } from "./stored-keys.ts";
-import { keyTuples, keyValueOf, pushFlatKey, sameTuple, touchesAnyArray } from "./key-tuples.ts";
+import { ownField } from "../field-names.ts";
+import { keyTuples, keyValueOf, namesHazardousField, pushFlatKey, sameTuple, touchesAnyArray } from "./key-tuples.ts";
 import { keyOf, type ValueKey } from "./values.ts";
 import { type Coverage, partialFilterCoverage, sparseCoverage } from "./partial-filter.ts";
 
@@ -43,6 +44,8 @@ export class OrderedIndex {
   readonly topFields: ReadonlySet<string>;
   /** Every indexed field is top-level: its value is read directly, with no path to follow. */
   readonly #flat: boolean;
+  /** A field is named like `constructor`: read as an own field only (field-names.ts). */
+  readonly #ownOnly: boolean;
   readonly #table: DocTable;
   /** Where {@link checkSavedOrder} goes on, while an order loaded unchecked is not fully checked. */
   #unchecked: OrderCheck | undefined;
@@ -55,6 +58,7 @@ export class OrderedIndex {
     this.fields = Object.keys(spec.key);
     this.topFields = new Set(["_id", ...this.fields.map((field) => field.split(".")[0])]);
     this.#flat = this.fields.every((field) => !field.includes("."));
+    this.#ownOnly = namesHazardousField(this.fields);
     this.#table = table;
     this.collation = parseCollation(spec.collation);
     this.covers = spec.partialFilterExpression !== undefined
@@ -66,7 +70,9 @@ export class OrderedIndex {
     this.entries = new SortedBlocks(this.#dirs, this.collation?.compare, table);
     this.#reader = (n, out, at) => {
       const doc = table.fields(n, this.topFields);
-      for (let f = 0; f < this.fields.length; f++) out[at + f] = doc[this.fields[f]] ?? null;
+      for (let f = 0; f < this.fields.length; f++) {
+        out[at + f] = (this.#ownOnly ? ownField(doc, this.fields[f]) : doc[this.fields[f]]) ?? null;
+      }
     };
   }
 
@@ -308,7 +314,7 @@ export class OrderedIndex {
 
   /** Writes `doc`'s key tuple at `keys[at..]`; false when an indexed field holds an array (see pushFlatKey). */
   #pushKeys(doc: Document, keys: unknown[], at: number): boolean {
-    return pushFlatKey(doc, this.fields, keys, at);
+    return pushFlatKey(doc, this.fields, keys, at, this.#ownOnly);
   }
 
   /**
