@@ -1,6 +1,5 @@
 // First: keeps node's tick records on V8's fast path (see tick-shape.ts).
 import "./tick-shape.ts";
-import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serverUrl } from "../../http/server-url.ts";
 import { directFetchOf } from "../../http/direct-fetch.ts";
@@ -16,18 +15,18 @@ import {
 } from "./node-client-error.ts";
 import { isResponding } from "./node-connection.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
+import {
+  createServer,
+  type FetchHandler,
+  type IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  type ServerResponse,
+} from "./node-http.ts";
 import { cutMessage, type ShutdownLog, withinDeadline } from "../../http/shutdown.ts";
 import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 
-// The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the
-// one file of the project that names node:http.
-export type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-
-/** A fetch-style handler: the framework's `app.fetch`. The second argument names the client's socket address, as Deno.serve's does. */
-export type FetchHandler = (
-  request: Request,
-  info?: { remoteAddr: { hostname: string; port?: number } },
-) => Response | Promise<Response>;
+export type { FetchHandler };
 
 /** Where to listen and how much request body to accept. */
 export interface ServeOptions {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "./node-adapter.ts";
+import type { IncomingMessage } from "./node-http.ts";
 import { BodyLimitError } from "../../http/messages.ts";
 
 export { BodyLimitError };

@@ -1,4 +1,4 @@
-import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
+import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-http.ts";
 import { directResponse } from "../../http/fast-response.ts";
 import type { Refusal, RefusalAnswer } from "../../http/refusal.ts";
 import { declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";

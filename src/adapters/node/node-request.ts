@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "./node-adapter.ts";
+import type { IncomingMessage } from "./node-http.ts";
 import { type BodyHooks, bodyStream } from "./node-body.ts";
 import { createNodeHeaders } from "./node-headers.ts";
 import { chainToReal } from "../../http/node-lazy.ts";

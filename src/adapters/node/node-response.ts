@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders, ServerResponse } from "./node-adapter.ts";
+import type { OutgoingHttpHeaders, ServerResponse } from "./node-http.ts";
 import { type DirectResponse, directResponse, type FullBody, type HeaderRecord } from "../../http/fast-response.ts";
 import { carriesBody, isBodilessStatus } from "../../http/head.ts";
 import { jsonHeaders } from "../../http/responses.ts";
