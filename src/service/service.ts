@@ -49,6 +49,23 @@ export type CoreFetch = (request: Request, context: RequestContext) => Response 
  */
 export type FailedFetch = (error: unknown, request: Request, context: RequestContext) => Promise<Response>;
 
+/**
+ * Logs an error the app's error handler is about to turn into a response, with the request's
+ * id. False when logging is not set up for errors (nothing was written), so the handler's own
+ * fallback (the default handler's console.error) still shows it.
+ */
+export function logUnexpected(error: unknown, request: Request, context: RequestContext): boolean {
+  context.errorLogged = true;
+  if (!requestLogger.isEnabledFor("error")) return false;
+  requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
+    method: request.method,
+    path: pathnameOf(request.url),
+    requestId: context.requestId,
+    error,
+  });
+  return true;
+}
+
 /** What the service layer needs of the app. */
 export interface ServiceDeps {
   db: Db;
@@ -129,7 +146,7 @@ export class Service {
 
   /** Logs an error no handler turned into a response (once), and hands it back to be rethrown. */
   #failed(error: unknown, request: Request, context: RequestContext): unknown {
-    if (!context.errorLogged) this.logUnexpected(error, request, context);
+    if (!context.errorLogged) logUnexpected(error, request, context);
     return error;
   }
 
@@ -150,23 +167,6 @@ export class Service {
   /** Writes the request lines still waiting for their batch (the app calls it as it closes). */
   flushLogs(): void {
     requestLog.flush();
-  }
-
-  /**
-   * Logs an error the app's error handler is about to turn into a response, with the request's
-   * id. False when logging is not set up for errors (nothing was written), so the handler's own
-   * fallback (the default handler's console.error) still shows it.
-   */
-  logUnexpected(error: unknown, request: Request, context: RequestContext): boolean {
-    context.errorLogged = true;
-    if (!requestLogger.isEnabledFor("error")) return false;
-    requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
-      method: request.method,
-      path: pathnameOf(request.url),
-      requestId: context.requestId,
-      error,
-    });
-    return true;
   }
 
   /**
