@@ -8,12 +8,11 @@ import type { AppState, Route } from "./handlers/route.ts";
 import { Languages, type MessageOverrides } from "./i18n/languages.ts";
 import { msg, type Translator } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
-import { type ErrorContext, type ErrorHandler, errorToResponse } from "./http/errors.ts";
+import { type ErrorContext, type ErrorHandler, errorToReply } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
-import { withDirectFetch } from "./http/direct-fetch.ts";
 import { dropBody, headAsGet } from "./http/head.ts";
-import { empty, errorResponse } from "./http/responses.ts";
-import { withRefusalAnswer } from "./http/refusal.ts";
+import { type Refusal, type Reply, type ReplyHandler, toResponse } from "./http/reply.ts";
+import { empty, errorReply } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
 import { type BoundHandler, type RouteEntry, routeTable } from "./handlers/table.ts";
 import type { Model, Serializer } from "./model/define.ts";
@@ -78,13 +77,31 @@ export interface AppOptions extends DatabaseOptions, ServiceOptions {
   serialize?: Serializer;
 }
 
-/** A running app: a fetch handler for any server, plus its database. */
-export interface App {
+/**
+ * A running app: a fetch handler for any server, the contract a server adapter may use
+ * instead (`answer`, `refuse`: the Node adapter's), plus its database.
+ */
+export interface App extends ReplyHandler<ConnectionInfo> {
   /**
-   * Answers one request. Bound, so `Deno.serve(app.fetch)` works; `info` is what Deno.serve
-   * (and the Node adapter) pass about the connection, used for the client's address.
+   * Answers one request with a web Response. Bound, so `Deno.serve(app.fetch)` works; `info`
+   * is what Deno.serve (and the Node adapter) pass about the connection, used for the
+   * client's address.
    */
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /**
+   * Answers one request as {@link fetch} does, as a plain reply (status, header record, whole
+   * body) for an adapter to write to its socket: synchronously when nothing needs an await (a
+   * response-cache hit), so such a request is written in the turn it arrived and no Response
+   * is ever made. Throws where `fetch` rejects. `fetch` is this, awaited and made a Response.
+   */
+  answer(request: Request, info?: ConnectionInfo): Reply | Promise<Reply>;
+  /**
+   * The app's answer to a request its adapter refuses before running it (a declared body
+   * over the adapter's `bodyLimit`): `refusal`'s status and message, in the client's language,
+   * with the request id, CORS and Vary headers and a log line like every other response.
+   * Synchronous, and never reads the request's body.
+   */
+  refuse(request: Request, refusal: Refusal, info?: ConnectionInfo): Reply;
   /** Registers the handler for unexpected errors (null removes it). */
   onError(handler: ErrorHandler | null): App;
   /** Closes the driver and, if one was started, the embedded engine. */
@@ -198,7 +215,7 @@ function dispatch(
   request: Request,
   language: string,
   languages: Languages,
-): Response | Promise<Response> {
+): Reply | Promise<Reply> {
   const pathname = pathnameOf(request.url);
   const found = router.match(request.method, pathname);
   if (found) return found.target.handler(request, found.target.route, found.params);
@@ -207,18 +224,19 @@ function dispatch(
   const method = request.method;
   const allowed = page?.allow ?? router.allowedFor(method, pathname);
   if (allowed === null) {
-    return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
+    return errorReply(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
   }
   const allow = allowed.join(", ");
   if (method === "OPTIONS") return empty(204, language, { allow });
-  return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, {
+  return errorReply(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, {
     allow,
   });
 }
 
-/** HEAD: the GET's answer without its body. */
-async function answerHead(core: CoreFetch, request: Request, context: RequestContext): Promise<Response> {
-  return await dropBody(await core(headAsGet(request), context));
+/** HEAD: the GET's answer without its body (synchronous when the GET's is). */
+function answerHead(core: CoreFetch, request: Request, context: RequestContext): Reply | Promise<Reply> {
+  const answer = core(headAsGet(request), context);
+  return answer instanceof Promise ? answer.then(dropBody) : dropBody(answer);
 }
 
 /** The options createApp checks before it opens the database, in the forms the app uses. */
@@ -306,7 +324,7 @@ class ErrorBoundary {
     const registered = this.handler;
     const handler = registered &&
       ((e: unknown, r: Request, c: ErrorContext) => registered(e, r, { ...c, logged: logUnexpected(e, r, context) }));
-    return await errorToResponse(error, request, context.language, handler, this.languages);
+    return await errorToReply(error, request, context.language, handler, this.languages);
   };
 }
 
@@ -322,7 +340,7 @@ interface CoreParts {
 function coreFetch({ router, docs, languages, failed }: CoreParts): CoreFetch {
   const core: CoreFetch = (request, context) => {
     if (request.method === "HEAD") return answerHead(core, request, context);
-    let answer: Response | Promise<Response>;
+    let answer: Reply | Promise<Reply>;
     try {
       answer = dispatch(router, docs, request, context.language, languages);
     } catch (error) {
@@ -392,13 +410,9 @@ function appOf(
   language: string,
 ): App {
   const app: App = {
-    fetch: withRefusalAnswer<ConnectionInfo, App["fetch"]>(
-      withDirectFetch<ConnectionInfo, App["fetch"]>(
-        (request, info) => service.fetch(request, info),
-        (request, info) => service.respond(request, info),
-      ),
-      (request, refusal) => service.answerRefusal(request, refusal),
-    ),
+    fetch: async (request, info) => toResponse(await service.answer(request, info)),
+    answer: (request, info) => service.answer(request, info),
+    refuse: (request, refusal) => service.refuse(request, refusal),
     onError(handler) {
       boundary.handler = handler;
       return app;
