@@ -16,7 +16,9 @@ function jwtSecret(): string {
   const secret = process.env.MONGOREST_JWT_SECRET;
   if (secret) return secret;
   if (process.env.NODE_ENV === "production") {
-    throw new TypeError("mongorest.config.ts: set MONGOREST_JWT_SECRET (the development secret is refused in production)");
+    throw new TypeError(
+      "mongorest.config.ts: set MONGOREST_JWT_SECRET (the development secret is refused in production)",
+    );
   }
   return DEVELOPMENT_SECRET;
 }

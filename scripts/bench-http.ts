@@ -12,12 +12,13 @@
  * (bare, adapter, bare, adapter...) so that drift on a shared machine hits both alike. The
  * ratio is taken within each round (against the bare run just before), and the median of
  * those is reported, next to the server's CPU time per request, which stolen time on a busy
- * machine distorts less. `--all` adds the adapter given real `new Response()` objects, and a
- * naive conversion.
+ * machine distorts less. The adapter serves a reply handler, as it serves an app (`answer`
+ * returning replies, see src/http/reply.ts). `--all` adds the adapter given a plain fetch
+ * handler's real `new Response()` objects, and a naive conversion.
  */
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { createResponse } from "../src/http/fast-response.ts";
+import { reply } from "../src/http/reply.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
 import { startLoadClient } from "./lib/load.ts";
 import { listenNode, type Running, runServerProcess, serverRole, startServerProcess } from "./lib/processes.ts";
@@ -39,14 +40,15 @@ const BODY_LENGTH = Buffer.byteLength(BODY);
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "content-language": "en" };
 
-/** Routes on method, URL and a header, as the framework would, then answers the 1 KB body. */
-function handler(respond: (body: string) => Response): (request: Request) => Response {
-  return (request) => {
-    if (request.method !== "GET" || !request.url.endsWith("/") || request.headers.get("accept") === "text/html") {
-      return createResponse(null, 404, {});
-    }
-    return respond(BODY);
-  };
+/** Routes on method, URL and a header, as the framework would: whether to answer the 1 KB body. */
+function isServed(request: Request): boolean {
+  return request.method === "GET" && request.url.endsWith("/") && request.headers.get("accept") !== "text/html";
+}
+
+/** A fetch handler answering the 1 KB body with a real Response. */
+function responding(request: Request): Response {
+  if (!isServed(request)) return new Response(null, { status: 404 });
+  return new Response(BODY, { status: 200, headers: { ...JSON_HEADERS } });
 }
 
 /** Bare node:http: the ceiling the adapter is measured against. */
@@ -58,22 +60,23 @@ function startBare(): Promise<Running> {
   }));
 }
 
-/** The adapter serving what the framework's core makes: responses from createResponse. */
+/** The adapter serving what the framework's core makes: replies, through an app's contract. */
 function startAdapter(): Promise<Running> {
-  return serveNode(handler((body) => createResponse(body, 200, { ...JSON_HEADERS })), { port: 0, host: "127.0.0.1" });
+  const answering = {
+    answer: (request: Request) => isServed(request) ? reply(BODY, 200, { ...JSON_HEADERS }) : reply(null, 404, {}),
+    refuse: () => reply(null, 413, {}),
+  };
+  return serveNode(answering, { port: 0, host: "127.0.0.1" });
 }
 
-/** The adapter given a real `new Response()`: what createResponse saves (`--all`). */
+/** The adapter given a fetch handler's real `new Response()`: what replies save (`--all`). */
 function startAdapterRealResponse(): Promise<Running> {
-  return serveNode(handler((body) => new Response(body, { status: 200, headers: { ...JSON_HEADERS } })), {
-    port: 0,
-    host: "127.0.0.1",
-  });
+  return serveNode(responding, { port: 0, host: "127.0.0.1" });
 }
 
 /** The naive conversion: a full Request in, a full Response read back as a stream (`--all`). */
 function startNaive(): Promise<Running> {
-  const fetch = handler((body) => new Response(body, { status: 200, headers: { ...JSON_HEADERS } }));
+  const fetch = responding;
   return listenNode(createServer(async (req, res) => {
     const headers = new Headers();
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
@@ -90,7 +93,7 @@ function startNaive(): Promise<Running> {
 /** Servers by name, each started in its own process with `--server NAME`. */
 const CONTENDERS: Record<string, () => Promise<Running>> = {
   "bare node:http": startBare,
-  "serveNode + createResponse": startAdapter,
+  "serveNode + replies": startAdapter,
   "serveNode + new Response()": startAdapterRealResponse,
   "naive Request/Response": startNaive,
 };
@@ -115,7 +118,7 @@ async function runBenchmark(): Promise<void> {
   console.log(
     `\nNode ${process.version}, 1 KB JSON, ${setup.connections} keep-alive connections, ${setup.rounds} rounds × ${setup.seconds} s per server, medians:\n`,
   );
-  for (const line of summaryTable(servers, { "serveNode + createResponse": TARGET_RATIO })) console.log(line);
+  for (const line of summaryTable(servers, { "serveNode + replies": TARGET_RATIO })) console.log(line);
 }
 
 const serverName = serverRole();

@@ -34,9 +34,9 @@ import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { type App, type AppOptions, configureLogging, createApp, defaultErrorHandler } from "../src/mod.ts";
-import { createResponse } from "../src/http/fast-response.ts";
+import { type Reply, reply } from "../src/http/reply.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
-import { serveNode } from "../src/adapters/node/node-adapter.ts";
+import { type Served, serveNode } from "../src/adapters/node/node-adapter.ts";
 import { syncCounter } from "../src/store/ids.ts";
 import {
   callgrindArgs,
@@ -119,15 +119,15 @@ async function seededApp(count: number, responseCache = true, service: Partial<A
   return app;
 }
 
-async function serve(app: App, fetch: (request: Request) => Promise<Response>): Promise<Running> {
-  const server = await serveNode(fetch, { port: 0, host: "127.0.0.1" });
+async function serve(app: App, served: Served): Promise<Running> {
+  const server = await serveNode(served, { port: 0, host: "127.0.0.1" });
   return { url: server.url, close: async () => (await server.close(), await app.close()) };
 }
 
 /** The app with its response cache switched off: every request goes through the driver. */
 async function startUncachedApp({ users }: ServerSetup): Promise<Running> {
   const app = await seededApp(users, false);
-  return await serve(app, app.fetch);
+  return await serve(app, app);
 }
 
 /** The app as a service: JSON request logs, CORS and a rate limit that never refuses. */
@@ -139,22 +139,22 @@ async function startServiceApp({ users }: ServerSetup): Promise<Running> {
     cors: { origin: [ORIGIN] },
     rateLimit: { windowMs: 60_000, max: 1_000_000_000 },
   });
-  return await serve(app, app.fetch);
+  return await serve(app, app);
 }
 
 /** The app under test. */
 async function startApp({ users }: ServerSetup): Promise<Running> {
   const app = await seededApp(users);
-  return await serve(app, app.fetch);
+  return await serve(app, app);
 }
 
 /** The captured response as the framework hands it to serveNode (which adds the length). */
-function capturedResponse(captured: RawResponse): () => Response {
+function capturedResponse(captured: RawResponse): () => Reply {
   const body = Buffer.from(captured.body, "base64").toString("utf8");
   const headers = Object.fromEntries(
     Object.entries(captured.headers).filter(([name]) => name.toLowerCase() !== "content-length"),
   );
-  return () => createResponse(body, captured.status, headers); // serveNode copies it
+  return () => reply(body, captured.status, headers); // serveNode copies it
 }
 
 /** Reference (`--floor`): the page's find and count through the driver, then the captured bytes. */
@@ -163,9 +163,12 @@ async function startFind({ users, captured }: ServerSetup): Promise<Running> {
   const respond = capturedResponse(captured!);
   const collection = app.db.collection("users");
   const options = { sort: {}, skip: 10, limit: 10, projection: { password: 0 } };
-  return await serve(app, async () => {
-    await Promise.all([collection.find({}, options).toArray(), collection.countDocuments({})]);
-    return respond();
+  return await serve(app, {
+    ...app,
+    answer: async () => {
+      await Promise.all([collection.find({}, options).toArray(), collection.countDocuments({})]);
+      return respond();
+    },
   });
 }
 
@@ -174,9 +177,12 @@ async function startPings({ users, captured }: ServerSetup, count: number): Prom
   const app = await seededApp(users);
   const respond = capturedResponse(captured!);
   const pings = Array.from({ length: count }, () => ({ ping: 1 }));
-  return await serve(app, async () => {
-    await Promise.all(pings.map((ping) => app.db.command(ping)));
-    return respond();
+  return await serve(app, {
+    ...app,
+    answer: async () => {
+      await Promise.all(pings.map((ping) => app.db.command(ping)));
+      return respond();
+    },
   });
 }
 

@@ -60,7 +60,7 @@ async function startApp({ users, engineThread }: ServerSetup): Promise<Running> 
   });
   app.onError(defaultErrorHandler);
   await insertExampleUsers(app.db, users, { password: "secret" });
-  const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
+  const server = await serveNode(app, { port: 0, host: "127.0.0.1" });
   return { url: server.url, close: async () => (await server.close(), await app.close()) };
 }
 

@@ -8,14 +8,13 @@ import type { AppState, Route } from "./handlers/route.ts";
 import { Languages, type MessageOverrides } from "./i18n/languages.ts";
 import { msg, type Translator } from "./i18n/message.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/messages.ts";
-import { type ErrorContext, type ErrorHandler, errorToResponse } from "./http/errors.ts";
+import { type ErrorContext, type ErrorHandler, errorToReply } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
-import { withDirectFetch } from "./http/direct-fetch.ts";
 import { dropBody, headAsGet } from "./http/head.ts";
-import { empty, errorResponse } from "./http/responses.ts";
-import { withRefusalAnswer } from "./http/refusal.ts";
+import { type Refusal, type Reply, type ReplyHandler, toResponse } from "./http/reply.ts";
+import { empty, errorReply } from "./http/responses.ts";
 import { buildRouter, pathnameOf, type PathRouter } from "./http/router.ts";
-import { type BoundHandler, routeTable } from "./handlers/table.ts";
+import { type BoundHandler, type RouteEntry, routeTable } from "./handlers/table.ts";
 import type { Model, Serializer } from "./model/define.ts";
 import { buildOpenApiDocument, type OpenApiOptions } from "./openapi/document.ts";
 import { checkSchemaNames } from "./openapi/names.ts";
@@ -31,7 +30,16 @@ import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
 import { DataStore } from "./store/data-store.ts";
 import type { ConnectionInfo } from "./service/client.ts";
-import { type CoreFetch, type RequestContext, Service, type ServiceOptions } from "./service/service.ts";
+import {
+  type CoreFetch,
+  type FailedFetch,
+  logUnexpected,
+  type RequestContext,
+  Service,
+  type ServiceOptions,
+} from "./service/service.ts";
+import { checkRateLimitOptions } from "./service/rate-limit.ts";
+import type { TargetRoutes } from "./service/target.ts";
 
 /** Everything `createApp` accepts. Only `models` is required. */
 export interface AppOptions extends DatabaseOptions, ServiceOptions {
@@ -69,13 +77,31 @@ export interface AppOptions extends DatabaseOptions, ServiceOptions {
   serialize?: Serializer;
 }
 
-/** A running app: a fetch handler for any server, plus its database. */
-export interface App {
+/**
+ * A running app: a fetch handler for any server, the contract a server adapter may use
+ * instead (`answer`, `refuse`: the Node adapter's), plus its database.
+ */
+export interface App extends ReplyHandler<ConnectionInfo> {
   /**
-   * Answers one request. Bound, so `Deno.serve(app.fetch)` works; `info` is what Deno.serve
-   * (and the Node adapter) pass about the connection, used for the client's address.
+   * Answers one request with a web Response. Bound, so `Deno.serve(app.fetch)` works; `info`
+   * is what Deno.serve (and the Node adapter) pass about the connection, used for the
+   * client's address.
    */
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /**
+   * Answers one request as {@link fetch} does, as a plain reply (status, header record, whole
+   * body) for an adapter to write to its socket: synchronously when nothing needs an await (a
+   * response-cache hit), so such a request is written in the turn it arrived and no Response
+   * is ever made. Throws where `fetch` rejects. `fetch` is this, awaited and made a Response.
+   */
+  answer(request: Request, info?: ConnectionInfo): Reply | Promise<Reply>;
+  /**
+   * The app's answer to a request its adapter refuses before running it (a declared body
+   * over the adapter's `bodyLimit`): `refusal`'s status and message, in the client's language,
+   * with the request id, CORS and Vary headers and a log line like every other response.
+   * Synchronous, and never reads the request's body.
+   */
+  refuse(request: Request, refusal: Refusal, info?: ConnectionInfo): Reply;
   /** Registers the handler for unexpected errors (null removes it). */
   onError(handler: ErrorHandler | null): App;
   /** Closes the driver and, if one was started, the embedded engine. */
@@ -189,7 +215,7 @@ function dispatch(
   request: Request,
   language: string,
   languages: Languages,
-): Response | Promise<Response> {
+): Reply | Promise<Reply> {
   const pathname = pathnameOf(request.url);
   const found = router.match(request.method, pathname);
   if (found) return found.target.handler(request, found.target.route, found.params);
@@ -198,25 +224,31 @@ function dispatch(
   const method = request.method;
   const allowed = page?.allow ?? router.allowedFor(method, pathname);
   if (allowed === null) {
-    return errorResponse(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
+    return errorReply(languages.text(language, msg("request.noRoute", { method, path: pathname })), 404, language);
   }
   const allow = allowed.join(", ");
   if (method === "OPTIONS") return empty(204, language, { allow });
-  return errorResponse(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, {
+  return errorReply(languages.text(language, msg("request.methodNotAllowed", { method, allow })), 405, language, {
     allow,
   });
 }
 
-/** HEAD: the GET's answer without its body. */
-async function answerHead(core: CoreFetch, request: Request, context: RequestContext): Promise<Response> {
-  return await dropBody(await core(headAsGet(request), context));
+/** HEAD: the GET's answer without its body (synchronous when the GET's is). */
+function answerHead(core: CoreFetch, request: Request, context: RequestContext): Reply | Promise<Reply> {
+  const answer = core(headAsGet(request), context);
+  return answer instanceof Promise ? answer.then(dropBody) : dropBody(answer);
 }
 
-/**
- * Builds the app: checks the models and hooks, connects the database (starting the embedded
- * engine when no URI is given), prepares counters and indexes, and registers every route.
- */
-export async function createApp(options: AppOptions): Promise<App> {
+/** The options createApp checks before it opens the database, in the forms the app uses. */
+interface CheckedOptions {
+  registry: ModelRegistry;
+  hooks: Record<string, ModelHooks>;
+  limits: QueryLimits;
+  basePath: string;
+}
+
+/** Every check that needs no database: a mistake stops start-up before an engine runs. */
+function checkOptions(options: AppOptions): CheckedOptions {
   checkKeys("createApp options", options, APP_OPTION_KEYS);
   const registry = createRegistry(options.models);
   const hooks = options.hooks ?? {};
@@ -224,12 +256,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   checkNesting(options.models);
   const limits = resolveLimits(options.limits);
   const basePath = normaliseBasePath(options.basePath);
-  // Before the database opens: a clash stops start-up without leaving an engine running.
   if (options.docs !== false) checkSchemaNames(options.models);
   if (options.serialize !== undefined && typeof options.serialize !== "function") {
     throw new TypeError("serialize must be a function");
   }
-  const languages = new Languages(options.language, options.messages);
+  return { registry, hooks, limits, basePath };
+}
+
+/** The database, connected, with every model's counter and indexes in place; closed again if that fails. */
+async function openPrepared(options: AppOptions): Promise<Database> {
   const database = await openDatabase(options);
   try {
     await prepareCollections(database.db, options.models);
@@ -237,46 +272,75 @@ export async function createApp(options: AppOptions): Promise<App> {
     await database.close();
     throw error;
   }
-  const language = options.language ?? "en";
+  return database;
+}
+
+/** One record store per model, each with its time limit and, on the embedded engine, its change count. */
+function recordStores(database: Database, options: AppOptions, limits: QueryLimits): Map<string, RecordStore> {
   const changeCount = database.collectionChangeCount;
-  const stores = new Map(options.models.map((model) => {
+  return new Map(options.models.map((model) => {
     const count = changeCount && (() => changeCount(model.collection));
-    return [
-      model.name,
-      new RecordStore(database.db, model.collection, {
-        bounds: model,
-        timeMs: model.queryTimeMs ?? limits.queryTimeMs,
-        clock: options.clock,
-        changeCount: count,
-      }),
-    ];
+    const store = new RecordStore(database.db, model.collection, {
+      bounds: model,
+      timeMs: model.queryTimeMs ?? limits.queryTimeMs,
+      clock: options.clock,
+      changeCount: count,
+    });
+    return [model.name, store];
   }));
-  const state: AppState = {
+}
+
+/** What every handler reads of the app. */
+function appState(options: AppOptions, checked: CheckedOptions, database: Database): AppState {
+  const stores = recordStores(database, options, checked.limits);
+  return {
     data: new DataStore(database.db, stores),
-    registry,
+    registry: checked.registry,
     stores,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    language,
-    limits,
+    language: options.language ?? "en",
+    limits: checked.limits,
     cache: responseCacheOf(database, options),
     cursors: cursorSealerOf(options.cursorSecret),
-    hooks,
+    hooks: checked.hooks,
     serialize: options.serialize,
   };
-  const routes = buildRoutes(state, options.models, hooks);
-  const table = routeTable(basePath, routes);
-  const router = buildRouter(table);
-  let errorHandler: ErrorHandler | null = null;
-  const failed = async (error: unknown, request: Request, context: RequestContext): Promise<Response> => {
-    // Logged here with the request id, once: the handler is told, so the default one does not log it again.
-    const handler = errorHandler &&
-      ((e: unknown, r: Request, c: ErrorContext) =>
-        errorHandler!(e, r, { ...c, logged: service.logUnexpected(e, r, context) }));
-    return await errorToResponse(error, request, context.language, handler, languages);
+}
+
+/**
+ * The app's error boundary: an unexpected error goes to the registered handler (`app.onError`),
+ * logged first with the request's id, once: the handler is told, so the default one does not
+ * log it again.
+ */
+class ErrorBoundary {
+  handler: ErrorHandler | null = null;
+  readonly languages: Languages;
+
+  constructor(languages: Languages) {
+    this.languages = languages;
+  }
+
+  readonly failed: FailedFetch = async (error, request, context) => {
+    const registered = this.handler;
+    const handler = registered &&
+      ((e: unknown, r: Request, c: ErrorContext) => registered(e, r, { ...c, logged: logUnexpected(e, r, context) }));
+    return await errorToReply(error, request, context.language, handler, this.languages);
   };
-  const core = (request: Request, context: RequestContext): Response | Promise<Response> => {
+}
+
+/** What the core answers with: the routes, the docs pages, the app's languages and its error boundary. */
+interface CoreParts {
+  router: PathRouter<BoundHandler>;
+  docs: DocsRoutes | null;
+  languages: Languages;
+  failed: FailedFetch;
+}
+
+/** The app's own answer to a request inside the service: HEAD as GET, the route's answer, errors through the boundary. */
+function coreFetch({ router, docs, languages, failed }: CoreParts): CoreFetch {
+  const core: CoreFetch = (request, context) => {
     if (request.method === "HEAD") return answerHead(core, request, context);
-    let answer: Response | Promise<Response>;
+    let answer: Reply | Promise<Reply>;
     try {
       answer = dispatch(router, docs, request, context.language, languages);
     } catch (error) {
@@ -284,51 +348,73 @@ export async function createApp(options: AppOptions): Promise<App> {
     }
     return answer instanceof Promise ? answer.catch((error: unknown) => failed(error, request, context)) : answer;
   };
-  let service: Service;
-  let docs: DocsRoutes | null = null;
-  try {
-    const routes = table.map(({ method, path, enabled, name, target }) => ({
-      method,
-      path,
-      enabled,
-      target: { model: target.route.model.name, handler: name },
-    }));
-    service = new Service(options, {
-      db: database.db,
-      languages,
-      models: options.models,
-      routes,
-      failed,
-      queryTimeMs: limits.queryTimeMs,
-    }, core);
-    // After the service has checked rateLimit and the rest of its options, which the document reads.
-    docs = options.docs === false ? null : docsRoutes({
+  return core;
+}
+
+/** `<basePath>/openapi.json` and `/docs`, unless switched off. */
+function docsOf(options: AppOptions, checked: CheckedOptions, table: readonly RouteEntry[]): DocsRoutes | null {
+  if (options.docs === false) return null;
+  // The document reads rateLimit: its shape is checked first, as the rate limiter will check it.
+  if (options.rateLimit !== undefined) checkRateLimitOptions(options.rateLimit);
+  const { basePath, registry, limits } = checked;
+  return docsRoutes({
+    basePath,
+    document: buildOpenApiDocument({
+      table,
       basePath,
-      document: buildOpenApiDocument({
-        table,
-        basePath,
-        registry,
-        limits,
-        options: options.openapi,
-        rateLimit: options.rateLimit,
-        serialize: options.serialize !== undefined,
-      }),
-      language,
-    });
-  } catch (error) {
-    await database.close(); // a mistake found now must not leave the engine running
-    throw error;
-  }
+      registry,
+      limits,
+      options: options.openapi,
+      rateLimit: options.rateLimit,
+      serialize: options.serialize !== undefined,
+    }),
+    language: options.language ?? "en",
+  });
+}
+
+/** The routes as the service's per-model limits name them: method, path, model and handler. */
+function serviceRoutes(table: readonly RouteEntry[]): TargetRoutes {
+  return table.map(({ method, path, enabled, name, target }) => ({
+    method,
+    path,
+    enabled,
+    target: { model: target.route.model.name, handler: name },
+  }));
+}
+
+/** Routes, core and service for an open database: everything that can still refuse an option. */
+function serviceOf(options: AppOptions, checked: CheckedOptions, database: Database, boundary: ErrorBoundary): Service {
+  const table = routeTable(
+    checked.basePath,
+    buildRoutes(appState(options, checked, database), options.models, checked.hooks),
+  );
+  const languages = boundary.languages;
+  const docs = docsOf(options, checked, table);
+  const core = coreFetch({ router: buildRouter(table), docs, languages, failed: boundary.failed });
+  return new Service(options, {
+    db: database.db,
+    languages,
+    models: options.models,
+    routes: serviceRoutes(table),
+    failed: boundary.failed,
+    queryTimeMs: checked.limits.queryTimeMs,
+  }, core);
+}
+
+/** The running app over its service and database. */
+function appOf(
+  service: Service,
+  database: Database,
+  boundary: ErrorBoundary,
+  registry: ModelRegistry,
+  language: string,
+): App {
   const app: App = {
-    fetch: withRefusalAnswer<ConnectionInfo, App["fetch"]>(
-      withDirectFetch<ConnectionInfo, App["fetch"]>(
-        (request, info) => service.fetch(request, info),
-        (request, info) => service.respond(request, info),
-      ),
-      (request, refusal) => service.answerRefusal(request, refusal),
-    ),
+    fetch: async (request, info) => toResponse(await service.answer(request, info)),
+    answer: (request, info) => service.answer(request, info),
+    refuse: (request, refusal) => service.refuse(request, refusal),
     onError(handler) {
-      errorHandler = handler;
+      boundary.handler = handler;
       return app;
     },
     close: () => (service.flushLogs(), database.close()),
@@ -336,9 +422,26 @@ export async function createApp(options: AppOptions): Promise<App> {
     db: database.db,
     models: registry,
     language,
-    languages,
+    languages: boundary.languages,
   };
   return app;
+}
+
+/**
+ * Builds the app: checks the models and hooks, connects the database (starting the embedded
+ * engine when no URI is given), prepares counters and indexes, and registers every route.
+ */
+export async function createApp(options: AppOptions): Promise<App> {
+  const checked = checkOptions(options);
+  const boundary = new ErrorBoundary(new Languages(options.language, options.messages));
+  const database = await openPrepared(options);
+  try {
+    const service = serviceOf(options, checked, database, boundary);
+    return appOf(service, database, boundary, checked.registry, options.language ?? "en");
+  } catch (error) {
+    await database.close(); // a mistake found now must not leave the engine running
+    throw error;
+  }
 }
 
 export { ApiError };

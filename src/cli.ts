@@ -55,7 +55,7 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
     dataDir: projectDataDir(env, root),
   });
   app.onError(defaultErrorHandler); // production: logged, 500 "An error occurred!"; elsewhere: rethrown
-  const server = await listen(app.fetch, {
+  const server = await listen(app, {
     port: Number(env.PORT || 3000),
     host: env.HOST || "127.0.0.1",
     languages: app.languages,

@@ -42,6 +42,7 @@ export type { DatabaseOptions } from "./store/connect.ts";
 export { email, id } from "./model/types.ts";
 export { ApiError, type ApiErrorOptions, type FieldErrors, StartupError, ValidationError } from "./errors.ts";
 export { defaultErrorHandler, type ErrorContext, type ErrorHandler } from "./http/errors.ts";
+export type { FullBody, HeaderRecord, Refusal, Reply, ReplyHandler } from "./http/reply.ts";
 export {
   defineHooks,
   type DeleteContext,
@@ -63,7 +64,7 @@ export type { Condition, RelatedCondition } from "./plan/conditions.ts";
 export type { Pagination } from "./query/page.ts";
 export type { WithNode } from "./query/with.ts";
 export { Languages, type MessageOverrides, SHIPPED_CATALOGS } from "./i18n/languages.ts";
-export type { Translator } from "./i18n/message.ts";
+export type { Message, MessageParam, Translator } from "./i18n/message.ts";
 export type { Catalog, MessageKey } from "./i18n/catalog-en.ts";
 export { configureLogging, loggingFromEnv, type LoggingOptions } from "./service/logging.ts";
 export type { ModelRateLimit, RateLimitOptions, RateLimitRule } from "./service/rate-limit.ts";

@@ -2,8 +2,9 @@
  * The child of bench-instructions.ts: the example app answering page 2 of its users from the
  * response cache, in one process, with no socket, so that what is counted is the framework's
  * own work on a cached request and the instructions of node:http are left out. The request
- * goes in as the Node adapter builds it (createNodeRequest) and the response comes out through
- * the adapter's writer into a stand-in for node's ServerResponse.
+ * goes in as the Node adapter builds it (createNodeRequest), is answered through the app's
+ * adapter contract (`app.answer`, as serveNode calls it), and the reply comes out through the
+ * adapter's writer into a stand-in for node's ServerResponse.
  *
  * Under callgrind (valgrind) it switches instrumentation on (`callgrind_control -i on`) only
  * for the counted requests, after a warm-up long enough for V8 to optimise the path.
@@ -16,10 +17,8 @@ import { openSync, writeSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { configureLogging, createApp, defaultErrorHandler } from "../../src/mod.ts";
 import { loadHooks, loadModels } from "../../src/loader.ts";
-import { directFetchOf } from "../../src/http/direct-fetch.ts";
 import { createNodeRequest } from "../../src/adapters/node/node-request.ts";
-import { writeDirect } from "../../src/adapters/node/node-response.ts";
-import { directResponse } from "../../src/http/fast-response.ts";
+import { writeReply } from "../../src/adapters/node/node-response.ts";
 import { userDocs } from "./seed-users.ts";
 
 const ORIGIN = "http://app.bench.example";
@@ -42,7 +41,6 @@ const app = await createApp({
 app.onError(defaultErrorHandler);
 await app.db.collection("users").insertMany(userDocs(1, 100));
 
-const fetch = directFetchOf(app.fetch);
 const info = Object.freeze({ remoteAddr: Object.freeze({ hostname: "127.0.0.1", port: 50_000 }) });
 const bodySource = { limit: 1 << 20, onFirstRead() {}, onOverflow() {}, onAbandon() {} };
 let written = 0;
@@ -64,9 +62,9 @@ function nodeRequest() {
 
 /** One cached request, answered in the same turn; throws if it was not a cache hit. */
 function cachedRequest(): void {
-  const answer = fetch(createNodeRequest(nodeRequest() as never, URL_TEXT, bodySource as never), info);
+  const answer = app.answer(createNodeRequest(nodeRequest() as never, URL_TEXT, bodySource as never), info);
   if (answer instanceof Promise) throw new Error("the page was not answered from the response cache");
-  writeDirect(res as never, directResponse(answer)!, "GET");
+  writeReply(res as never, answer, "GET");
 }
 
 function callgrind(...args: string[]): Promise<void> {
@@ -77,7 +75,9 @@ function callgrind(...args: string[]): Promise<void> {
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The first requests fill the response cache (they go to the engine).
-for (let i = 0; i < 5; i++) await fetch(createNodeRequest(nodeRequest() as never, URL_TEXT, bodySource as never), info);
+for (let i = 0; i < 5; i++) {
+  await app.answer(createNodeRequest(nodeRequest() as never, URL_TEXT, bodySource as never), info);
+}
 for (let i = 0; i < Number(process.env.WARMUP ?? 30_000); i++) cachedRequest();
 await settle(100);
 await callgrind("-i", "on");

@@ -2,6 +2,7 @@
 import "./node/tick-shape.ts";
 import { denoRuntime, serveDeno } from "./deno.ts";
 import { StartupError } from "../errors.ts";
+import type { ReplyHandler } from "../http/reply.ts";
 import type { ShutdownLog } from "../http/shutdown.ts";
 import type { Translator } from "../i18n/message.ts";
 
@@ -45,15 +46,21 @@ export interface ConnectionInfo {
 }
 
 /**
- * Serves a fetch handler on the runtime at hand: `Deno.serve` on Deno, the Node adapter on
- * Node. The adapter is imported only on Node, so Deno never loads `node:http`.
+ * What {@link listen} serves: an `App` (Deno.serve gets its `fetch`; the Node adapter uses
+ * its `answer` and `refuse`), or any fetch handler.
  */
-export async function listen(fetch: FetchHandler, options: ListenOptions): Promise<RunningServer> {
+export type Servable = FetchHandler | (ReplyHandler<ConnectionInfo> & { fetch: FetchHandler });
+
+/**
+ * Serves an app (or a fetch handler) on the runtime at hand: `Deno.serve` on Deno, the Node
+ * adapter on Node. The adapter is imported only on Node, so Deno never loads `node:http`.
+ */
+export async function listen(served: Servable, options: ListenOptions): Promise<RunningServer> {
   try {
     const deno = denoRuntime();
-    if (deno) return serveDeno(deno, fetch, options);
+    if (deno) return serveDeno(deno, typeof served === "function" ? served : served.fetch, options);
     const { serveNode } = await import("./node/node-adapter.ts");
-    return await serveNode(fetch, options);
+    return await serveNode(served, options);
   } catch (error) {
     const reason = listenFailure(error);
     if (reason === undefined) throw error;

@@ -1,5 +1,5 @@
 import { etagOf } from "../http/etag.ts";
-import { createResponse } from "../http/fast-response.ts";
+import { type Reply, reply } from "../http/reply.ts";
 import { cachedJson } from "../http/responses.ts";
 import { SWAGGER_FILES, swaggerAsset } from "./assets.ts";
 import { docsHtml, docsInitScript } from "./page.ts";
@@ -21,15 +21,15 @@ export interface DocsSettings {
  * allows (the app answers OPTIONS and 405 as for its other routes); undefined when the path
  * is none of them.
  */
-export type DocsRoutes = (request: Request, pathname: string) => Promise<Response> | { allow: string[] } | undefined;
+export type DocsRoutes = (request: Request, pathname: string) => Promise<Reply> | { allow: string[] } | undefined;
 
-type Page = (request: Request) => Response | Promise<Response>;
+type Page = (request: Request) => Reply | Promise<Reply>;
 
 const ALLOWED = { allow: ["GET", "HEAD", "OPTIONS"] };
 
 function text(body: string, contentType: string, language: string): Page {
   return () =>
-    createResponse(body, 200, {
+    reply(body, 200, {
       "content-type": contentType,
       "content-language": language,
       "cache-control": "no-cache",
@@ -39,7 +39,7 @@ function text(body: string, contentType: string, language: string): Page {
 function asset(name: string, language: string): Page {
   return async () => {
     const { body, contentType } = await swaggerAsset(name);
-    return createResponse(body, 200, {
+    return reply(body, 200, {
       "content-type": contentType,
       "content-language": language,
       "cache-control": "public, max-age=3600",

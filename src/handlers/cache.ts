@@ -1,5 +1,5 @@
 import { etagOf, ifMatchCurrent, noneMatch } from "../http/etag.ts";
-import { createResponse, type HeaderRecord } from "../http/fast-response.ts";
+import { type HeaderRecord, type Reply, reply } from "../http/reply.ts";
 import type { CachedBody, ResponseCache } from "../http/response-cache.ts";
 import { cacheableJson, cachedJson, jsonHeaders, notModified, preconditionFailed } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
@@ -71,14 +71,14 @@ export function cachedGet(
   route: Route,
   hooked: boolean,
   run: () => Promise<ReadResult>,
-): Response | Promise<Response> {
+): Reply | Promise<Reply> {
   const cache = route.app.cache;
   const bypass = cache === undefined ? undefined : bypassReason(route, hooked);
   if (cache === undefined || bypass !== undefined) return uncachedGet(request, route, bypass, run);
   const key = request.url;
   const { body: hit, stale } = cache.lookup(key);
   // A hit answers without an await: its whole header record was made when the body was kept.
-  if (hit !== undefined) return hitResponse(request, hit, route.app.language);
+  if (hit !== undefined) return hitReply(request, hit, route.app.language);
   return missedGet(request, route, { cache, key, stale }, run);
 }
 
@@ -88,7 +88,7 @@ async function uncachedGet(
   route: Route,
   bypass: string | undefined,
   run: () => Promise<ReadResult>,
-): Promise<Response> {
+): Promise<Reply> {
   const { body, headers, status, recordTag } = await run();
   const text = boundedJson(body, route.app.limits.maxResponseBytes);
   // A hook's own Cache-Status, like its other headers, replaces the framework's.
@@ -99,13 +99,13 @@ async function uncachedGet(
 const HIT = `${CACHE_NAME}; hit`;
 
 /** The kept body, or a 304 when the client has it already; the 200's headers are the entry's, shared. */
-function hitResponse(request: Request, hit: CachedBody, language: string): Response {
+function hitReply(request: Request, hit: CachedBody, language: string): Reply {
   const headers = request.headers;
   if (!ifMatchCurrent(headers.get("if-match"), hit.etag)) throw preconditionFailed();
   if (noneMatch(headers.get("if-none-match"), hit.etag)) {
     return notModified(hit.etag, language, hit.headers ?? { "cache-status": HIT });
   }
-  return createResponse(hit.bytes, 200, hit.headers!);
+  return reply(hit.bytes, 200, hit.headers!);
 }
 
 /** Where a missed GET's body goes: the cache, under the request's URL, and whether a write outdated the old one. */
@@ -121,7 +121,7 @@ async function missedGet(
   route: Route,
   miss: Miss,
   run: () => Promise<ReadResult>,
-): Promise<Response> {
+): Promise<Reply> {
   const { cache, key, stale } = miss;
   const language = route.app.language;
   const version = cache.version();

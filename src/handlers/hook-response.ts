@@ -1,4 +1,4 @@
-import type { HeaderRecord } from "../http/fast-response.ts";
+import type { HeaderRecord } from "../http/reply.ts";
 import type { HookContext } from "./context.ts";
 
 // Headers that describe the bytes on the wire: only the framework knows them.

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { notFound } from "../errors.ts";
 import { decodeParam, parseRecordId } from "../http/params.ts";
+import type { Reply } from "../http/reply.ts";
 import type { ResponseCache } from "../http/response-cache.ts";
 import type { Model, Serializer } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
@@ -49,9 +50,9 @@ export type PathParams = Record<string, string>;
 
 /**
  * A generated handler: one per HTTP verb. The router hands over the path parameters. A GET
- * answered from the response cache returns its Response without a Promise (no await to pay).
+ * answered from the response cache returns its reply without a Promise (no await to pay).
  */
-export type Handler = (request: Request, route: Route, params: PathParams) => Response | Promise<Response>;
+export type Handler = (request: Request, route: Route, params: PathParams) => Reply | Promise<Reply>;
 
 /** The record id from the path. Anything but a positive integer cannot name a record: 404. */
 export function recordId(params: PathParams, model: Model): number {

@@ -9,7 +9,8 @@ import {
 import type { Languages } from "../i18n/languages.ts";
 import { english, type Message, msg } from "../i18n/message.ts";
 import { INTERNAL_ERROR_BODY } from "./messages.ts";
-import { errorResponse, json } from "./responses.ts";
+import { type Reply, replyOf, toResponse } from "./reply.ts";
+import { errorReply, json } from "./responses.ts";
 
 /**
  * MongoDB's OutOfDiskSpace code: the server had no room to store a write. The embedded engine
@@ -71,36 +72,36 @@ function fieldErrors(error: ValidationError, language: string, languages: Langua
 /**
  * The one place where errors become statuses. Client errors (ApiError, ValidationError and a
  * unique-index conflict) get their 4xx, a full disk its 507; anything else is unexpected and
- * goes to the handler. The framework's own messages are sent in `language`; an ApiError thrown
- * by app code keeps its message as written.
+ * goes to the handler, whose Response becomes a reply. The framework's own messages are sent
+ * in `language`; an ApiError thrown by app code keeps its message as written.
  */
-export async function errorToResponse(
+export async function errorToReply(
   error: unknown,
   request: Request,
   language: string,
   handler: ErrorHandler | null,
   languages?: Languages,
-): Promise<Response> {
+): Promise<Reply> {
   if (error instanceof ValidationError) return json({ errors: fieldErrors(error, language, languages) }, 400, language);
   if (error instanceof CatalogError) {
-    return errorResponse(say(error.detail, language, languages), error.status, language, error.headers);
+    return errorReply(say(error.detail, language, languages), error.status, language, error.headers);
   }
-  if (error instanceof ApiError) return errorResponse(error.message, error.status, language, error.headers);
+  if (error instanceof ApiError) return errorReply(error.message, error.status, language, error.headers);
   const field = duplicateKeyField(error);
   if (field !== null && field !== "_id" && field !== "") {
-    return errorResponse(say(msg("record.duplicate", { field }), language, languages), 409, language);
+    return errorReply(say(msg("record.duplicate", { field }), language, languages), 409, language);
   }
-  if (isOutOfDiskSpace(error)) return errorResponse(say(msg("storage.full"), language, languages), 507, language);
+  if (isOutOfDiskSpace(error)) return errorReply(say(msg("storage.full"), language, languages), 507, language);
   if (codeOf(error) === MAX_TIME_EXPIRED) {
-    return errorResponse(say(msg("query.timeLimit"), language, languages), 503, language, {
+    return errorReply(say(msg("query.timeLimit"), language, languages), 503, language, {
       "retry-after": TIME_LIMIT_RETRY_AFTER,
     });
   }
   if (codeOf(error) === SORT_TOO_LARGE) {
-    return errorResponse(say(msg("query.sortTooLarge"), language, languages), 400, language);
+    return errorReply(say(msg("query.sortTooLarge"), language, languages), 400, language);
   }
   if (handler === null) throw error;
-  return await handler(error, request, { language });
+  return await replyOf(await handler(error, request, { language }));
 }
 
 function isProduction(): boolean {
@@ -117,5 +118,5 @@ function isProduction(): boolean {
 export const defaultErrorHandler: ErrorHandler = (error, _request, context) => {
   if (!isProduction()) throw error;
   if (!context?.logged) console.error(error); // once: the app's logger wrote it already, with the request id
-  return json(INTERNAL_ERROR_BODY, 500, context?.language ?? "en");
+  return toResponse(json(INTERNAL_ERROR_BODY, 500, context?.language ?? "en"));
 };

@@ -4,7 +4,7 @@
  * to a path's methods, the app answers it as GET through {@link dropBody}, and the adapters
  * ask {@link carriesBody} whether anything follows the headers on the wire.
  */
-import { createResponse, directResponse, type FullBody, type HeaderRecord } from "./fast-response.ts";
+import { type FullBody, type HeaderRecord, type Reply, reply } from "./reply.ts";
 
 /** The methods a path answers, with HEAD added wherever GET is served. */
 export function withHead(methods: Set<string>): Set<string> {
@@ -34,26 +34,21 @@ function byteLength(body: FullBody): number {
 }
 
 /**
- * The GET's response without its body. A body held in full keeps its length as the
- * Content-Length (what the GET sends), and the response stays one an adapter writes directly;
- * a streamed body is cancelled, and its length stays unknown unless the GET said it.
+ * The GET's reply without its body, its length kept as the Content-Length (what the GET
+ * sends).
  */
-export async function dropBody(response: Response): Promise<Response> {
-  const direct = directResponse(response);
-  if (direct === undefined) {
-    await response.body?.cancel().catch(() => {});
-    return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
-  }
-  const { status, headers, body } = direct;
-  if (isBodilessStatus(status)) return response;
+export function dropBody(answer: Reply): Reply {
+  const { status, headers, body, extra } = answer;
+  if (isBodilessStatus(status)) return answer;
   const length = String(byteLength(body));
   if (headers instanceof Headers) {
     const copy = new Headers(headers);
     copy.set("content-length", length);
-    return new Response(null, { status, headers: copy });
+    return extra === undefined ? { status, headers: copy, body: null } : { status, headers: copy, body: null, extra };
   }
   const record: HeaderRecord = {};
-  for (const name in headers) if (name.toLowerCase() !== "content-length") record[name] = headers[name];
+  for (const name in headers) if (name.toLowerCase() !== "content-length") record[name] = headers[name]!;
   record["content-length"] = length;
-  return createResponse(null, status, record);
+  const dropped = reply(null, status, record);
+  return extra === undefined ? dropped : { ...dropped, extra };
 }

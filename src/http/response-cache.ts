@@ -1,4 +1,4 @@
-import type { HeaderRecord } from "./fast-response.ts";
+import type { HeaderRecord } from "./reply.ts";
 
 /** A response body kept for reuse, with the ETag computed when it was made. */
 export interface CachedBody {

@@ -1,24 +1,24 @@
 import { type ApiError, apiError } from "../errors.ts";
 import { etagOf, hookedEtag, ifMatchCurrent, noneMatch } from "./etag.ts";
-import { createResponse, type HeaderRecord } from "./fast-response.ts";
+import { type HeaderRecord, type Reply, reply } from "./reply.ts";
 
 /** Headers every JSON response carries. */
 export function jsonHeaders(language: string, extra?: HeaderRecord): HeaderRecord {
   return { "content-type": "application/json; charset=utf-8", "content-language": language, ...extra };
 }
 
-/** A JSON response in the project's shape. */
-export function json(body: unknown, status: number, language: string, extra?: HeaderRecord): Response {
-  return createResponse(JSON.stringify(body), status, jsonHeaders(language, extra));
+/** A JSON reply in the project's shape. */
+export function json(body: unknown, status: number, language: string, extra?: HeaderRecord): Reply {
+  return reply(JSON.stringify(body), status, jsonHeaders(language, extra));
 }
 
-/** A response with no body (204, 304). It still says which language the API speaks. */
-export function empty(status: number, language: string, extra?: HeaderRecord): Response {
-  return createResponse(null, status, { "content-language": language, ...extra });
+/** A reply with no body (204, 304). It still says which language the API speaks. */
+export function empty(status: number, language: string, extra?: HeaderRecord): Reply {
+  return reply(null, status, { "content-language": language, ...extra });
 }
 
 /** The single-message error body `{ "error": message }`. */
-export function errorResponse(message: string, status: number, language: string, extra?: HeaderRecord): Response {
+export function errorReply(message: string, status: number, language: string, extra?: HeaderRecord): Reply {
   return json({ error: message }, status, language, extra);
 }
 
@@ -38,7 +38,7 @@ export function cacheableJson(
   extra?: HeaderRecord,
   status = 200,
   recordTag?: string,
-): Response {
+): Reply {
   return cachedJson(request, text, bodyEtag(text, recordTag), language, extra, status);
 }
 
@@ -53,7 +53,7 @@ export function cachedJson(
   language: string,
   extra?: HeaderRecord,
   status = 200,
-): Response {
+): Reply {
   const headers = request.headers;
   if (!ifMatchCurrent(headers.get("if-match"), etag)) throw preconditionFailed();
   if (noneMatch(headers.get("if-none-match"), etag)) return notModified(etag, language, extra);
@@ -67,7 +67,7 @@ export function cachedJson(
 const KEPT_ON_304 = ["cache-status", "cache-control", "vary", "expires", "content-location"] as const;
 
 /** The bodyless 304 for a matching If-None-Match; `extra` holds the 200's own headers. */
-export function notModified(etag: string, language: string, extra: HeaderRecord | undefined): Response {
+export function notModified(etag: string, language: string, extra: HeaderRecord | undefined): Reply {
   const headers: HeaderRecord = { etag };
   if (extra !== undefined) {
     for (const name of KEPT_ON_304) {
@@ -81,10 +81,10 @@ export function notModified(etag: string, language: string, extra: HeaderRecord 
 // Statuses a response must send without a body.
 const NO_BODY = new Set([204, 205]);
 
-function bodyOrEmpty(text: string, status: number, headers: HeaderRecord): Response {
-  if (!NO_BODY.has(status)) return createResponse(text, status, headers);
+function bodyOrEmpty(text: string, status: number, headers: HeaderRecord): Reply {
+  if (!NO_BODY.has(status)) return reply(text, status, headers);
   const { "content-type": _type, ...rest } = headers;
-  return createResponse(null, status, rest);
+  return reply(null, status, rest);
 }
 
 /**
@@ -97,7 +97,7 @@ export function writtenJson(
   language: string,
   extra?: HeaderRecord,
   recordTag?: string,
-): Response {
+): Reply {
   const text = JSON.stringify(body);
   return bodyOrEmpty(text, status, jsonHeaders(language, { etag: bodyEtag(text, recordTag), ...extra }));
 }

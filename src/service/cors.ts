@@ -1,4 +1,4 @@
-import type { HeaderRecord } from "../http/fast-response.ts";
+import type { HeaderRecord } from "../http/reply.ts";
 import { checkKeys, isPlainObject } from "../model/strict.ts";
 
 /** `createApp({ cors })`: which browser origins may call the API. Off unless given. */

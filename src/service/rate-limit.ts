@@ -68,7 +68,7 @@ function optionsObject(value: unknown, where: string, keys: readonly string[]): 
 }
 
 /** Stops start-up on a mistake in the rateLimit option's shape, with one line (the rules' numbers are checked as they are read). */
-function checkRateLimitOptions(options: RateLimitOptions): void {
+export function checkRateLimitOptions(options: RateLimitOptions): void {
   optionsObject(options, "rateLimit", RATE_LIMIT_KEYS);
   for (const name of ["key", "now"] as const) {
     if (options[name] !== undefined && typeof options[name] !== "function") {

@@ -1,15 +1,14 @@
 import type { Db } from "mongodb";
 import type { Languages } from "../i18n/languages.ts";
 import { msg } from "../i18n/message.ts";
-import { type HeaderRecord, withHeaders } from "../http/fast-response.ts";
-import { empty, errorResponse } from "../http/responses.ts";
+import { type HeaderRecord, type Refusal, type Reply, withHeaders } from "../http/reply.ts";
+import { empty, errorReply } from "../http/responses.ts";
 import { dropBody } from "../http/head.ts";
-import type { Refusal } from "../http/refusal.ts";
 import { pathnameOf } from "../http/router.ts";
 import type { Model } from "../model/define.ts";
 import { checkTrustProxy, clientAddress, type ConnectionInfo, type TrustProxy } from "./client.ts";
 import { Cors, type CorsOptions, isPreflight } from "./cors.ts";
-import { healthResponse, isHealthPath } from "./health.ts";
+import { healthReply, isHealthPath } from "./health.ts";
 import { requestLogger } from "./logging.ts";
 import { requestLog } from "./request-log.ts";
 import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimitHeaders } from "./rate-limit.ts";
@@ -18,8 +17,8 @@ import { requestIdOf } from "./request-id.ts";
 import { relatedReads } from "./related-reads.ts";
 
 /** A refusal answered before the routes (a 429): for HEAD without its body, as every HEAD answer is. */
-function headless(request: Request, response: Response): Response | Promise<Response> {
-  return request.method === "HEAD" ? dropBody(response) : response;
+function headless(request: Request, reply: Reply): Reply {
+  return request.method === "HEAD" ? dropBody(reply) : reply;
 }
 
 /** The methods the health probes answer. */
@@ -46,13 +45,30 @@ export interface RequestContext {
 }
 
 /** The app's own answer to a request: routing, handlers and the error boundary (synchronous on a cache hit). */
-export type CoreFetch = (request: Request, context: RequestContext) => Response | Promise<Response>;
+export type CoreFetch = (request: Request, context: RequestContext) => Reply | Promise<Reply>;
 
 /**
- * The app's error boundary: turns an unexpected error into the error handler's response
+ * The app's error boundary: turns an unexpected error into the error handler's reply
  * (logging it once, with the request's id), or rejects as the handler does.
  */
-export type FailedFetch = (error: unknown, request: Request, context: RequestContext) => Promise<Response>;
+export type FailedFetch = (error: unknown, request: Request, context: RequestContext) => Promise<Reply>;
+
+/**
+ * Logs an error the app's error handler is about to turn into a response, with the request's
+ * id. False when logging is not set up for errors (nothing was written), so the handler's own
+ * fallback (the default handler's console.error) still shows it.
+ */
+export function logUnexpected(error: unknown, request: Request, context: RequestContext): boolean {
+  context.errorLogged = true;
+  if (!requestLogger.isEnabledFor("error")) return false;
+  requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
+    method: request.method,
+    path: pathnameOf(request.url),
+    requestId: context.requestId,
+    error,
+  });
+  return true;
+}
 
 /** What the service layer needs of the app. */
 export interface ServiceDeps {
@@ -95,20 +111,15 @@ export class Service {
     this.#models = models;
   }
 
-  /** Answers one request and logs it. */
-  async fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
-    return await this.respond(request, info);
-  }
-
   /**
-   * {@link fetch} without the Promise when the answer needs no await (a response-cache hit):
-   * the Node adapter's path (see http/direct-fetch.ts). Throws where `fetch` rejects.
+   * Answers one request and logs it; without a Promise when the answer needs no await (a
+   * response-cache hit). Throws where `app.fetch` rejects (see `App.answer`).
    */
-  respond(request: Request, info?: ConnectionInfo): Response | Promise<Response> {
+  answer(request: Request, info?: ConnectionInfo): Reply | Promise<Reply> {
     const started = performance.now();
     const pathname = pathnameOf(request.url);
     const context = this.#contextOf(request);
-    let answer: Response | Promise<Response>;
+    let answer: Reply | Promise<Reply>;
     try {
       answer = this.#answer(request, info, pathname, context);
     } catch (error) {
@@ -123,7 +134,7 @@ export class Service {
     }
     if (!(answer instanceof Promise)) return this.#logged(answer, request, pathname, context, started);
     return answer.then(
-      (response) => this.#logged(response, request, pathname, context, started),
+      (reply) => this.#logged(reply, request, pathname, context, started),
       (error: unknown) => {
         // The runtime answers 500 for a rejected fetch (the Node adapter and Deno.serve alike).
         this.#log(500, request, pathname, context, started);
@@ -134,14 +145,14 @@ export class Service {
 
   /** Logs an error no handler turned into a response (once), and hands it back to be rethrown. */
   #failed(error: unknown, request: Request, context: RequestContext): unknown {
-    if (!context.errorLogged) this.logUnexpected(error, request, context);
+    if (!context.errorLogged) logUnexpected(error, request, context);
     return error;
   }
 
-  /** Writes the request's log line, if the log takes it, and hands the response back. */
-  #logged(response: Response, request: Request, pathname: string, context: RequestContext, started: number): Response {
-    this.#log(response.status, request, pathname, context, started);
-    return response;
+  /** Writes the request's log line, if the log takes it, and hands the reply back. */
+  #logged(reply: Reply, request: Request, pathname: string, context: RequestContext, started: number): Reply {
+    this.#log(reply.status, request, pathname, context, started);
+    return reply;
   }
 
   /** Writes the request's log line, if the log takes it. */
@@ -158,35 +169,18 @@ export class Service {
   }
 
   /**
-   * Logs an error the app's error handler is about to turn into a response, with the request's
-   * id. False when logging is not set up for errors (nothing was written), so the handler's own
-   * fallback (the default handler's console.error) still shows it.
+   * Answers a request the adapter refuses before the app runs it (see `App.refuse`) as the
+   * app answers its own errors: in the client's language, with the request id, CORS and Vary
+   * headers, and logged.
    */
-  logUnexpected(error: unknown, request: Request, context: RequestContext): boolean {
-    context.errorLogged = true;
-    if (!requestLogger.isEnabledFor("error")) return false;
-    requestLogger.error("Unexpected error in {method} {path} (request {requestId}): {error}", {
-      method: request.method,
-      path: pathnameOf(request.url),
-      requestId: context.requestId,
-      error,
-    });
-    return true;
-  }
-
-  /**
-   * Answers a request the adapter refuses before the app runs it (see http/refusal.ts) as
-   * the app answers its own errors: in the client's language, with the request id, CORS and
-   * Vary headers, and logged.
-   */
-  answerRefusal(request: Request, refusal: Refusal): Response {
+  refuse(request: Request, refusal: Refusal): Reply {
     const started = performance.now();
     const pathname = pathnameOf(request.url);
     const context = this.#contextOf(request);
     const extra = this.#baseHeaders(context);
     const text = this.#deps.languages.text(context.language, refusal.message);
-    const response = errorResponse(text, refusal.status, context.language);
-    const decorated = this.#decorate(response, extra, this.#corsOrigin(request)) as Response;
+    const refused = errorReply(text, refusal.status, context.language);
+    const decorated = this.#decorate(refused, extra, this.#corsOrigin(request)) as Reply;
     return this.#logged(decorated, request, pathname, context, started);
   }
 
@@ -216,7 +210,7 @@ export class Service {
     info: ConnectionInfo | undefined,
     pathname: string,
     context: RequestContext,
-  ): Response | Promise<Response> {
+  ): Reply | Promise<Reply> {
     const extra = this.#baseHeaders(context);
     if (this.#health && isHealthPath(pathname)) return this.#probe(request, pathname, context, extra);
     const cors = this.#cors;
@@ -242,7 +236,7 @@ export class Service {
   }
 
   /** A health probe: GET and HEAD answer; OPTIONS lists them, and any other method is a 405. */
-  async #probe(request: Request, pathname: string, context: RequestContext, extra: HeaderRecord): Promise<Response> {
+  async #probe(request: Request, pathname: string, context: RequestContext, extra: HeaderRecord): Promise<Reply> {
     const { method } = request;
     if (method === "OPTIONS") return empty(204, context.language, { ...extra, allow: PROBE_METHODS });
     if (method !== "GET" && method !== "HEAD") {
@@ -250,19 +244,19 @@ export class Service {
         context.language,
         msg("request.methodNotAllowed", { method, allow: PROBE_METHODS }),
       );
-      return errorResponse(text, 405, context.language, { ...extra, allow: PROBE_METHODS });
+      return errorReply(text, 405, context.language, { ...extra, allow: PROBE_METHODS });
     }
-    const response = await healthResponse(pathname, this.#deps.db, this.#deps.languages, context.language);
-    return withHeaders(request.method === "HEAD" ? await dropBody(response) : response, extra);
+    const probed = await healthReply(pathname, this.#deps.db, this.#deps.languages, context.language);
+    return withHeaders(request.method === "HEAD" ? dropBody(probed) : probed, extra);
   }
 
-  /** The response with the service's headers added: request id, language, CORS, RateLimit-*, Vary. */
+  /** The reply with the service's headers added: request id, language, CORS, RateLimit-*, Vary. */
   #decorate(
-    answer: Response | Promise<Response>,
+    answer: Reply | Promise<Reply>,
     extra: HeaderRecord,
     corsOrigin: string | null,
-  ): Response | Promise<Response> {
-    if (answer instanceof Promise) return answer.then((response) => this.#decorate(response, extra, corsOrigin));
+  ): Reply | Promise<Reply> {
+    if (answer instanceof Promise) return answer.then((reply) => this.#decorate(reply, extra, corsOrigin));
     const cors = this.#cors;
     if (corsOrigin !== null) cors!.addResponseHeaders(extra, corsOrigin);
     if (answer.status >= 400) extra.vary = cors === undefined ? "Accept-Language" : "Origin, Accept-Language";
@@ -277,7 +271,7 @@ export class Service {
     pathname: string,
     context: RequestContext,
     extra: HeaderRecord,
-  ): Response | undefined | Promise<Response | undefined> {
+  ): Reply | undefined | Promise<Reply | undefined> {
     const limiter = this.#limiter!;
     const target = limiter.perModel ? this.#target(request.method, pathname) : undefined;
     const related = target === undefined ? undefined : this.#relatedLimited(target, request.url);
@@ -295,7 +289,7 @@ export class Service {
     return related;
   }
 
-  #limited(outcome: RateLimitOutcome | undefined, context: RequestContext, extra: HeaderRecord): Response | undefined {
+  #limited(outcome: RateLimitOutcome | undefined, context: RequestContext, extra: HeaderRecord): Reply | undefined {
     if (outcome === undefined) return undefined;
     setRateLimitHeaders(extra, outcome);
     if (!outcome.limited) return undefined;
@@ -307,6 +301,6 @@ export class Service {
         retryAfter: outcome.resetSeconds,
       }),
     );
-    return errorResponse(text, 429, context.language);
+    return errorReply(text, 429, context.language);
   }
 }

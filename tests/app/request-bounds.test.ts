@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import type { CommandStartedEvent, Document } from "mongodb";
 import { string } from "superstruct";
 import { type App, createApp, defineHooks, defineModel } from "../../src/mod.ts";
-import { errorToResponse } from "../../src/http/errors.ts";
+import { errorToReply } from "../../src/http/errors.ts";
+import { toResponse } from "../../src/http/reply.ts";
 import { Languages } from "../../src/i18n/languages.ts";
 import { MAX_FIELD_MESSAGES } from "../../src/model/validate.ts";
 import { Comment, Post, User } from "../fixtures/blog.ts";
@@ -207,14 +208,14 @@ describe("a command stopped by its time limit is a 503 with Retry-After, in the 
 
   test("English and German", async () => {
     const request = new Request("http://localhost/api/v1/users");
-    const english = await errorToResponse(expired, request, "en", null, languages);
+    const english = toResponse(await errorToReply(expired, request, "en", null, languages));
     assert.equal(english.status, 503);
     assert.equal(english.headers.get("retry-after"), "5");
     assert.match(
       (await english.json()).error,
       /^The query took longer than the database allows one command; narrow it/,
     );
-    const german = await errorToResponse(expired, request, "de", null, languages);
+    const german = toResponse(await errorToReply(expired, request, "de", null, languages));
     assert.match((await german.json()).error, /^Die Abfrage hat länger gedauert/);
   });
 });

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { maxHeaderSize } from "node:http";
 import { type NodeServer, serveNode } from "../../src/adapters/node/node-adapter.ts";
 import { refusalBytes, refusalFor } from "../../src/adapters/node/node-client-error.ts";
-import { createResponse } from "../../src/http/fast-response.ts";
+import { reply } from "../../src/http/reply.ts";
+import { replyHandler } from "../helpers/reply-handler.ts";
 import { Languages } from "../../src/i18n/languages.ts";
 import { english } from "../../src/i18n/message.ts";
 import { parseRaw, rawExchange } from "../helpers/raw-http.ts";
@@ -81,10 +82,13 @@ describe("serveNode answers node:http's own refusals as {error}", {
   let server: NodeServer;
   let handled = 0;
   before(async () => {
-    server = await serveNode(() => {
-      handled++;
-      return createResponse('{"ok":true}', 200, { "content-type": "application/json" });
-    }, { port: 0, host: "127.0.0.1" });
+    server = await serveNode(
+      replyHandler(() => {
+        handled++;
+        return reply('{"ok":true}', 200, { "content-type": "application/json" });
+      }),
+      { port: 0, host: "127.0.0.1" },
+    );
   });
   after(() => server.close());
 

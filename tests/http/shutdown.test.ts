@@ -1,11 +1,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
-import { createResponse } from "../../src/http/fast-response.ts";
+import { reply } from "../../src/http/reply.ts";
 import { serveNode } from "../../src/adapters/node/node-adapter.ts";
 import { listen } from "../../src/adapters/serve.ts";
 import { handleShutdownSignals, SAME_SIGNAL_WINDOW_MS } from "../../src/http/shutdown.ts";
 import { resolveTimeouts, timeoutsFromEnv } from "../../src/http/timeouts.ts";
+import { replyHandler } from "../helpers/reply-handler.ts";
 
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 
@@ -42,12 +43,15 @@ describe("serveNode close()", () => {
     const allEntered = deferred();
     const release = deferred();
     const logged: string[] = [];
-    const server = await serveNode(async (request) => {
-      entered.push(new URL(request.url).pathname);
-      if (entered.length === 3) allEntered.resolve();
-      await release.promise;
-      return createResponse("x".repeat(100_000), 200, {});
-    }, { port: 0, host: "127.0.0.1", shutdownTimeout: 3_600_000, log: (line) => logged.push(line) });
+    const server = await serveNode(
+      replyHandler(async (request) => {
+        entered.push(new URL(request.url).pathname);
+        if (entered.length === 3) allEntered.resolve();
+        await release.promise;
+        return reply("x".repeat(100_000), 200, {});
+      }),
+      { port: 0, host: "127.0.0.1", shutdownTimeout: 3_600_000, log: (line) => logged.push(line) },
+    );
     const socket = await open(server.port);
     const gone = received(socket);
     socket.end(["/1", "/2", "/3"].map((path) => `GET ${path} HTTP/1.1\r\nHost: a\r\n\r\n`).join(""));
@@ -64,13 +68,16 @@ describe("serveNode close()", () => {
     const aborted = deferred();
     const release = deferred();
     const events: string[] = [];
-    const server = await serveNode(async (request) => {
-      request.signal.addEventListener("abort", () => aborted.resolve());
-      entered.resolve();
-      await release.promise;
-      events.push("handler done");
-      return createResponse("late", 200, {});
-    }, { port: 0, host: "127.0.0.1" });
+    const server = await serveNode(
+      replyHandler(async (request) => {
+        request.signal.addEventListener("abort", () => aborted.resolve());
+        entered.resolve();
+        await release.promise;
+        events.push("handler done");
+        return reply("late", 200, {});
+      }),
+      { port: 0, host: "127.0.0.1" },
+    );
     const socket = await open(server.port);
     socket.write("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n");
     socket.on("error", () => {});
@@ -106,7 +113,7 @@ describe("serveNode timeouts", () => {
   test("a client that never finishes its body is answered 408 after requestTimeout", {
     skip: isDeno && "Deno serves through Deno.serve, whose timeouts are its own",
   }, async () => {
-    const server = await serveNode(async (request) => createResponse(await request.text(), 200, {}), {
+    const server = await serveNode(replyHandler(async (request) => reply(await request.text(), 200, {})), {
       port: 0,
       host: "127.0.0.1",
       headersTimeout: 50,
@@ -133,7 +140,7 @@ describe("serveNode timeouts", () => {
   test("a client that never finishes its headers is cut after headersTimeout", {
     skip: isDeno && "Deno serves through Deno.serve, whose timeouts are its own",
   }, async () => {
-    const server = await serveNode(() => createResponse("never", 200, {}), {
+    const server = await serveNode(replyHandler(() => reply("never", 200, {})), {
       port: 0,
       host: "127.0.0.1",
       headersTimeout: 50,

@@ -23,7 +23,7 @@ import { loadModels, serveProject } from "@mongorest/mongorest/cli";
 const Thing = defineModel({ name: "Thing", fields: {} });
 export async function start(): Promise<NodeServer> {
   const app: App = await createApp({ models: [Thing, ...(await loadModels("models"))] });
-  return await serveNode(app.fetch, { port: 0 });
+  return await serveNode(app, { port: 0 });
 }
 export const parts = [createNodeListener, listen, startEmbeddedEngine, serveProject];
 `;

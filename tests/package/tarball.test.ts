@@ -25,7 +25,7 @@ const created = await app.fetch(new Request("http://app/api/v1/things", {
   method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label: "first" }),
 }));
 if (created.status !== 201) throw new Error("insert failed: " + created.status);
-const server = await listen(app.fetch, { port: 0, host: "127.0.0.1", language: app.language });
+const server = await listen(app, { port: 0, host: "127.0.0.1", language: app.language });
 console.log("Listening on " + server.url + " ");
 `;
 
@@ -40,8 +40,10 @@ const hooks = defineHooks({
   },
 });
 const app: App = await createApp({ models: [Thing], hooks: { Thing: hooks }, language: "en" });
-const server: NodeServer = await serveNode(app.fetch, { port: 0, language: app.language });
-const listener: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void = createNodeListener(app.fetch);
+const server: NodeServer = await serveNode(app, { port: 0, language: app.language });
+const listener: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void = createNodeListener(app);
+// Any fetch handler is served too, its Responses written as they are.
+createNodeListener(app.fetch);
 // @ts-expect-error: defineModel's types refuse unknown options too
 defineModel({ name: "Other", fields: {}, serialize: true });
 console.log(server.url, typeof listener);

@@ -26,7 +26,7 @@ describe("the Node adapter's 413s, answered by the app", () => {
   before(async () => {
     await configureLogging({ level: "info", json: true, sink: () => {}, write: (text) => batches.push(text) });
     app = await exampleApp({ cors: { origin: [ORIGIN] } });
-    server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1", bodyLimit: 64, languages: app.languages });
+    server = await serveNode(app, { port: 0, host: "127.0.0.1", bodyLimit: 64, languages: app.languages });
   });
   after(async () => {
     await server.close();

@@ -1,10 +1,7 @@
 // First: keeps node's tick records on V8's fast path (see tick-shape.ts).
 import "./tick-shape.ts";
-import { createServer, type IncomingMessage, maxHeaderSize, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serverUrl } from "../../http/server-url.ts";
-import { directFetchOf } from "../../http/direct-fetch.ts";
-import { refusalAnswerOf } from "../../http/refusal.ts";
 import { DEFAULT_BODY_LIMIT } from "../../http/messages.ts";
 import { englishOnly, type Translator } from "../../i18n/message.ts";
 import {
@@ -16,18 +13,20 @@ import {
 } from "./node-client-error.ts";
 import { isResponding } from "./node-connection.ts";
 import { Exchange, type ServerContext } from "./node-exchange.ts";
+import {
+  createServer,
+  type FetchHandler,
+  type IncomingMessage,
+  maxHeaderSize,
+  type NodeInfo,
+  type Served,
+  type Server,
+  type ServerResponse,
+} from "./node-http.ts";
 import { cutMessage, type ShutdownLog, withinDeadline } from "../../http/shutdown.ts";
 import { resolveTimeouts, type ServerTimeouts } from "../../http/timeouts.ts";
 
-// The adapter's helper files (node-*.ts) take node:http's types from here, so this stays the
-// one file of the project that names node:http.
-export type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-
-/** A fetch-style handler: the framework's `app.fetch`. The second argument names the client's socket address, as Deno.serve's does. */
-export type FetchHandler = (
-  request: Request,
-  info?: { remoteAddr: { hostname: string; port?: number } },
-) => Response | Promise<Response>;
+export type { FetchHandler, NodeInfo, Served };
 
 /** Where to listen and how much request body to accept. */
 export interface ServeOptions {
@@ -71,21 +70,13 @@ export interface NodeServer {
 }
 
 /**
- * Serves a fetch handler over node:http. Requests reach the handler as lazily built Requests
- * and responses made by createResponse are written without a stream, so the adapter costs
- * little over bare node:http; bodies larger than `bodyLimit` are refused with 413.
+ * Serves an app (`serveNode(app)`), or any fetch handler, over node:http. Requests reach it as
+ * lazily built Requests, and an app's replies are written without a Response or a stream, a
+ * cache hit in the same turn, so the adapter costs little over bare node:http; bodies larger
+ * than `bodyLimit` are refused with 413 (by the app itself, when it is one).
  */
-export async function serveNode(fetch: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
-  const context: ServerContext = {
-    fetch: directFetchOf(fetch),
-    answerRefusal: refusalAnswerOf(fetch),
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    languages: options.languages ?? englishOnly(options.language),
-    origin: "",
-    inFlight: new Set(),
-    closing: undefined,
-    onIdle: undefined,
-  };
+export async function serveNode(served: Served, options: ServeOptions = {}): Promise<NodeServer> {
+  const context = serverContext(served, options.bodyLimit, options, "");
   const timeouts = resolveTimeouts(options);
   const log = options.log ?? ((line: string) => console.warn(line));
   const server = createTimedServer(timeouts, (req, res) => new Exchange(context, req, res, false).start());
@@ -128,23 +119,34 @@ export interface ListenerOptions {
  * A `(req, res)` listener for an existing node:http server (or anything that takes one), with
  * the same lazy Request, direct writes and body limit as {@link serveNode}. Graceful shutdown
  * is then the owning server's job.
- * @example http.createServer(createNodeListener(app.fetch)).listen(3000)
+ * @example http.createServer(createNodeListener(app)).listen(3000)
  */
 export function createNodeListener(
-  fetch: FetchHandler,
+  served: Served,
   options: ListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const context: ServerContext = {
-    fetch: directFetchOf(fetch),
-    answerRefusal: refusalAnswerOf(fetch),
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    languages: options.languages ?? englishOnly(options.language),
-    origin: options.origin ?? "http://localhost",
+  const context = serverContext(served, options.bodyLimit, options, options.origin ?? "http://localhost");
+  return (req, res) => new Exchange(context, req, res, false).start();
+}
+
+/** What every exchange of one server shares, for an app or a plain fetch handler. */
+function serverContext(
+  served: Served,
+  bodyLimit: number | undefined,
+  { languages, language }: Pick<ServeOptions, "languages" | "language">,
+  origin: string,
+): ServerContext {
+  const plain = typeof served === "function";
+  return {
+    app: plain ? undefined : served,
+    fetch: plain ? served : undefined,
+    bodyLimit: bodyLimit ?? DEFAULT_BODY_LIMIT,
+    languages: languages ?? englishOnly(language),
+    origin,
     inFlight: new Set(),
     closing: undefined,
     onIdle: undefined,
   };
-  return (req, res) => new Exchange(context, req, res, false).start();
 }
 
 function listen(server: Server, port: number, host: string | undefined): Promise<void> {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "./node-adapter.ts";
+import type { IncomingMessage } from "./node-http.ts";
 import { BodyLimitError } from "../../http/messages.ts";
 
 export { BodyLimitError };
@@ -47,19 +47,7 @@ export function bodyStream(req: IncomingMessage, limit: number, hooks: BodyHooks
     controller.enqueue(chunk);
     if ((controller.desiredSize ?? 0) <= 0) req.pause();
   };
-  // The rest of a body nobody wants is read and dropped, so that the connection can carry
-  // the next request, but only up to the limit: past it, the connection closes instead.
-  const discard = (): void => {
-    const onDiscard = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received <= limit) return;
-      req.pause();
-      req.off("data", onDiscard);
-      hooks.onAbandon();
-    };
-    req.on("data", onDiscard);
-    req.resume();
-  };
+  const discard = (): void => discardRest(req, received, limit, hooks);
   const release = (): void => {
     if (!stop()) return;
     controller.error(new Error("The response was sent before the request body was read."));
@@ -87,4 +75,21 @@ export function bodyStream(req: IncomingMessage, limit: number, hooks: BodyHooks
       if (stop()) discard();
     },
   }, { highWaterMark: 0 });
+}
+
+/**
+ * Reads and drops the rest of a body nobody wants, so that the connection can carry the next
+ * request, but only up to the limit (`received` bytes of it came already): past it, the
+ * connection closes instead.
+ */
+function discardRest(req: IncomingMessage, received: number, limit: number, hooks: BodyHooks): void {
+  const onDiscard = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received <= limit) return;
+    req.pause();
+    req.off("data", onDiscard);
+    hooks.onAbandon();
+  };
+  req.on("data", onDiscard);
+  req.resume();
 }

@@ -1,23 +1,23 @@
-import type { FetchHandler, IncomingMessage, ServerResponse } from "./node-adapter.ts";
-import { directResponse } from "../../http/fast-response.ts";
-import type { Refusal, RefusalAnswer } from "../../http/refusal.ts";
+import type { FetchHandler, IncomingMessage, NodeInfo, ServerResponse } from "./node-http.ts";
+import type { Refusal, Reply, ReplyHandler } from "../../http/reply.ts";
 import { declaredLength, INTERNAL_ERROR_BODY } from "../../http/messages.ts";
 import { type Message, msg, type Translator } from "../../i18n/message.ts";
 import { BodyLimitError } from "./node-body.ts";
 import { abortNodeRequest, type BodySource, createNodeRequest } from "./node-request.ts";
-import { writeDirect, writeJson, writeResponse } from "./node-response.ts";
+import { writeJson, writeReply, writeResponse } from "./node-response.ts";
 import { Connection } from "./node-connection.ts";
 import { requestUrl } from "./node-url.ts";
 
 /** What every exchange on one server shares. */
 export interface ServerContext {
-  fetch: FetchHandler;
   /**
-   * The app's own answer to a request the adapter refuses before calling it (see
-   * http/refusal.ts), so the refusal carries the app's headers and gets its log line; absent
-   * for a plain fetch handler, whose refusals the adapter answers itself.
+   * The app served through its contract: its replies are written directly, and it answers the
+   * requests the adapter refuses before calling it (so the refusal carries the app's headers
+   * and gets its log line). Undefined when a plain fetch handler is served.
    */
-  answerRefusal: RefusalAnswer<Connection["info"]> | undefined;
+  app: ReplyHandler<NodeInfo> | undefined;
+  /** The plain fetch handler served, whose refusals the adapter answers itself; undefined for an app. */
+  fetch: FetchHandler | undefined;
   bodyLimit: number;
   /** Translates the errors the adapter answers itself into the client's language. */
   languages: Translator;
@@ -100,33 +100,36 @@ export class Exchange implements BodySource {
   }
 
   #call(request: Request): void {
-    let result: Response | Promise<Response>;
+    const { app, fetch } = this.#context;
+    let result: Reply | Response | Promise<Reply | Response>;
     try {
-      result = this.#context.fetch(request, this.#connection.info);
+      result = app !== undefined ? app.answer(request, this.#connection.info) : fetch!(request, this.#connection.info);
     } catch (error) {
       this.#track();
       this.#fail(error);
       return;
     }
-    if (result instanceof Response && this.#sentAtOnce(result)) return;
-    this.#track();
-    if (result instanceof Response) this.#send(result);
-    else Promise.resolve(result).then((response) => this.#send(response), (error: unknown) => this.#fail(error));
+    if (result instanceof Promise) {
+      this.#track();
+      result.then((answer) => this.#send(answer), (error: unknown) => this.#fail(error));
+    } else if (!this.#sentAtOnce(result)) {
+      this.#track();
+      this.#send(result);
+    }
   }
 
   /**
-   * Writes a response the handler gave at once (a response-cache hit) in this same turn, when
-   * it holds its whole body: node takes all of it now, so the exchange is finished and was
-   * never in flight. Tracking it (two set entries and a close listener, added and removed) cost
-   * 3-5% of such a request's CPU in A/B runs. False when it must go the long way.
+   * Writes a reply the app gave at once (a response-cache hit) in this same turn: node takes
+   * all of it now, so the exchange is finished and was never in flight. Tracking it (two set
+   * entries and a close listener, added and removed) cost 3-5% of such a request's CPU in A/B
+   * runs. False when it must go the long way (a fetch handler's Response always does).
    */
-  #sentAtOnce(response: Response): boolean {
+  #sentAtOnce(answer: Reply | Response): boolean {
     const res = this.#res;
-    const direct = directResponse(response);
-    if (direct === undefined || res.headersSent || res.destroyed) return false;
+    if (this.#context.app === undefined || res.headersSent || res.destroyed) return false;
     this.#settleContinue();
     try {
-      writeDirect(res, direct, this.#req.method ?? "GET");
+      writeReply(res, answer as Reply, this.#req.method ?? "GET");
     } catch (error) {
       // Node refused the headers before writing anything: answer 500 the tracked way.
       this.#track();
@@ -138,18 +141,22 @@ export class Exchange implements BodySource {
     return true;
   }
 
-  #send(response: Response): void {
+  /** Writes the app's reply, or the fetch handler's Response. */
+  #send(answer: Reply | Response): void {
     this.#handlerSettled();
     const res = this.#res;
-    if (!(response instanceof Response)) {
+    const plain = this.#context.app === undefined;
+    if (plain && !(answer instanceof Response)) {
       this.#fail(new TypeError("The fetch handler did not return a Response."));
     } else if (res.headersSent || res.destroyed) {
       // Answered already (413) or the client is gone: release whatever the handler made.
-      if (directResponse(response) === undefined) response.body?.cancel().catch(ignore);
+      if (plain) (answer as Response).body?.cancel().catch(ignore);
     } else {
       this.#settleContinue();
+      const method = this.#req.method ?? "GET";
       try {
-        writeResponse(res, response, this.#req.method ?? "GET")?.catch((error: unknown) => this.#fail(error));
+        if (plain) writeResponse(res, answer as Response, method).catch((error: unknown) => this.#fail(error));
+        else writeReply(res, answer as Reply, method);
       } catch (error) {
         this.#fail(error);
       }
@@ -176,20 +183,23 @@ export class Exchange implements BodySource {
    * as the adapter's `{error}`.
    */
   #refuseEarly(refusal: Refusal): void {
-    const answer = this.#context.answerRefusal;
-    const url = answer && requestUrl(this.#req, this.#context.origin);
-    const response = url && this.#answeredRefusal(answer!, url, refusal);
-    if (!response) return this.#refuse(refusal.status, refusal.message);
+    const app = this.#context.app;
+    const url = app && requestUrl(this.#req, this.#context.origin);
+    const refused = url && this.#answeredRefusal(app!, url, refusal);
+    if (!refused) return this.#refuse(refusal.status, refusal.message);
     this.#res.shouldKeepAlive = false;
-    // A light response is written at once; a real one (as on Deno) is streamed.
-    writeResponse(this.#res, response, this.#req.method ?? "GET")?.catch((error: unknown) => this.#fail(error));
+    try {
+      writeReply(this.#res, refused, this.#req.method ?? "GET");
+    } catch (error) {
+      this.#fail(error);
+    }
   }
 
   /** The app's answer to a refusal, or undefined when it cannot give one. */
-  #answeredRefusal(answer: RefusalAnswer<Connection["info"]>, url: string, refusal: Refusal): Response | undefined {
+  #answeredRefusal(app: ReplyHandler<NodeInfo>, url: string, refusal: Refusal): Reply | undefined {
     try {
-      const response = answer(createNodeRequest(this.#req, url, this), refusal, this.#connection.info);
-      return response.status === refusal.status ? response : undefined;
+      const refused = app.refuse(createNodeRequest(this.#req, url, this), refusal, this.#connection.info);
+      return refused.status === refusal.status ? refused : undefined;
     } catch (error) {
       console.error(error);
       return undefined;
@@ -229,7 +239,7 @@ export class Exchange implements BodySource {
    * the adapter answers 413 now, unless too late. Either way the connection then closes.
    */
   onOverflow(error: BodyLimitError): void {
-    if (this.#res.headersSent || this.#context.answerRefusal !== undefined) this.onAbandon();
+    if (this.#res.headersSent || this.#context.app !== undefined) this.onAbandon();
     else this.#refuse(413, tooLarge(error.limit));
   }
 

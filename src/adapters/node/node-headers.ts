@@ -1,4 +1,4 @@
-import { chainToReal } from "../../http/node-lazy.ts";
+import { chainToReal } from "./node-lazy.ts";
 
 // A header name as Fetch accepts it (RFC 9110 token).
 const TOKEN = /^[!#$%&'*+\-.^`|~\w]+$/;

@@ -1,7 +1,7 @@
-import type { IncomingMessage } from "./node-adapter.ts";
+import type { IncomingMessage } from "./node-http.ts";
 import { type BodyHooks, bodyStream } from "./node-body.ts";
 import { createNodeHeaders } from "./node-headers.ts";
-import { chainToReal } from "../../http/node-lazy.ts";
+import { chainToReal } from "./node-lazy.ts";
 
 /** What a lazy request needs to make its body stream, if anyone asks for it. */
 export interface BodySource extends BodyHooks {

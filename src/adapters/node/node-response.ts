@@ -1,34 +1,19 @@
-import type { OutgoingHttpHeaders, ServerResponse } from "./node-adapter.ts";
-import { type DirectResponse, directResponse, type FullBody, type HeaderRecord } from "../../http/fast-response.ts";
+import type { OutgoingHttpHeaders, ServerResponse } from "./node-http.ts";
+import type { FullBody, HeaderRecord, Reply } from "../../http/reply.ts";
 import { carriesBody, isBodilessStatus } from "../../http/head.ts";
 import { jsonHeaders } from "../../http/responses.ts";
 
 /**
- * Writes a Response to node's ServerResponse. A response made by createResponse goes out in
- * one write with its Content-Length; any other is streamed. Resolves once the body is written,
- * or the client is gone; rejects if the body stream fails (the socket is destroyed by then
- * whenever headers were already sent, so the client cannot take a cut body for a whole one).
+ * Writes a reply (the app's answer, see http/reply.ts): status line, headers and the whole
+ * body handed to node at once, in one write. Its length is the Content-Length; on HEAD, where
+ * nothing follows the headers, one the reply gives (the GET's, from http/head.ts) is kept.
+ * Throws when node refuses the headers, before anything is written.
  */
-export function writeResponse(res: ServerResponse, response: Response, method: string): Promise<void> | void {
-  const direct = directResponse(response);
-  if (direct !== undefined) return writeDirect(res, direct, method);
-  return writeStreamed(res, response, method);
-}
-
-/**
- * A body held in full: status line, headers and body handed to node at once. Its length is
- * the Content-Length; on HEAD, where nothing follows the headers, one the response gives (the
- * GET's, from http/head.ts) is kept.
- */
-export function writeDirect(
-  res: ServerResponse,
-  { status, headers, body, extra }: DirectResponse,
-  method: string,
-): void {
+export function writeReply(res: ServerResponse, { status, headers, body, extra }: Reply, method: string): void {
   const sendsBody = carriesBody(method, status);
   const keepGiven = !sendsBody && body === null;
   if (headers instanceof Headers) {
-    const out = nodeHeaders(headers);
+    const out = nodeHeaders(headers, extra);
     if (!isBodilessStatus(status) && !(keepGiven && out["content-length"] !== undefined)) {
       out["content-length"] = byteLength(body);
     }
@@ -142,8 +127,13 @@ function givenLength(headers: HeaderRecord, extra: HeaderRecord | undefined): st
   return undefined;
 }
 
-/** Any other Response: headers first, then the body chunk by chunk as the socket drains. */
-async function writeStreamed(res: ServerResponse, response: Response, method: string): Promise<void> {
+/**
+ * Writes a Response (a plain fetch handler's): headers first, then the body chunk by chunk as
+ * the socket drains. Resolves once the body is written, or the client is gone; rejects if the
+ * body stream fails (the socket is destroyed by then whenever headers were already sent, so
+ * the client cannot take a cut body for a whole one).
+ */
+export async function writeResponse(res: ServerResponse, response: Response, method: string): Promise<void> {
   const { status, body } = response;
   const sendsBody = carriesBody(method, status);
   const headers = nodeHeaders(response.headers);
@@ -187,14 +177,18 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Web Headers as node wants them: Set-Cookie as separate lines, never joined by commas. */
-function nodeHeaders(headers: Headers): OutgoingHttpHeaders {
+/**
+ * Web Headers as node wants them: Set-Cookie as separate lines, never joined by commas; then
+ * `extra` (headers added to a reply), replacing the same names.
+ */
+function nodeHeaders(headers: Headers, extra?: HeaderRecord): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of headers) {
     if (name !== "set-cookie") out[name] = value;
   }
   const cookies = headers.getSetCookie();
   if (cookies.length > 0) out["set-cookie"] = cookies;
+  for (const name in extra) out[name.toLowerCase()] = extra[name];
   return out;
 }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "./node-adapter.ts";
+import type { IncomingMessage } from "./node-http.ts";
 
 // A path the WHATWG URL parser leaves exactly as it is: no characters it would percent-encode
 // or rewrite (quote, backslash, space...), so `origin + path` is already what `new URL()`

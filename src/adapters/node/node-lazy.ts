@@ -1,4 +1,4 @@
-// Plain JavaScript, no node: imports: fast-response.ts, which runs on Deno too, uses it.
+// Names no node: module: it works on whatever Request and Headers the runtime has.
 
 /**
  * Makes instances of `lazy` pass for instances of `base` (a web class such as Request or
