@@ -29,6 +29,9 @@ import { refuseHiddenRecords } from "./store/former-collections.ts";
 import { syncCounter } from "./store/ids.ts";
 import { RecordStore } from "./store/records.ts";
 import { DataStore } from "./store/data-store.ts";
+import { AccessPolicy, RequestAccess } from "./query/access.ts";
+import { ANONYMOUS } from "./model/access.ts";
+import { Authenticator, type AuthOptions, checkAuthOptions } from "./service/auth.ts";
 import type { ConnectionInfo } from "./service/client.ts";
 import {
   type CoreFetch,
@@ -75,6 +78,12 @@ export interface AppOptions extends DatabaseOptions, ServiceOptions {
   clock?: () => Date;
   /** Shapes every record a response carries, of every model, after the model's own `serialize`. */
   serialize?: Serializer;
+  /**
+   * Who a request is from: bearer JWTs, API keys or your own `authenticate`. Given, every model
+   * is closed but what its `access` rules open. Without it every request is anonymous: models
+   * without `access` stay open to all, and those with it apply their `anonymous` rules.
+   */
+  auth?: AuthOptions;
 }
 
 /**
@@ -139,6 +148,7 @@ const APP_OPTION_KEYS = Object.keys(
     trustProxy: 1,
     health: 1,
     serialize: 1,
+    auth: 1,
   } satisfies Record<keyof AppOptions, 1>,
 );
 
@@ -210,15 +220,18 @@ function normaliseBasePath(value: unknown): string {
 
 /** The route's answer: synchronous when the handler answers without an await (a cache hit). */
 function dispatch(
-  router: PathRouter<BoundHandler>,
-  docs: DocsRoutes | null,
+  parts: CoreParts,
   request: Request,
-  language: string,
-  languages: Languages,
+  context: RequestContext,
 ): Reply | Promise<Reply> {
+  const { router, docs, languages, policy } = parts;
+  const language = context.language;
   const pathname = pathnameOf(request.url);
   const found = router.match(request.method, pathname);
-  if (found) return found.target.handler(request, found.target.route, found.params);
+  if (found) {
+    const access = policy && new RequestAccess(policy, context.principal ?? ANONYMOUS);
+    return found.target.handler(request, found.target.route, found.params, access);
+  }
   const page = docs?.(request, pathname);
   if (page instanceof Promise) return page;
   const method = request.method;
@@ -245,6 +258,8 @@ interface CheckedOptions {
   hooks: Record<string, ModelHooks>;
   limits: QueryLimits;
   basePath: string;
+  /** The models' access rules, compiled: with `auth`, or when any model declares `access`. */
+  policy: AccessPolicy | undefined;
 }
 
 /** Every check that needs no database: a mistake stops start-up before an engine runs. */
@@ -260,7 +275,11 @@ function checkOptions(options: AppOptions): CheckedOptions {
   if (options.serialize !== undefined && typeof options.serialize !== "function") {
     throw new TypeError("serialize must be a function");
   }
-  return { registry, hooks, limits, basePath };
+  if (options.auth !== undefined) checkAuthOptions(options.auth);
+  const rules = options.auth !== undefined || options.models.some((model) => model.access !== undefined);
+  const closed = options.auth !== undefined;
+  const policy = rules ? new AccessPolicy(registry, options.auth?.roles ?? [], limits, closed) : undefined;
+  return { registry, hooks, limits, basePath, policy };
 }
 
 /** The database, connected, with every model's counter and indexes in place; closed again if that fails. */
@@ -304,6 +323,7 @@ function appState(options: AppOptions, checked: CheckedOptions, database: Databa
     cursors: cursorSealerOf(options.cursorSecret),
     hooks: checked.hooks,
     serialize: options.serialize,
+    access: checked.policy,
   };
 }
 
@@ -334,15 +354,18 @@ interface CoreParts {
   docs: DocsRoutes | null;
   languages: Languages;
   failed: FailedFetch;
+  /** The access rules every handler applies to the request's principal, if any. */
+  policy: AccessPolicy | undefined;
 }
 
 /** The app's own answer to a request inside the service: HEAD as GET, the route's answer, errors through the boundary. */
-function coreFetch({ router, docs, languages, failed }: CoreParts): CoreFetch {
+function coreFetch(parts: CoreParts): CoreFetch {
+  const { failed } = parts;
   const core: CoreFetch = (request, context) => {
     if (request.method === "HEAD") return answerHead(core, request, context);
     let answer: Reply | Promise<Reply>;
     try {
-      answer = dispatch(router, docs, request, context.language, languages);
+      answer = dispatch(parts, request, context);
     } catch (error) {
       return failed(error, request, context);
     }
@@ -367,6 +390,7 @@ function docsOf(options: AppOptions, checked: CheckedOptions, table: readonly Ro
       options: options.openapi,
       rateLimit: options.rateLimit,
       serialize: options.serialize !== undefined,
+      access: checked.policy && { policy: checked.policy, auth: options.auth },
     }),
     language: options.language ?? "en",
   });
@@ -390,8 +414,10 @@ function serviceOf(options: AppOptions, checked: CheckedOptions, database: Datab
   );
   const languages = boundary.languages;
   const docs = docsOf(options, checked, table);
-  const core = coreFetch({ router: buildRouter(table), docs, languages, failed: boundary.failed });
+  const { policy } = checked;
+  const core = coreFetch({ router: buildRouter(table), docs, languages, failed: boundary.failed, policy });
   return new Service(options, {
+    authenticator: options.auth === undefined ? undefined : new Authenticator(options.auth, database.db),
     db: database.db,
     languages,
     models: options.models,

@@ -12,7 +12,7 @@ import { listen, type RunningServer } from "./adapters/serve.ts";
 import { type App, createApp } from "./app.ts";
 import { StartupError } from "./errors.ts";
 import { defaultErrorHandler } from "./http/errors.ts";
-import { loadHooks, loadModels } from "./loader.ts";
+import { loadConfig, loadHooks, loadModels } from "./loader.ts";
 import { projectDataDir } from "./store/engine-early.ts";
 import { handleShutdownSignals } from "./http/shutdown.ts";
 import { timeoutsFromEnv } from "./http/timeouts.ts";
@@ -22,7 +22,7 @@ export { loadHooks, loadModels } from "./loader.ts";
 
 /** Where the project is and what the environment says. */
 export interface ProjectOptions {
-  /** The project folder holding `models/` and `hooks/` (default: the current folder). */
+  /** The project folder holding `models/`, `hooks/` and `mongorest.config.*` (default: the current folder). */
   root?: string;
   /** PORT, HOST, MONGODB_URI, DATA_DIR, NODE_ENV (default: `process.env`). */
   env?: Record<string, string | undefined>;
@@ -48,11 +48,17 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
   // One line per request: JSON in production, readable otherwise; LOG_LEVEL sets the level.
   await configureLogging(loggingFromEnv(env));
   const models = await loadModels(join(root, "models"));
+  const { file, config } = await loadConfig(root);
   const app = await createApp({
+    ...config,
     models,
     hooks: await loadHooks(join(root, "hooks"), models),
-    uri: env.MONGODB_URI || undefined,
-    dataDir: projectDataDir(env, root),
+    uri: env.MONGODB_URI || config.uri,
+    dataDir: (env.DATA_DIR || config.dataDir === undefined) ? projectDataDir(env, root) : config.dataDir,
+  }).catch((error: unknown) => {
+    // An option the file got wrong: the line names the file it came from.
+    if (file !== null && error instanceof TypeError) throw new TypeError(`${file}: ${error.message}`, { cause: error });
+    throw error;
   });
   app.onError(defaultErrorHandler); // production: logged, 500 "An error occurred!"; elsewhere: rethrown
   const server = await listen(app, {

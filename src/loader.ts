@@ -1,6 +1,7 @@
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { ProjectConfig } from "./config.ts";
 import type { ModelHooks } from "./handlers/context.ts";
 import { isModel, type Model } from "./model/define.ts";
 import { isPlainObject } from "./model/strict.ts";
@@ -117,4 +118,35 @@ export async function loadHooks(dir: string, models?: readonly Model[]): Promise
     hooks[model] = value as ModelHooks;
   }
   return hooks;
+}
+
+const CONFIG_FILES = ["mongorest.config.ts", "mongorest.config.mts", "mongorest.config.js", "mongorest.config.mjs"];
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project's `mongorest.config.*` (see `src/config.ts`), or `{}` without one. Two of them,
+ * a default export that is not an object, or one that sets `models` or `hooks` stop start-up
+ * with one line naming the file; createApp then checks each option, as it does its own.
+ */
+export async function loadConfig(root: string): Promise<{ file: string | null; config: ProjectConfig }> {
+  const found: string[] = [];
+  for (const name of CONFIG_FILES) if (await exists(join(root, name))) found.push(join(root, name));
+  if (found.length > 1) throw new TypeError(`${found.join(" and ")}: keep one configuration file`);
+  if (found.length === 0) return { file: null, config: {} };
+  const file = found[0];
+  const value = await defaultExport(file);
+  if (!isPlainObject(value)) {
+    throw new TypeError(`${file}: the default export is not a configuration; export default defineConfig({ ... })`);
+  }
+  for (const key of ["models", "hooks"]) {
+    if (key in value) throw new TypeError(`${file}: ${key} come from the ${key}/ folder, not the configuration`);
+  }
+  return { file, config: value as ProjectConfig };
 }

@@ -14,6 +14,10 @@
 import "./adapters/node/tick-shape.ts";
 
 export { type App, type AppOptions, createApp } from "./app.ts";
+export { defineConfig, type ProjectConfig } from "./config.ts";
+export type { AuthOptions } from "./service/auth.ts";
+export type { JwtOptions } from "./service/tokens.ts";
+export type { ApiKeyOptions } from "./service/api-keys.ts";
 export {
   defineModel,
   type FieldKind,

@@ -5,6 +5,7 @@ import { cacheableJson, cachedJson, jsonHeaders, notModified, preconditionFailed
 import type { Model } from "../model/define.ts";
 import { boundedJson } from "../query/budget.ts";
 import type { Route } from "./route.ts";
+import { fingerprintOf, type RequestAccess } from "../query/access.ts";
 
 /** What a GET handler produced: the body, the collections it read, and headers that belong to it. */
 export interface ReadResult {
@@ -71,11 +72,13 @@ export function cachedGet(
   route: Route,
   hooked: boolean,
   run: () => Promise<ReadResult>,
+  access?: RequestAccess,
 ): Reply | Promise<Reply> {
   const cache = route.app.cache;
   const bypass = cache === undefined ? undefined : bypassReason(route, hooked);
   if (cache === undefined || bypass !== undefined) return uncachedGet(request, route, bypass, run);
-  const key = request.url;
+  // With auth, what a page holds depends on who asks: one principal's page never serves another.
+  const key = access === undefined ? request.url : `${request.url}\n${fingerprintOf(access.principal)}`;
   const { body: hit, stale } = cache.lookup(key);
   // A hit answers without an await: its whole header record was made when the body was kept.
   if (hit !== undefined) return hitReply(request, hit, route.app.language);

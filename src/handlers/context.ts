@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import type { CountStrategy, Model, Relation } from "../model/define.ts";
+import type { Principal } from "../model/access.ts";
 import type { ApiRecord } from "../model/serialize.ts";
 import type { Condition } from "../plan/conditions.ts";
 import type { Pagination } from "../query/page.ts";
@@ -23,6 +24,8 @@ export interface HookContext {
   params: Record<string, string>;
   /** The database, for hooks that need to look something up. */
   db: HookDatabase;
+  /** Who the request is from (`auth`): subject, roles, claims; the anonymous principal without credentials or `auth`. */
+  principal: Principal;
   /**
    * Headers added to the successful response: `ctx.headers.set("location", "/api/v1/jobs/7")`.
    * A header the framework also sets (Content-Type, ETag, Link) is replaced; Content-Length

@@ -8,6 +8,7 @@ import { missedWrite, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId, type Route } from "./route.ts";
 import { writeScope } from "../query/scope.ts";
 import { liveParentFilter, refuseWriteParameters } from "./write-path.ts";
+import { writeAccess } from "./write-access.ts";
 
 async function softDelete(route: Route, guard: Document, at: Date): Promise<boolean> {
   return (await route.store.update(guard, { deleted_at: at })) !== null;
@@ -37,17 +38,19 @@ function hooksOf(hooks: ModelHooks, force: boolean): DeleteHooks {
 }
 
 function deleteHandler(force: boolean): Handler {
-  return async (request, route, params) => {
+  return async (request, route, params, access) => {
     const { model, app } = route;
     const hooks = hooksOf(route.hooks, force);
     const parentIds = route.parent ? parentIdsOf(params, route.parent) : undefined;
     const id = recordId(params, model);
     refuseWriteParameters(request, route);
-    const parent = await liveParentFilter(route, parentIds);
-    const scope = allOf([force ? {} : writeScope(model), parent, reachable(route.parent)]);
+    const rules = writeAccess(route, access, force ? "forceDelete" : "delete");
+    const parent = await liveParentFilter(route, parentIds, access);
+    // Only records the principal's rule reaches: any other is a 404, as if it did not exist.
+    const scope = allOf([force ? {} : writeScope(model), parent, reachable(route.parent), rules.filter]);
     const stored = await findOr404(route, id, [scope]);
-    const guard = await writeGuard(request, route, stored, scope);
-    const ctx: DeleteContext = { ...hookContext(request, route, params), id, item: toStoredRecord(stored) };
+    const guard = await writeGuard(request, route, stored, scope, rules.view);
+    const ctx: DeleteContext = { ...hookContext(request, route, params, access), id, item: toStoredRecord(stored) };
     await hooks.onBeforeDelete?.(ctx);
     await deleteWithDependents(route, id, guard, force);
     await hooks.onAfterDelete?.(ctx);

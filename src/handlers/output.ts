@@ -10,12 +10,13 @@ function strip(model: Model, record: unknown): void {
 /**
  * The body to send after an after-hook ran. Records are built without hidden fields, but an
  * after-hook may put one back (e.g. by spreading `ctx.item`); this removes it again. Without an
- * after-hook there is nothing to undo, so the hot path skips the walk.
+ * after-hook there is nothing to undo, so the hot path skips the walk. `model` is the model as
+ * the principal reads it (with `auth`, its rule's fields): what it may not read is removed too.
  */
-export function finish<T>(route: Route, result: T, afterHook: unknown): T {
-  if (!afterHook || route.model.hidden.size === 0) return result;
+export function finish<T>(route: Route, result: T, afterHook: unknown, model: Model = route.model): T {
+  if (!afterHook || model.hidden.size === 0) return result;
   const data = (result as { data?: unknown }).data;
-  if (Array.isArray(data)) { for (const record of data) strip(route.model, record); }
-  else strip(route.model, result);
+  if (Array.isArray(data)) { for (const record of data) strip(model, record); }
+  else strip(model, result);
   return result;
 }

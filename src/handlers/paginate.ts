@@ -1,7 +1,7 @@
 import { linkHeader } from "../http/link.ts";
 import { toRecord } from "../model/serialize.ts";
 import { filterOf, hasRelated } from "../plan/conditions.ts";
-import { principalDigest } from "../query/access.ts";
+import { principalDigest, type RequestAccess } from "../query/access.ts";
 import { pageRead } from "../query/compile.ts";
 import { pagination } from "../query/page.ts";
 import { type ListPlan, planList } from "../query/plan.ts";
@@ -25,19 +25,30 @@ import { type Handler, hookContext, type PathParams, readRoute, type Route } fro
  * relations; the hooks run around those steps. This is the list's hot path: what a request
  * does not need (related conditions, a parent lookup, hooks, relations) costs no `await`.
  */
-export const paginate: Handler = (request, route, params) =>
-  cachedGet(request, route, hookedHandler(route.hooks, "paginate"), () => listPage(request, route, params));
+export const paginate: Handler = (request, route, params, access) =>
+  cachedGet(
+    request,
+    route,
+    hookedHandler(route.hooks, "paginate"),
+    () => listPage(request, route, params, access),
+    access,
+  );
 
-async function listPage(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
-  const { model, app, hooks } = route;
-  const plan = await planList(request.url, readRoute(route), params);
+async function listPage(
+  request: Request,
+  route: Route,
+  params: PathParams,
+  access?: RequestAccess,
+): Promise<ReadResult> {
+  const { app, hooks } = route;
+  const plan = await planList(request.url, readRoute(route), params, access);
   if (hasRelated(plan.where)) stopIfGone(request);
   const where = hasRelated(plan.where) ? await app.data.resolve(plan.where) : filterOf(plan.where);
   if (plan.ancestors.length > 0) await app.data.checkAncestors(plan.ancestors);
-  const ctx: PaginateContext = { ...hookContext(request, route, params), query: listQuery(plan) };
+  const ctx: PaginateContext = { ...hookContext(request, route, params, access), query: listQuery(plan) };
   if (hooks.onBeforePaginate) await hooks.onBeforePaginate(ctx);
   const { window, counted } = await app.data.readPage(pageRead(plan, where, ctx.query.filters));
-  const data = window.docs.map((doc) => toRecord(model, doc, plan.fields));
+  const data = window.docs.map((doc) => toRecord(plan.model, doc, plan.fields));
   if (plan.with.length > 0) await loadWith(request, route, params, plan, { docs: window.docs, records: data });
   const cursors = await sealNeighbours(request.url, route, plan, window);
   const position = { page: plan.position ? null : plan.page, perPage: plan.perPage };
@@ -52,7 +63,7 @@ async function respond(request: Request, route: Route, ctx: PaginateContext, pla
   const result = ctx.result!;
   const link = linkHeader(request.url, result.pagination.next, result.pagination.prev);
   const fromHooks = hookHeaders(ctx);
-  const body = finish(route, result, hooks.onAfterPaginate);
+  const body = finish(route, result, hooks.onAfterPaginate, plan.model);
   if (hasSerializer(app, model, plan.with) && Array.isArray(body.data)) {
     body.data = (await serializeRecords(request, app, model, body.data, plan.with)) as typeof body.data;
   }

@@ -5,16 +5,23 @@ import { etagOf, ifMatch, noneMatchRecord } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
 import type { Route } from "./route.ts";
+import type { Model } from "../model/define.ts";
 import { serializeRecord } from "./serialize-output.ts";
 
 /**
  * The record's own ETag: that of the body a plain SHOW without an after-hook sends for it
  * (serialized when a serializer applies, run with this request as a GET with the same headers
  * would run it). A response an after-hook reshaped carries it as its first part (hookedEtag),
- * so If-Match compares the version and never needs the hook run again.
+ * so If-Match compares the version and never needs the hook run again. With `auth`, `view` is
+ * the model as the principal reads it: the tag of what SHOW sends that principal.
  */
-export async function recordEtag(request: Request, route: Route, current: StoredDocument): Promise<string> {
-  const record = await serializeRecord(request, route.app, route.model, toRecord(route.model, current), []);
+export async function recordEtag(
+  request: Request,
+  route: Route,
+  current: StoredDocument,
+  view: Model = route.model,
+): Promise<string> {
+  const record = await serializeRecord(request, route.app, route.model, toRecord(view, current), []);
   return etagOf(JSON.stringify(record));
 }
 
@@ -29,12 +36,16 @@ export async function writeGuard(
   route: Route,
   current: StoredDocument,
   scope: Document,
+  view: Model = route.model,
 ): Promise<Document> {
   const match = request.headers.get("if-match");
   const noneMatch = request.headers.get("if-none-match");
-  const guard: Document = { ...scope, _id: current._id };
+  // ANDed, never spread: a scope that names `_id` itself (an access rule's) must still hold.
+  const guard: Document = Object.hasOwn(scope, "_id")
+    ? { $and: [scope, { _id: current._id }] }
+    : { ...scope, _id: current._id };
   if (match === null && noneMatch === null) return guard;
-  const etag = await recordEtag(request, route, current);
+  const etag = await recordEtag(request, route, current, view);
   if (!ifMatch(match, etag)) throw preconditionFailed();
   // `If-None-Match: *` asks to write only where nothing exists yet; the record does.
   if (noneMatch !== null && !noneMatchRecord(noneMatch, etag)) throw apiError("record.unchanged", undefined, 412);

@@ -3,6 +3,7 @@ import type { ApiRecord } from "../model/serialize.ts";
 import { ResponseBudget } from "../query/budget.ts";
 import { relationReads } from "../query/compile.ts";
 import type { ReadPlan } from "../query/plan.ts";
+import type { RequestAccess } from "../query/access.ts";
 import type { WithNode } from "../query/with.ts";
 import type { StoredDocument } from "../store/records.ts";
 import type { RelationContext } from "./context.ts";
@@ -20,6 +21,7 @@ export function relationNarrower(
   route: Route,
   params: PathParams,
   nodes: readonly WithNode[],
+  access?: RequestAccess,
 ): ((node: WithNode) => Promise<Document[]>) | undefined {
   const hooks = route.app.hooks;
   const hooked = (list: readonly WithNode[]): boolean =>
@@ -29,7 +31,7 @@ export function relationNarrower(
     const hook = hooks[node.model.name]?.onBeforeRelation;
     if (!hook) return [];
     const ctx: RelationContext = {
-      ...hookContext(request, route, params),
+      ...hookContext(request, route, params, access),
       model: node.model,
       owner: node.owner,
       relation: node.relation,
@@ -55,7 +57,7 @@ export async function loadWith(
 ): Promise<void> {
   if (plan.with.length === 0 || page.docs.length === 0) return;
   const { app } = route;
-  const narrow = relationNarrower(request, route, params, plan.with);
+  const narrow = relationNarrower(request, route, params, plan.with, plan.access);
   const loaded = await app.data.loadRelations(
     page.docs,
     relationReads(plan.with, app.limits, plan.trashed, plan.access && ((model) => plan.access!.relationFilter(model))),

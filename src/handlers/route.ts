@@ -10,6 +10,8 @@ import type { CursorSealer } from "../query/cursor.ts";
 import type { QueryLimits } from "../query/limits.ts";
 import type { ParentLink } from "../query/nesting.ts";
 import type { ReadRoute } from "../query/plan.ts";
+import type { AccessPolicy, RequestAccess } from "../query/access.ts";
+import { ANONYMOUS } from "../model/access.ts";
 import type { DataStore } from "../store/data-store.ts";
 import type { RecordStore, StoredDocument } from "../store/records.ts";
 import type { HookContext, ModelHooks } from "./context.ts";
@@ -20,6 +22,8 @@ export { allOf };
 export interface AppState {
   /** The one door to the database: every read and write a handler makes goes through it. */
   data: DataStore;
+  /** With `auth`: the models' access rules, compiled. */
+  access?: AccessPolicy;
   registry: ModelRegistry;
   stores: ReadonlyMap<string, RecordStore>;
   bodyLimit: number;
@@ -49,10 +53,16 @@ export interface Route {
 export type PathParams = Record<string, string>;
 
 /**
- * A generated handler: one per HTTP verb. The router hands over the path parameters. A GET
+ * A generated handler: one per HTTP verb. The router hands over the path parameters, and with
+ * `auth` the request's access (its principal and the app's rules). A GET
  * answered from the response cache returns its reply without a Promise (no await to pay).
  */
-export type Handler = (request: Request, route: Route, params: PathParams) => Reply | Promise<Reply>;
+export type Handler = (
+  request: Request,
+  route: Route,
+  params: PathParams,
+  access?: RequestAccess,
+) => Reply | Promise<Reply>;
 
 /** The record id from the path. Anything but a positive integer cannot name a record: 404. */
 export function recordId(params: PathParams, model: Model): number {
@@ -69,8 +79,15 @@ export function pathParams(params: PathParams): Record<string, string> {
 }
 
 /** The fields shared by every hook context. */
-export function hookContext(request: Request, route: Route, params: PathParams): HookContext {
-  return { request, model: route.model, params: pathParams(params), db: route.app.data.db, headers: new Headers() };
+export function hookContext(request: Request, route: Route, params: PathParams, access?: RequestAccess): HookContext {
+  return {
+    request,
+    model: route.model,
+    params: pathParams(params),
+    db: route.app.data.db,
+    headers: new Headers(),
+    principal: access?.principal ?? ANONYMOUS,
+  };
 }
 
 const readRoutes = new WeakMap<Route, ReadRoute>();

@@ -4,6 +4,7 @@ import type { ApiRecord } from "../model/serialize.ts";
 import { toRecord } from "../model/serialize.ts";
 import { showFilter, showProjection } from "../query/compile.ts";
 import { planShow } from "../query/plan.ts";
+import type { RequestAccess } from "../query/access.ts";
 import type { WithNode } from "../query/with.ts";
 import { cachedGet, type ReadResult } from "./cache.ts";
 import { type ShowContext, showQuery, toStoredRecord } from "./context.ts";
@@ -15,15 +16,26 @@ import { serializeRecord } from "./serialize-output.ts";
 import { type Handler, hookContext, type PathParams, readRoute, type Route } from "./route.ts";
 
 /** SHOW: `GET /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): one record, with `fields` and `with` applied. */
-export const show: Handler = (request, route, params) =>
-  cachedGet(request, route, hookedHandler(route.hooks, "show"), () => oneRecord(request, route, params));
+export const show: Handler = (request, route, params, access) =>
+  cachedGet(
+    request,
+    route,
+    hookedHandler(route.hooks, "show"),
+    () => oneRecord(request, route, params, access),
+    access,
+  );
 
-async function oneRecord(request: Request, route: Route, params: PathParams): Promise<ReadResult> {
+async function oneRecord(
+  request: Request,
+  route: Route,
+  params: PathParams,
+  access?: RequestAccess,
+): Promise<ReadResult> {
   const { model, app, hooks } = route;
-  const plan = planShow(request.url, readRoute(route), params);
+  const plan = planShow(request.url, readRoute(route), params, access);
   // A nested item route reads only a child of these ancestors that its relation reaches: any other record is a 404.
   if (plan.ancestors.length > 0) await app.data.checkAncestors(plan.ancestors);
-  const ctx: ShowContext = { ...hookContext(request, route, params), id: plan.id, query: showQuery(plan) };
+  const ctx: ShowContext = { ...hookContext(request, route, params, access), id: plan.id, query: showQuery(plan) };
   await hooks.onBeforeShow?.(ctx);
   const doc = await app.data.readOne(
     model.name,
@@ -32,13 +44,19 @@ async function oneRecord(request: Request, route: Route, params: PathParams): Pr
     showProjection(plan),
   );
   if (!doc) throw notFound(model.name);
-  const record = toRecord(model, doc, plan.fields);
+  const record = toRecord(plan.model, doc, plan.fields);
   await loadWith(request, route, params, plan, { docs: [doc], records: [record] });
   ctx.item = toStoredRecord(doc);
   ctx.result = record;
   const recordTag = hooks.onAfterShow && (await plainTag(request, route, record, plan.with));
   await hooks.onAfterShow?.(ctx);
-  const body = await serializeRecord(request, app, model, finish(route, ctx.result, hooks.onAfterShow), plan.with);
+  const body = await serializeRecord(
+    request,
+    app,
+    model,
+    finish(route, ctx.result, hooks.onAfterShow, plan.model),
+    plan.with,
+  );
   return {
     recordTag,
     body,

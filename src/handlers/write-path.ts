@@ -3,6 +3,9 @@ import { QueryParams } from "../http/params.ts";
 import { ancestorChecks, childFilter, type ParentIds } from "../query/nesting.ts";
 import { writeScope } from "../query/scope.ts";
 import type { Route } from "./route.ts";
+import type { Model } from "../model/define.ts";
+import { allOf } from "../plan/conditions.ts";
+import type { RequestAccess } from "../query/access.ts";
 
 /** Refuses query parameters on a write: the generated writes take none (a model's hooks may take its `params`). */
 export function refuseWriteParameters(request: Request, route: Route): void {
@@ -14,9 +17,19 @@ export function refuseWriteParameters(request: Request, route: Route): void {
  * own parent: a 404 otherwise, the outermost first), or `{}` on a top-level route. Writes also
  * set the child's foreign key from it, so the path decides it.
  */
-export async function liveParentFilter(route: Route, ids: ParentIds | undefined): Promise<Document> {
+export async function liveParentFilter(
+  route: Route,
+  ids: ParentIds | undefined,
+  access?: RequestAccess,
+): Promise<Document> {
   const link = route.parent;
   if (!link || !ids) return {};
-  await route.app.data.checkAncestors(ancestorChecks(link, ids, writeScope));
+  // With auth, an ancestor the principal may not see (its SHOW rule) is a 404 here as in reads.
+  const scopeOf = (model: Model) =>
+    access ? allOf([writeScope(model), access.grant(model, "show")?.filter ?? UNSEEN]) : writeScope(model);
+  await route.app.data.checkAncestors(ancestorChecks(link, ids, scopeOf));
   return childFilter(link, ids);
 }
+
+/** Matches nothing: an ancestor the principal may not see. */
+const UNSEEN: Document = Object.freeze({ _id: { $in: [] } });

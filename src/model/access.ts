@@ -191,3 +191,12 @@ export function accessRoles(access: ResolvedAccess | undefined): Set<string> {
   for (const rules of access.values()) for (const { role } of rules) roles.add(role);
   return roles;
 }
+
+/** True when a read rule of some role shows only some fields: then no field but `id` is sure to be in a record. */
+export function readsSomeFields(access: ResolvedAccess | undefined): boolean {
+  if (access === undefined || access === "public") return false;
+  for (const operation of ["paginate", "show", "relation"] as const) {
+    for (const { rule } of access.get(operation) ?? []) if (rule !== true && rule.fields !== undefined) return true;
+  }
+  return false;
+}

@@ -12,6 +12,7 @@ import { checkSchemaNames, operationIds, uniqueOperationIds } from "./names.ts";
 import { parametersOf } from "./parameters.ts";
 import { headResponses, responsesOf } from "./responses.ts";
 import { recordExample, withExamples } from "./examples.ts";
+import { type DocumentAccess, operationSecurity, rolesOf, securitySchemes } from "./security.ts";
 import { COMMON_SCHEMAS, inputSchema, type JsonSchema, recordSchema, ref } from "./schemas.ts";
 
 /** What an app may say about itself in its OpenAPI document (`createApp({ openapi: … })`). */
@@ -38,6 +39,8 @@ export interface DocumentSource {
   rateLimit?: RateLimitOptions;
   /** True when the app has a `serialize` of its own, which may add fields to every record. */
   serialize?: boolean;
+  /** The access rules and `auth`, when the app has them. */
+  access?: DocumentAccess;
 }
 
 type Operation = Record<string, unknown>;
@@ -110,6 +113,8 @@ function operationInfo(source: DocumentSource, route: Route, endpoint: RouteEntr
     serialized: source.serialize === true || route.model.serialize !== undefined,
   };
   if (route.parent) op.relation = linkRelation(route.parent);
+  const roles = source.access && rolesOf(source.access, op);
+  if (roles !== undefined) op.access = { roles, credentials: source.access!.auth !== undefined };
   return op;
 }
 
@@ -124,6 +129,7 @@ function operation(source: DocumentSource, route: Route, endpoint: RouteEntry, p
     tags: [route.model.name],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
+    ...operationSecurity(source.access, op),
     responses: withExamples(responsesOf(op), route.model),
   };
 }
@@ -197,7 +203,10 @@ export function buildOpenApiDocument(source: DocumentSource): Record<string, unk
       ...(model.description ? { description: model.description } : {}),
     })),
     paths: pathsOf(source),
-    components: { schemas },
+    components: {
+      schemas,
+      ...(source.access?.auth ? { securitySchemes: securitySchemes(source.access.auth) } : {}),
+    },
   };
 }
 

@@ -36,4 +36,9 @@ export interface OperationInfo {
   rateLimited: boolean;
   /** True when a serializer (the model's or the app's) shapes the records, which may drop or add fields. */
   serialized: boolean;
+  /**
+   * With access rules: the roles that may call it ("everyone" on a public model), and whether
+   * credentials are checked at all (`auth`), which makes bad ones a 401.
+   */
+  access?: { roles: readonly string[] | "everyone"; credentials: boolean };
 }

@@ -151,6 +151,17 @@ function hookErrors(range: "4XX" | "5XX", example: string): ErrorEntry {
   };
 }
 
+/** True when a request without credentials may call the operation. */
+function anonymousMay(op: OperationInfo): boolean {
+  const roles = op.access?.roles;
+  return roles === "everyone" || (roles !== undefined && roles.includes("anonymous"));
+}
+
+function rolesText(op: OperationInfo): string {
+  const roles = op.access?.roles;
+  return Array.isArray(roles) && roles.length > 0 ? roles.join(", ") : "none";
+}
+
 /**
  * The error responses of the generated routes, by status. A new status is one more entry here.
  */
@@ -229,6 +240,34 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
       ),
   },
   { status: "503", appliesTo: always, build: unavailable },
+  {
+    status: "401",
+    appliesTo: (op) => op.access !== undefined && (op.access.credentials || !anonymousMay(op)),
+    build: (op) =>
+      jsonResponse(
+        anonymousMay(op)
+          ? "The credentials sent do not hold (a bad, expired or not yet valid token; an unknown key): `WWW-Authenticate` says why."
+          : "Credentials are needed (none were sent), or those sent do not hold: `WWW-Authenticate` says why.",
+        ref("ErrorBody"),
+        {
+          "WWW-Authenticate": {
+            description: "The scheme, and for a bad token RFC 6750's `error`.",
+            schema: { type: "string" },
+          },
+        },
+      ),
+  },
+  {
+    status: "403",
+    appliesTo: (op) => op.access !== undefined && op.access.roles !== "everyone",
+    build: (op) =>
+      jsonResponse(
+        `The principal's roles may not do this (allowed: ${
+          rolesText(op)
+        }), or a written record fails the rule's check.`,
+        ref("ErrorBody"),
+      ),
+  },
   hookErrors("4XX", "403"),
   hookErrors("5XX", "503"),
   { status: "500", appliesTo: always, build: internalError },

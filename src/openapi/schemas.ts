@@ -1,3 +1,4 @@
+import { readsSomeFields } from "../model/access.ts";
 import type { Struct } from "superstruct";
 import { maxStringLength, type Model } from "../model/define.ts";
 import type { ModelRegistry } from "../model/registry.ts";
@@ -216,8 +217,10 @@ export function recordSchema(
   const properties: Record<string, JsonSchema> = {};
   for (const field of outputOrder(model)) properties[field] = outputFieldSchema(model, field);
   for (const relation of model.relations.keys()) properties[relation] = relationSchema(registry, model, relation);
-  // The full variant (`<Model>Full`): what a response without `fields` carries, every visible field.
-  const required = full && !serialized ? [...outputOrder(model)] : related ? [] : ["id"];
+  // The full variant (`<Model>Full`): what a response without `fields` carries, every visible
+  // field, unless access rules show some roles only some fields.
+  const every = full && !serialized && !readsSomeFields(model.access);
+  const required = every ? [...outputOrder(model)] : related ? [] : ["id"];
   return {
     type: "object",
     ...(model.description ? { description: model.description } : {}),

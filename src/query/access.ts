@@ -208,18 +208,28 @@ export class AccessPolicy {
   readonly #public = new Set<string>();
   readonly #limits: QueryLimits;
 
-  constructor(registry: ModelRegistry, roles: readonly string[], limits: QueryLimits) {
+  /**
+   * `closed` (with `auth`): a model without `access` grants nothing. Without `auth` every
+   * request is anonymous, and such a model stays open as it was.
+   */
+  constructor(registry: ModelRegistry, roles: readonly string[], limits: QueryLimits, closed = true) {
     this.#limits = limits;
-    const known = new Set([...BUILT_IN_ROLES, ...roles]);
-    for (const model of registry.values()) this.#compile(model, model.access, known);
+    // Without auth no request has a role but `anonymous`: the others' rules are inert, and
+    // their names are checked once auth declares the roles.
+    const known = closed ? new Set([...BUILT_IN_ROLES, ...roles]) : undefined;
+    for (const model of registry.values()) this.#compile(model, model.access ?? (closed ? undefined : "public"), known);
   }
 
-  #compile(model: Model, access: ResolvedAccess | undefined, known: ReadonlySet<string>): void {
+  #compile(model: Model, access: ResolvedAccess | undefined, known: ReadonlySet<string> | undefined): void {
     if (access === "public") return void this.#public.add(model.name);
     if (access === undefined) return;
     for (const role of accessRoles(access)) {
-      if (!known.has(role)) {
-        throw new TypeError(`Model ${model.name}: access names role "${role}"; the roles are ${[...known].join(", ")}`);
+      if (known !== undefined && !known.has(role)) {
+        throw new TypeError(
+          `Model ${model.name}: access names role "${role}"; the roles are ${
+            [...known].join(", ")
+          } (auth.roles declares more)`,
+        );
       }
     }
     const byOperation = new Map<Operation, CompiledRule[]>();

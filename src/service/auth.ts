@@ -31,7 +31,8 @@ export interface AuthOptions {
 const AUTH_KEYS = ["roles", "jwt", "apiKeys", "authenticate", "now"];
 const ROLE = /^[A-Za-z][A-Za-z0-9_.:-]*$/;
 
-function checkAuthOptions(options: AuthOptions): void {
+/** Stops start-up on an `auth` option of the wrong shape, with one line naming it. */
+export function checkAuthOptions(options: AuthOptions): void {
   if (!isPlainObject(options as unknown)) throw new TypeError("auth must be an object such as { jwt: { secret } }");
   checkKeys("auth", options, AUTH_KEYS);
   if (!options.jwt && !options.apiKeys && !options.authenticate) {
@@ -71,16 +72,23 @@ export class Authenticator {
     this.#custom = options.authenticate;
   }
 
-  /** The request's principal: anonymous without credentials; credentials that do not hold are a 401. */
-  async principal(request: Request): Promise<Principal> {
+  /**
+   * The request's principal: anonymous without credentials (at once, without a Promise);
+   * credentials that do not hold are a 401.
+   */
+  principal(request: Request): Principal | Promise<Principal> {
     const authorization = request.headers.get("authorization");
     const [scheme, credentials] = splitAuthorization(authorization);
-    if (this.#tokens && scheme === "bearer") return await this.#bearer(credentials);
+    if (this.#tokens && scheme === "bearer") return this.#bearer(credentials);
     const key = this.#keys && (scheme === "apikey" ? credentials : request.headers.get(this.#keys.header));
-    if (this.#keys && key) return await this.#apiKey(key);
-    if (this.#custom) return (await this.#custom(request)) ?? ANONYMOUS;
+    if (this.#keys && key) return this.#apiKey(key);
+    if (this.#custom) return this.#customPrincipal(request);
     if (authorization !== null) throw invalidToken("this server does not take that kind of credentials");
     return ANONYMOUS;
+  }
+
+  async #customPrincipal(request: Request): Promise<Principal> {
+    return (await this.#custom!(request)) ?? ANONYMOUS;
   }
 
   async #bearer(token: string): Promise<Principal> {

@@ -15,10 +15,21 @@ export interface ModelRateLimit extends Partial<RateLimitRule> {
   handlers?: Partial<Record<HandlerName, RateLimitRule>>;
 }
 
+/** Who a request is from, as a rate limit's key function sees it. */
+export interface RateLimitClient {
+  /** The client's address. */
+  address: string;
+  /** With `auth`: the principal's subject, or undefined for anonymous requests. */
+  subject?: string | null;
+}
+
 /** `createApp({ rateLimit })`: off unless given. */
 export interface RateLimitOptions extends Partial<RateLimitRule> {
-  /** The client a request counts for; default: its address (see `trustProxy`). */
-  key?(request: Request, client: { address: string }): string;
+  /**
+   * The client a request counts for; default: its address (see `trustProxy`). With `auth`,
+   * `client.subject` is the principal's subject, to count per user: `(r, c) => c.subject ?? c.address`.
+   */
+  key?(request: Request, client: RateLimitClient): string;
   /** Where counters live: "memory" (default), "mongodb" (the app's database, shared), or your own. */
   store?: "memory" | "mongodb" | RateLimitStore;
   /** Collection of the "mongodb" store; default "rate_limits". */
@@ -181,13 +192,13 @@ export class RateLimiter {
    */
   hit(
     request: Request,
-    address: string,
+    client: RateLimitClient,
     target: { model: string; handler: HandlerName } | undefined,
     related: ReadonlySet<string> = NONE,
   ): RateLimitOutcome | Promise<RateLimitOutcome> | undefined {
     const scopes = related.size === 0 ? this.#scopes(target) : this.#withRelated(target, related);
     if (scopes.length === 0) return undefined;
-    const key = this.#key ? this.#key(request, { address }) : address;
+    const key = this.#key ? this.#key(request, client) : client.address;
     const now = this.#now();
     if (this.#store !== undefined) return this.#hitShared(scopes, key, now);
     let tightest: RateLimitOutcome | undefined;

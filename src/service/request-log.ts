@@ -19,6 +19,8 @@ export interface RequestFields {
    * digits and `._:@-` only, see request-id.ts), which JSON never escapes.
    */
   requestId: string;
+  /** With `auth`: the principal's subject (never its credentials); absent for anonymous requests. */
+  subject?: string;
 }
 
 /** Where batches of lines go: each call gets whole lines, each ending in "\n". */
@@ -236,12 +238,13 @@ export class RequestLog {
    */
   #jsonLine(
     level: "info" | "debug",
-    { method, path, status, durationMs, requestId }: RequestFields,
+    { method, path, status, durationMs, requestId, subject }: RequestFields,
     now: number,
   ): string {
     const { head, middle } = this.#lineParts(level, this.#routeParts(method, path), status, now);
     const took = durationParts(durationMs);
-    return `${head}${took.message}${requestId}${middle}${took.property}${requestId}"}}\n`;
+    const who = subject === undefined ? "" : `,"subject":${JSON.stringify(subject)}`;
+    return `${head}${took.message}${requestId}${middle}${took.property}${requestId}"${who}}}\n`;
   }
 
   /** The {@link LineParts} for this line, remade only when its millisecond, level, route or status changes. */
@@ -263,12 +266,15 @@ export class RequestLog {
   /** The line LogTape's text formatter (UTC date-time-timezone) writes for the same record. */
   #textLine(
     level: "info" | "debug",
-    { method, path, status, durationMs, requestId }: RequestFields,
+    { method, path, status, durationMs, requestId, subject }: RequestFields,
     now: number,
   ): string {
     const iso = this.#iso(now);
+    const who = subject === undefined ? "" : ` ${plainText(subject)}`;
     return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00 [${level === "info" ? "INF" : "DBG"}] mongorest·request: ` +
-      `${plainText(method)} ${plainText(path)} ${status} ${durationText(durationMs)} ms ${plainText(requestId)}\n`;
+      `${plainText(method)} ${plainText(path)} ${status} ${durationText(durationMs)} ms ${
+        plainText(requestId)
+      }${who}\n`;
   }
 }
 

@@ -15,6 +15,8 @@ import { RateLimiter, type RateLimitOptions, type RateLimitOutcome, setRateLimit
 import { type RequestTarget, targetResolver, type TargetRoutes } from "./target.ts";
 import { requestIdOf } from "./request-id.ts";
 import { relatedReads } from "./related-reads.ts";
+import type { Principal } from "../model/access.ts";
+import type { Authenticator } from "./auth.ts";
 
 /** A refusal answered before the routes (a 429): for HEAD without its body, as every HEAD answer is. */
 function headless(request: Request, reply: Reply): Reply {
@@ -42,6 +44,8 @@ export interface RequestContext {
   requestId: string;
   /** Set once an unexpected error of this request was logged, so it is logged once. */
   errorLogged?: boolean;
+  /** With `auth`: who the request is from, established before rate limits and routes. */
+  principal?: Principal;
 }
 
 /** The app's own answer to a request: routing, handlers and the error boundary (synchronous on a cache hit). */
@@ -81,6 +85,8 @@ export interface ServiceDeps {
   failed: FailedFetch;
   /** The time limit of the service's own database commands (the rate-limit store's), in ms. */
   queryTimeMs: number;
+  /** With `auth`: establishes each request's principal. */
+  authenticator?: Authenticator;
 }
 
 /**
@@ -160,7 +166,10 @@ export class Service {
     const level = isHealthPath(pathname) ? "debug" : "info";
     if (!requestLog.enabled(level)) return;
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
-    requestLog.log(level, { method: request.method, path: pathname, status, durationMs, requestId: context.requestId });
+    const fields = { method: request.method, path: pathname, status, durationMs, requestId: context.requestId };
+    // The subject, never the credentials: who asked, for the log's reader.
+    const subject = context.principal?.subject;
+    requestLog.log(level, subject ? { ...fields, subject } : fields);
   }
 
   /** Writes the request lines still waiting for their batch (the app calls it as it closes). */
@@ -219,6 +228,33 @@ export class Service {
     if (corsOrigin !== null && preflight) {
       return empty(204, context.language, { ...extra, ...cors!.preflightHeaders(request, corsOrigin) });
     }
+    const authenticator = this.#deps.authenticator;
+    if (authenticator === undefined || preflight) return this.#admit(request, info, pathname, context, extra);
+    // Credentials are checked before rate limits, which may count by subject; a bad one is a 401.
+    const principal = authenticator.principal(request);
+    if (!(principal instanceof Promise)) {
+      context.principal = principal;
+      return this.#admit(request, info, pathname, context, extra);
+    }
+    return principal.then(
+      (who) => {
+        context.principal = who;
+        return this.#admit(request, info, pathname, context, extra);
+      },
+      (error: unknown) => this.#decorate(this.#deps.failed(error, request, context), extra, corsOrigin),
+    );
+  }
+
+  /** A request past CORS and authentication: counted against the rate limits, then the core's. */
+  #admit(
+    request: Request,
+    info: ConnectionInfo | undefined,
+    pathname: string,
+    context: RequestContext,
+    extra: HeaderRecord,
+  ): Reply | Promise<Reply> {
+    const corsOrigin = this.#corsOrigin(request);
+    const preflight = isPreflight(request);
     // Preflights are not counted, whoever sends them: a browser sends one before its request.
     if (this.#limiter !== undefined && !preflight) {
       // A count that throws at once is caught by respond(); one that rejects, here.
@@ -275,7 +311,8 @@ export class Service {
     const limiter = this.#limiter!;
     const target = limiter.perModel ? this.#target(request.method, pathname) : undefined;
     const related = target === undefined ? undefined : this.#relatedLimited(target, request.url);
-    const counted = limiter.hit(request, clientAddress(request, info, this.#trustProxy), target, related);
+    const client = { address: clientAddress(request, info, this.#trustProxy), subject: context.principal?.subject };
+    const counted = limiter.hit(request, client, target, related);
     if (counted instanceof Promise) return counted.then((outcome) => this.#limited(outcome, context, extra));
     return this.#limited(counted, context, extra);
   }

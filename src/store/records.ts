@@ -67,7 +67,9 @@ export class RecordStore {
   /** One record by id within an optional extra filter (soft delete, hooks), or null. */
   async findById(id: number, filter: Document = {}, projection?: Document): Promise<StoredDocument | null> {
     const options = { projection, maxTimeMS: this.timeMs };
-    return (await this.collection.findOne({ ...filter, _id: id }, options)) as StoredDocument | null;
+    // ANDed, never spread: a filter that names `_id` itself (an access rule's) must still hold.
+    const query = Object.hasOwn(filter, "_id") ? { $and: [filter, { _id: id }] } : { ...filter, _id: id };
+    return (await this.collection.findOne(query, options)) as StoredDocument | null;
   }
 
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
