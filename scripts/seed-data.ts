@@ -88,6 +88,8 @@ export async function seedExampleApp(
   const comments = posts * counts.commentsPerPost;
   const firstComment = await fill(app, Comment, comments, (_id, index) => ({
     post_id: firstPost + Math.floor(index / counts.commentsPerPost),
+    // Written by any of the new users (the example's rules let only them change it).
+    user_id: faker.number.int({ min: firstUser, max: firstUser + counts.users - 1 }),
     content: faker.lorem.sentence(),
   }), options);
   return { User: firstUser, Post: firstPost, Comment: firstComment };

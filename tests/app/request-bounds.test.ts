@@ -9,7 +9,7 @@ import { Languages } from "../../src/i18n/languages.ts";
 import { MAX_FIELD_MESSAGES } from "../../src/model/validate.ts";
 import { Comment, Post, User } from "../fixtures/blog.ts";
 import { call, exampleApp, jsonOf, seedUsers } from "../helpers/app.ts";
-import { exampleProjectApp } from "../helpers/example.ts";
+import { exampleAuth, exampleProjectApp } from "../helpers/example.ts";
 
 const LIST = "page, per_page, cursor, q, sort, count, fields, with, trashed";
 
@@ -325,7 +325,10 @@ describe("the example app stores the password hashed", () => {
     assert.match(a, /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
     assert.notEqual(a, b);
     assert.ok(!a.includes("secret1"));
-    const patched = await call(app, "PATCH", "/api/v1/users/1", { password: "secret2" });
+    assert.equal((await call(app, "PATCH", "/api/v1/users/1", { password: "x" })).status, 401, "anonymous");
+    const other = await call(app, "PATCH", "/api/v1/users/1", { password: "x" }, await exampleAuth(2));
+    assert.equal(other.status, 404, "another user");
+    const patched = await call(app, "PATCH", "/api/v1/users/1", { password: "secret2" }, await exampleAuth(1));
     assert.equal(patched.status, 200);
     const after = (await app.db.collection("users").findOne({ _id: 1 } as Document))?.password as string;
     assert.ok(after.startsWith("scrypt$") && after !== a);

@@ -1,6 +1,7 @@
 /** The example app's pieces, for the documentation's code blocks (tests/docs/code-blocks.test.ts). */
 import { optional, string } from "superstruct";
 import { loadModels } from "../../src/cli.ts";
+import { loadConfig } from "../../src/loader.ts";
 import { type App, defineModel, type Model, type ModelHooks } from "./shims/mod.ts";
 import { createApp } from "./shims/mod.ts";
 
@@ -18,11 +19,13 @@ export function models(): Promise<Model[]> {
  */
 export async function appWith(folder: string, name: string, value: unknown): Promise<App> {
   const example = await models();
+  // The example's configuration (its auth) comes too, as `npm start` reads it.
+  const { config } = await loadConfig(ROOT);
   if (folder === "models") {
     const model = value as Model;
-    return await createApp({ models: [...example.filter((other) => other.name !== model.name), model] });
+    return await createApp({ ...config, models: [...example.filter((other) => other.name !== model.name), model] });
   }
   const known = example.some((model) => model.name === name);
-  const own = known ? [] : [defineModel({ name, fields: { title: optional(string()) } })];
-  return await createApp({ models: [...example, ...own], hooks: { [name]: value as ModelHooks } });
+  const own = known ? [] : [defineModel({ name, fields: { title: optional(string()) }, access: "public" })];
+  return await createApp({ ...config, models: [...example, ...own], hooks: { [name]: value as ModelHooks } });
 }

@@ -92,7 +92,12 @@ for (const [name, command, args] of runners) {
       try {
         const shown = await get(base, "/api/v1/users/1");
         assert.equal(shown.status, 200, "data survives a restart");
-        assert.equal(shown.body.email, "ada@example.com");
+        assert.equal(shown.body.name, "Ada");
+        // mongorest.config.ts is read: anonymous callers see public profile fields and change nothing.
+        assert.equal("email" in shown.body, false);
+        const removed = await request(`${base}/api/v1/users/1`, { method: "DELETE" });
+        assert.equal(removed.statusCode, 401);
+        await removed.body.dump();
       } finally {
         await stop(server);
       }

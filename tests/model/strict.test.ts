@@ -63,7 +63,7 @@ describe("definitions refuse keys they do not know", () => {
     const Note = defineModel(base);
     await refusedApp(
       { models: [Note], serializers: true },
-      /^TypeError: createApp options: unknown key "serializers"; allowed keys: models, hooks, .*health, serialize$/,
+      /^TypeError: createApp options: unknown key "serializers"; allowed keys: models, hooks, .*health, serialize, auth$/,
     );
     await refusedApp(
       { models: [Note], hooks: { Note: { onBeforeInsert: "yes" } } },

@@ -11,7 +11,7 @@ import createClient from "openapi-fetch";
 import openapiTS, { astToString } from "openapi-typescript";
 import type { App } from "../../src/mod.ts";
 import { call } from "../helpers/app.ts";
-import { exampleProjectApp } from "../helpers/example.ts";
+import { exampleAuth, exampleProjectApp } from "../helpers/example.ts";
 
 let app: App;
 let doc: any;
@@ -38,13 +38,16 @@ test("openapi-fetch's default array serialization reaches the fields and sort th
     const created = await api.POST("/api/v1/users", { body: { email, name: email[0], surname: "S" } });
     assert.equal(created.response.status, 201, JSON.stringify(created.error));
   }
+  // Emails are for admins only in the example's rules.
+  const headers = await exampleAuth(1, ["admin"]);
   const { data, error, response } = await api.GET("/api/v1/users", {
     params: { query: { fields: ["id", "email"], sort: ["-email"], per_page: 1 } },
+    headers,
   });
   assert.equal(response.status, 200, JSON.stringify(error));
   assert.match(sent.at(-1)!, /fields=id&fields=email/, "openapi-fetch repeats the parameter");
   assert.deepEqual(data.data, [{ id: 2, email: "bob@example.com" }]);
-  const page = await api.GET("/api/v1/users", { params: { query: { cursor: data.pagination.next } } });
+  const page = await api.GET("/api/v1/users", { params: { query: { cursor: data.pagination.next } }, headers });
   assert.equal(page.response.status, 200, JSON.stringify(page.error));
   assert.deepEqual(page.data.data.map((user: any) => user.email), ["ada@example.com"]);
 });
@@ -60,6 +63,8 @@ test("openapi-typescript types every parameter, and names no type after a global
   assert.doesNotMatch(types, /count\?: unknown/);
   assert.match(types, /ErrorBody: \{/);
   assert.doesNotMatch(types, /\bError: \{/);
-  // Writes answer every field: the full record's email is not optional.
-  assert.match(types, /UserFull: \{[^}]*\bemail: string;/s);
+  // Writes answer every field: the full record's title is not optional; a user's email is, as
+  // the example's rules show it only to admins.
+  assert.match(types, /PostFull: \{[^}]*\btitle: string;/s);
+  assert.match(types, /UserFull: \{[^}]*\bemail\?: string;/s);
 });

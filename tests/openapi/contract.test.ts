@@ -11,9 +11,9 @@ import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { type NodeServer, serveNode } from "../../src/adapters/node/node-adapter.ts";
 import { loadHooks } from "../../src/cli.ts";
-import { type App, defaultErrorHandler, type ModelHooks, type UpdateContext } from "../../src/mod.ts";
+import { ApiError, type App, defaultErrorHandler, type ModelHooks, type UpdateContext } from "../../src/mod.ts";
 import { call } from "../helpers/app.ts";
-import { exampleProjectApp } from "../helpers/example.ts";
+import { exampleAuth, exampleProjectApp } from "../helpers/example.ts";
 import { parseRaw, rawExchange } from "../helpers/raw-http.ts";
 import { type OpenApiDocument, ResponseChecker, templateOf } from "./checker.ts";
 
@@ -24,20 +24,23 @@ const seenOperations = new Set<string>();
 const seenStatuses = new Set<string>();
 
 /**
- * The example's hooks, with Post's patch hook also answering a header the session sends: it
+ * The example's hooks, with a patch hook on Post answering a header the session sends: it
  * throws what the driver throws for a command past its `maxTimeMS` (MaxTimeMSExpired, code 50),
- * so the session reaches the 503 every operation documents without a slow query.
+ * so the session reaches the 503 every operation documents without a slow query; and on
+ * another header it refuses with an ApiError of its own, as a team's hook would (the 4XX).
  */
 async function hooksWithTimeLimit(): Promise<Record<string, ModelHooks>> {
   const hooks = await loadHooks(fileURLToPath(new URL("../../hooks", import.meta.url)));
-  const patch = hooks.Post.onBeforePatch!;
+  const patch = hooks.Post?.onBeforePatch;
   hooks.Post = {
     ...hooks.Post,
     async onBeforePatch(ctx: UpdateContext) {
       if (ctx.request.headers.has("x-contract-time-limit")) {
         throw Object.assign(new Error("operation exceeded time limit"), { code: 50, codeName: "MaxTimeMSExpired" });
       }
-      await patch(ctx);
+      // A hook's own ApiError, of a status no generated route answers (the document's 4XX).
+      if (ctx.request.headers.has("x-contract-refuse")) throw new ApiError("Refused by a hook.", 422);
+      await patch?.(ctx);
     },
   };
   return hooks;
@@ -45,6 +48,8 @@ async function hooksWithTimeLimit(): Promise<Record<string, ModelHooks>> {
 
 before(async () => {
   app = await exampleProjectApp({ hooks: await hooksWithTimeLimit() });
+  [as1, as2] = [await exampleAuth(1), await exampleAuth(2)];
+  asNobody = await exampleAuth("nobody");
   doc = await (await call(app, "GET", "/api/v1/openapi.json")).json();
   checker = new ResponseChecker(doc);
 });
@@ -122,7 +127,10 @@ async function adapterRefusals(): Promise<void> {
 }
 
 const ada = { email: "ada@example.com", name: "Ada", surname: "Lovelace", password: "s3cret" };
-const as1 = { "x-user-id": "1" };
+/** Tokens of the example's users 1 and 2, and of a subject that is no user id (its rules then grant nothing). */
+let as1: Record<string, string>;
+let as2: Record<string, string>;
+let asNobody: Record<string, string>;
 
 async function users(): Promise<void> {
   await step("POST", "/api/v1/users", 201, ada);
@@ -132,7 +140,7 @@ async function users(): Promise<void> {
   await step("POST", "/api/v1/users", 409, ada);
   await step("POST", "/api/v1/users", 415, "email=x", { "content-type": "text/plain" });
   await step("POST", "/api/v1/users", 413, { ...ada, name: "x".repeat(1024 * 1024) });
-  const page = "/api/v1/users?per_page=1&page=2&sort=-name&fields=name,email";
+  const page = "/api/v1/users?per_page=1&page=2&sort=-name&fields=name,surname";
   const list = await step("GET", page, 200);
   await step("GET", page, 304, undefined, { "if-none-match": list.headers.get("etag")! });
   await step("GET", page, 412, undefined, { "if-match": '"stale"' });
@@ -147,13 +155,16 @@ async function users(): Promise<void> {
   await step("GET", "/api/v1/users/1", 412, undefined, { "if-match": '"stale"' });
   await step("GET", "/api/v1/users/1?fields=password", 400);
   await step("GET", "/api/v1/users/99", 404);
-  await step("PUT", "/api/v1/users/1", 200, { ...ada, name: "Ada K." });
-  await step("PUT", "/api/v1/users/1", 412, ada, { "if-match": '"stale"' });
-  await step("PUT", "/api/v1/users/1", 400, { email: "not an address" });
-  await step("PUT", "/api/v1/users/99", 404, ada);
-  await step("PATCH", "/api/v1/users/2", 200, { surname: "Bytes" });
-  await step("PATCH", "/api/v1/users/2", 412, { surname: "B" }, { "if-match": '"stale"' });
-  await step("PATCH", "/api/v1/users/2", 409, { email: ada.email });
+  await step("PUT", "/api/v1/users/1", 401, { ...ada, name: "Ada K." });
+  await step("PUT", "/api/v1/users/1", 401, ada, { authorization: "Bearer not-a-token" });
+  await step("PUT", "/api/v1/users/1", 200, { ...ada, name: "Ada K." }, as1);
+  await step("PUT", "/api/v1/users/1", 412, ada, { ...as1, "if-match": '"stale"' });
+  await step("PUT", "/api/v1/users/1", 400, { email: "not an address" }, as1);
+  await step("PUT", "/api/v1/users/99", 404, ada, as1);
+  await step("PATCH", "/api/v1/users/2", 404, { surname: "Bytes" }, as1);
+  await step("PATCH", "/api/v1/users/2", 200, { surname: "Bytes" }, as2);
+  await step("PATCH", "/api/v1/users/2", 412, { surname: "B" }, { ...as2, "if-match": '"stale"' });
+  await step("PATCH", "/api/v1/users/2", 409, { email: ada.email }, as2);
 }
 
 async function posts(): Promise<void> {
@@ -162,28 +173,35 @@ async function posts(): Promise<void> {
   await step("GET", "/api/v1/users/1/posts?with=user", 200);
   await step("GET", "/api/v1/users/99/posts", 404);
   await step("POST", "/api/v1/posts", 201, { user_id: 1, title: "Top", body: "text" }, as1);
-  await step("POST", "/api/v1/posts", 403, { user_id: 2, title: "Not mine" }, as1);
+  // The body's user_id gives way to the token's subject; a subject that is no user id writes nothing.
+  const top = await (await step("POST", "/api/v1/posts", 201, { user_id: 2, title: "Mine" }, as1)).json();
+  assert.equal(top.user_id, 1);
+  await step("DELETE", `/api/v1/posts/${top.id}`, 204, undefined, as1);
+  await step("POST", "/api/v1/posts", 403, { title: "Nobody's" }, asNobody);
+  await step("POST", "/api/v1/posts", 401, { title: "Anonymous" });
   await step("GET", "/api/v1/posts?with=user{name},comments", 200);
   await step("GET", "/api/v1/posts/2", 200);
   await step("PUT", "/api/v1/posts/2", 200, { user_id: 1, title: "Top, again" }, as1);
   await step("PATCH", "/api/v1/posts/2", 200, { body: "Changed" }, as1);
   await step("PATCH", "/api/v1/posts/2", 400, { title: 3 }, as1);
   await step("PATCH", "/api/v1/posts/2", 503, { body: "Slow" }, { ...as1, "x-contract-time-limit": "1" });
+  await step("PATCH", "/api/v1/posts/2", 422, { body: "No" }, { ...as1, "x-contract-refuse": "1" });
 }
 
 async function comments(): Promise<void> {
-  await step("POST", "/api/v1/posts/1/comments", 201, { content: "First!" });
+  await step("POST", "/api/v1/posts/1/comments", 201, { content: "First!" }, as1);
   await step("GET", "/api/v1/posts/1/comments", 200);
-  await step("POST", "/api/v1/comments", 201, { post_id: 2, content: "Second" });
-  await step("POST", "/api/v1/comments", 400, { post_id: 99, content: "Nowhere" });
+  await step("POST", "/api/v1/comments", 201, { post_id: 2, content: "Second" }, as1);
+  await step("POST", "/api/v1/comments", 400, { post_id: 99, content: "Nowhere" }, as1);
   await step("GET", '/api/v1/comments?q={"post_id":2}', 200);
   await step("GET", "/api/v1/comments/2?with=post", 200);
-  await step("PUT", "/api/v1/comments/2", 200, { post_id: 2, content: "Edited" });
-  await step("PATCH", "/api/v1/comments/2", 200, { content: "Edited again" });
-  await step("DELETE", "/api/v1/comments/2", 412, undefined, { "if-match": '"stale"' });
-  await step("DELETE", "/api/v1/comments/2", 204);
+  await step("PUT", "/api/v1/comments/2", 200, { post_id: 2, content: "Edited" }, as1);
+  await step("PATCH", "/api/v1/comments/2", 200, { content: "Edited again" }, as1);
+  await step("DELETE", "/api/v1/comments/2", 404, undefined, as2);
+  await step("DELETE", "/api/v1/comments/2", 412, undefined, { ...as1, "if-match": '"stale"' });
+  await step("DELETE", "/api/v1/comments/2", 204, undefined, as1);
   await step("DELETE", "/api/v1/posts/2", 204, undefined, as1);
-  await step("DELETE", "/api/v1/users/2", 204);
+  await step("DELETE", "/api/v1/users/2", 204, undefined, as2);
 }
 
 /** Nested item routes and the second level: `/users/1/posts/1`, `/users/1/posts/1/comments/3`. */
@@ -192,17 +210,17 @@ async function nested(): Promise<void> {
   await step("GET", "/api/v1/users/1/posts/99", 404);
   await step("PUT", "/api/v1/users/1/posts/1", 200, { title: "Nested, again" }, as1);
   await step("PATCH", "/api/v1/users/1/posts/1", 200, { body: "Below a user" }, as1);
-  await step("POST", "/api/v1/users/1/posts/1/comments", 201, { content: "Deep" });
+  await step("POST", "/api/v1/users/1/posts/1/comments", 201, { content: "Deep" }, as1);
   await step("GET", "/api/v1/users/1/posts/1/comments", 200);
   await step("GET", "/api/v1/users/1/posts/99/comments", 404);
   await step("GET", "/api/v1/users/1/posts/1/comments/3", 200);
-  await step("PUT", "/api/v1/users/1/posts/1/comments/3", 200, { content: "Deeper" });
-  await step("PATCH", "/api/v1/users/1/posts/1/comments/3", 200, { content: "Deepest" });
+  await step("PUT", "/api/v1/users/1/posts/1/comments/3", 200, { content: "Deeper" }, as1);
+  await step("PATCH", "/api/v1/users/1/posts/1/comments/3", 200, { content: "Deepest" }, as1);
   await step("GET", "/api/v1/posts/1/comments/3", 200);
-  await step("PUT", "/api/v1/posts/1/comments/3", 200, { content: "One level up" });
-  await step("PATCH", "/api/v1/posts/1/comments/3", 200, { content: "One level up, again" });
-  await step("DELETE", "/api/v1/posts/1/comments/3", 204);
-  await step("DELETE", "/api/v1/users/1/posts/1/comments/1", 204);
+  await step("PUT", "/api/v1/posts/1/comments/3", 200, { content: "One level up" }, as1);
+  await step("PATCH", "/api/v1/posts/1/comments/3", 200, { content: "One level up, again" }, as1);
+  await step("DELETE", "/api/v1/posts/1/comments/3", 204, undefined, as1);
+  await step("DELETE", "/api/v1/users/1/posts/1/comments/1", 204, undefined, as1);
   await step("DELETE", "/api/v1/users/1/posts/1", 204, undefined, as1);
 }
 

@@ -3,11 +3,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { App } from "../../src/mod.ts";
 import { seedExampleApp } from "../../scripts/seed-data.ts";
-import { call, exampleApp } from "../helpers/app.ts";
+import { call } from "../helpers/app.ts";
+import { exampleProjectApp } from "../helpers/example.ts";
 
 let app: App;
 before(async () => {
-  app = await exampleApp();
+  app = await exampleProjectApp(); // the app the seeder is for: models/ and its rules
 });
 after(async () => await app.close());
 
@@ -26,6 +27,7 @@ test("seeds users, their posts and the posts' comments in batches, reporting pro
   assert.equal(posts.data[1].comments.length, 3);
   const comments = await (await call(app, "GET", "/api/v1/comments?per_page=1")).json();
   assert.equal(comments.pagination.total, 180);
+  assert.ok(comments.data[0].user_id >= 1 && comments.data[0].user_id <= 30, "each comment has a writer");
 });
 
 test("the API's next id follows the seeded block, and a second run continues with unique emails", async () => {
@@ -38,7 +40,7 @@ test("the API's next id follows the seeded block, and a second run continues wit
 });
 
 test("the same seed makes the same people", async () => {
-  const other = await exampleApp();
+  const other = await exampleProjectApp();
   try {
     await seedExampleApp(other, { users: 3, postsPerUser: 0, commentsPerPost: 0 });
     const names = async (a: App) =>

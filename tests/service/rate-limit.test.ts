@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { request as undiciRequest } from "undici";
-import User from "../../models/User.ts";
-import Post from "../../models/Post.ts";
-import Comment from "../../models/Comment.ts";
+import { Comment, Post, User } from "../fixtures/blog.ts";
 import { type App, createApp } from "../../src/mod.ts";
 import { startEmbeddedEngine } from "../../src/embedded/mod.ts";
 import { listen } from "../../src/adapters/serve.ts";
