@@ -2,7 +2,9 @@
  * The embedded engine: a MongoDB-wire-compatible server running in this process, so the
  * framework can use the official driver without a MongoDB installation.
  */
-import { hostname } from "node:os";
+import { hostname, tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { type ChangeSink, memorySink } from "./changes.ts";
 import type { EngineState } from "./commands/context.ts";
 import { LatencyStats } from "./commands/latency.ts";
@@ -31,6 +33,13 @@ export interface EmbeddedEngineOptions extends Partial<ConnectionLimits> {
   host?: string;
   /** TCP port (default 0: a free port). */
   port?: number;
+  /**
+   * Listen on a Unix socket instead of TCP: its path, or `"private"` for a socket in a new
+   * folder only this user may enter (0700, removed on close), which is how the app starts the
+   * engine, so another local user cannot reach the data through it. `host` and `port` are then
+   * unused.
+   */
+  socket?: string;
   /** When the journal in `dataDir` is folded into a snapshot (see DurableStoreOptions). */
   compaction?: { compactThreshold?: number; closeCompactThreshold?: number };
   /** Largest document accepted and announced (default 16 MiB). */
@@ -154,6 +163,14 @@ function checkOrdersInBackground(catalog: Catalog): () => void {
   return () => clearTimeout(timer);
 }
 
+/** The Unix socket to listen on: `path`, or for `"private"` one in a new 0700 folder, removed with it. */
+function socketPath(option: string): { path: string; remove(): void } {
+  if (option !== "private") return { path: option, remove: () => rmSync(option, { force: true }) };
+  // mkdtemp makes the folder 0700: only this user can reach a socket inside it, whatever its own mode.
+  const folder = mkdtempSync(join(tmpdir(), "mongorest-engine-"));
+  return { path: join(folder, "engine.sock"), remove: () => rmSync(folder, { recursive: true, force: true }) };
+}
+
 function counterFor(options: EmbeddedEngineOptions): WriteCounter | SharedWriteCounter {
   return options.sharedWrites ? new SharedWriteCounter(options.sharedWrites) : new WriteCounter();
 }
@@ -194,10 +211,12 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     clock: options.clock ?? (() => performance.now()),
   };
   const host = options.host ?? "127.0.0.1";
+  const socket = options.socket === undefined ? undefined : socketPath(options.socket);
   let server;
   try {
-    server = await listen(engine, host, options.port ?? 0, connectionLimits);
+    server = await listen(engine, socket ?? { host, port: options.port ?? 0 }, connectionLimits);
   } catch (error) {
+    socket?.remove();
     await sink.close();
     throw error;
   }
@@ -209,8 +228,9 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   const stopChecks = checkOrdersInBackground(catalog);
   const stopTtl = startTtlMonitor(engine, options.ttl);
   const hostPart = host.includes(":") ? `[${host}]` : host;
+  const where = socket ? encodeURIComponent(socket.path) : `${hostPart}:${server.port}`;
   return {
-    uri: `mongodb://${hostPart}:${server.port}/?directConnection=true`,
+    uri: `mongodb://${where}/?directConnection=true`,
     port: server.port,
     async close() {
       stopChecks();
@@ -218,6 +238,7 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
       cursors.close();
       engine.sessions.close();
       await server.close();
+      socket?.remove();
       await sink.close();
     },
     changeCount: () => engine.writes.total(),

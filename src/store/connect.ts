@@ -34,7 +34,8 @@ export interface Database {
 
 function databaseName(uri: string, explicit: string | undefined): string | undefined {
   if (explicit) return explicit;
-  const path = new URL(uri.replace(/^mongodb(\+srv)?:/, "http:")).pathname.slice(1);
+  // Read off the text, not through URL: a Unix socket's host (`%2Ftmp%2Fm.sock`) is no URL host.
+  const path = /^mongodb(?:\+srv)?:\/\/[^/?]*\/?([^?]*)/.exec(uri)?.[1] ?? "";
   return path === "" ? "app" : undefined;
 }
 
@@ -44,10 +45,11 @@ function databaseName(uri: string, explicit: string | undefined): string | undef
  * engine's query and storage code, which saved memory and start-up time.
  */
 async function startEngine(dataDir: string | undefined, thread: boolean): Promise<EngineThread> {
-  const threaded = thread ? await startEngineThread({ dataDir }) : undefined;
+  // A private Unix socket, not a TCP port: no other local user can reach the data through it.
+  const threaded = thread ? await startEngineThread({ dataDir, socket: "private" }) : undefined;
   if (threaded) return threaded;
   const { startEmbeddedEngine } = await import("../embedded/mod.ts");
-  return startEmbeddedEngine({ dataDir });
+  return startEmbeddedEngine({ dataDir, socket: "private" });
 }
 
 /** The engine started early on this folder if there is one, else a new one. */

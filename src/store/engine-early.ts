@@ -20,7 +20,7 @@ let early: { dataDir: string; engine: Promise<EngineThread | undefined> } | unde
 export function startEngineEarly(env: Record<string, string | undefined>, root = "."): void {
   if (early !== undefined || env.MONGODB_URI) return;
   const dataDir = resolve(projectDataDir(env, root));
-  const engine = startEngineThread({ dataDir });
+  const engine = startEngineThread({ dataDir, socket: "private" }); // as openDatabase starts it: see connect.ts
   // A start-up error is reported where the engine is taken over, not as an unhandled rejection.
   engine.catch(() => {});
   early = { dataDir, engine };

@@ -43,7 +43,7 @@ export class JournalWriter {
    * each durable write, which is where the owner decides whether to compact.
    */
   static async open(dir: string, gen: number, onFlushed: () => void): Promise<JournalWriter> {
-    const handle = await open(journalPath(dir, gen), "a");
+    const handle = await open(journalPath(dir, gen), "a", 0o600);
     const { size } = await handle.stat();
     await fsyncDir(dir);
     return new JournalWriter(dir, handle, gen, size, size, onFlushed);
@@ -147,7 +147,7 @@ export class JournalWriter {
   private async switchTo(gen: number): Promise<void> {
     if (this.failure) throw this.failure;
     const path = journalPath(this.dir, gen);
-    const next = await open(path, "wx");
+    const next = await open(path, "wx", 0o600);
     try {
       await fsyncDir(this.dir);
     } catch (error) {

@@ -98,7 +98,8 @@ export async function openDurableStore(
 
 // A folder created just now is only durable once the entry in its parent is.
 async function createDurably(dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true });
+  // 0700: only the engine's user may read the data (an existing folder keeps its mode).
+  const first = await mkdir(dir, { recursive: true, mode: 0o700 });
   if (first === undefined) return;
   for (let parent = dirname(first);; parent = dirname(parent)) {
     await fsyncDir(parent);

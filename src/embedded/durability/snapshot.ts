@@ -41,7 +41,7 @@ export async function writeSnapshot(
   options: SnapshotWriteOptions,
 ): Promise<number> {
   const temp = snapshotTempPath(dir, gen);
-  const handle = await open(temp, "w");
+  const handle = await open(temp, "w", 0o600);
   let handleOpen = true;
   try {
     const bytes = await writeBody(handle, gen, changes, options);

@@ -5,6 +5,7 @@ import type { ConnectionLimits } from "./limits.ts";
 
 /** A listening wire-protocol server. */
 export interface WireServer {
+  /** The TCP port; 0 on a Unix socket. */
   readonly port: number;
   /**
    * Stops accepting, destroys every open connection, and resolves once closed and every
@@ -13,12 +14,15 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
+/** Where to listen: a TCP interface and port (0: a free one), or a Unix socket's path. */
+export type ListenAddress = { host: string; port: number } | { path: string };
+
 /**
- * Listens on `host:port` (port 0: a free one) and serves the engine's commands, within
+ * Listens on `address` and serves the engine's commands, within
  * `limits`: a connection past `maxConnections` is closed as soon as it is accepted, so idle
  * clients cannot fill the process's descriptor table.
  */
-export function listen(engine: EngineState, host: string, port: number, limits: ConnectionLimits): Promise<WireServer> {
+export function listen(engine: EngineState, address: ListenAddress, limits: ConnectionLimits): Promise<WireServer> {
   const sockets = new Set<Socket>();
   const inflight = new Set<Promise<void>>();
   const track = (done: Promise<void>): void => {
@@ -44,12 +48,11 @@ export function listen(engine: EngineState, host: string, port: number, limits: 
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => {
+    const listening = () => {
       server.off("error", reject);
-      const address = server.address();
-      const bound = typeof address === "object" && address ? address.port : port;
+      const bound = server.address();
       resolve({
-        port: bound,
+        port: typeof bound === "object" && bound ? bound.port : 0,
         close: async () => {
           const closed = new Promise<void>((done) => server.close(() => done()));
           for (const socket of sockets) socket.destroy();
@@ -57,6 +60,8 @@ export function listen(engine: EngineState, host: string, port: number, limits: 
           await Promise.allSettled([...inflight]);
         },
       });
-    });
+    };
+    if ("path" in address) server.listen(address.path, listening);
+    else server.listen(address.port, address.host, listening);
   });
 }
