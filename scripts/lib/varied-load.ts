@@ -34,6 +34,8 @@ export interface VariedOrder {
   writePath: string;
   seconds: number;
   connections: number;
+  /** Header lines every GET carries (an Authorization, say), each `Name: value`. */
+  headers?: readonly string[];
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n");
@@ -76,7 +78,8 @@ function request(host: string, order: VariedOrder, n: number): Buffer {
     );
   }
   const path = order.mix ? distinctPage(order.url, order.mix) : order.path!;
-  return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\n\r\n`);
+  const extra = (order.headers ?? []).map((line) => `${line}\r\n`).join("");
+  return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\n${extra}\r\n`);
 }
 
 /** Loads the server for `seconds` and counts complete 2xx responses (Content-Length framing). */

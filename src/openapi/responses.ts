@@ -157,6 +157,17 @@ function anonymousMay(op: OperationInfo): boolean {
   return roles === "everyone" || (roles !== undefined && roles.includes("anonymous"));
 }
 
+/**
+ * True when some principal may be refused the operation with a 403: one with credentials but
+ * without a role that may (every credentialed principal has `authenticated`), or, for a write,
+ * one whose rule's check fails or cannot be filled in.
+ */
+function forbiddenPossible(op: OperationInfo): boolean {
+  const roles = op.access?.roles;
+  if (roles === undefined || roles === "everyone") return false;
+  return !roles.includes("authenticated") || WRITES.includes(op.kind);
+}
+
 function rolesText(op: OperationInfo): string {
   const roles = op.access?.roles;
   return Array.isArray(roles) && roles.length > 0 ? roles.join(", ") : "none";
@@ -259,7 +270,7 @@ export const ERROR_RESPONSES: readonly ErrorEntry[] = [
   },
   {
     status: "403",
-    appliesTo: (op) => op.access !== undefined && op.access.roles !== "everyone",
+    appliesTo: forbiddenPossible,
     build: (op) =>
       jsonResponse(
         `The principal's roles may not do this (allowed: ${

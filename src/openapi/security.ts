@@ -1,7 +1,7 @@
 /**
  * What the OpenAPI document says about `auth`: a security scheme per way in (bearer JWTs, API
  * keys), and per operation the roles that may call it, as `security` (optional when anonymous
- * requests may) and `x-mongorest-roles`. The 401 and 403 responses are in responses.ts.
+ * requests may) and `x-roles`. The 401 and 403 responses are in responses.ts.
  */
 import type { Operation } from "../model/access.ts";
 import type { AccessPolicy } from "../query/access.ts";
@@ -48,7 +48,7 @@ export function rolesOf(access: DocumentAccess, op: OperationInfo): readonly str
   return operation === undefined ? undefined : access.policy.rolesFor(op.model, operation);
 }
 
-/** The operation's `security` and `x-mongorest-roles`: who may call it, and with which credentials. */
+/** The operation's `security` and `x-roles`: who may call it, and with which credentials. */
 export function operationSecurity(access: DocumentAccess | undefined, op: OperationInfo): Record<string, unknown> {
   if (access === undefined) return {};
   const roles = rolesOf(access, op);
@@ -57,7 +57,7 @@ export function operationSecurity(access: DocumentAccess | undefined, op: Operat
   // `{}` in the list: the operation may be called without credentials.
   const anonymous = roles === "everyone" || roles.includes("anonymous");
   return {
-    "x-mongorest-roles": roles,
+    "x-roles": roles,
     ...(schemes.length > 0 || !anonymous ? { security: anonymous ? [{}, ...schemes] : schemes } : {}),
   };
 }

@@ -231,7 +231,12 @@ export class Service {
     const authenticator = this.#deps.authenticator;
     if (authenticator === undefined || preflight) return this.#admit(request, info, pathname, context, extra);
     // Credentials are checked before rate limits, which may count by subject; a bad one is a 401.
-    const principal = authenticator.principal(request);
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = authenticator.principal(request);
+    } catch (error) {
+      principal = Promise.reject(error);
+    }
     if (!(principal instanceof Promise)) {
       context.principal = principal;
       return this.#admit(request, info, pathname, context, extra);
@@ -241,8 +246,29 @@ export class Service {
         context.principal = who;
         return this.#admit(request, info, pathname, context, extra);
       },
-      (error: unknown) => this.#decorate(this.#deps.failed(error, request, context), extra, corsOrigin),
+      (error: unknown) => this.#refuseCredentials(error, request, info, pathname, context, extra),
     );
+  }
+
+  /**
+   * Credentials that do not hold: still counted against the rate limits, by address, so a
+   * flood of made-up tokens or keys (each a verification, a key a lookup) meets the limit's
+   * 429 like any other; else the 401.
+   */
+  async #refuseCredentials(
+    error: unknown,
+    request: Request,
+    info: ConnectionInfo | undefined,
+    pathname: string,
+    context: RequestContext,
+    extra: HeaderRecord,
+  ): Promise<Reply> {
+    const corsOrigin = this.#corsOrigin(request);
+    const limited = this.#limiter === undefined
+      ? undefined
+      : await this.#limit(request, info, pathname, context, extra);
+    const answer = limited ? headless(request, limited) : this.#deps.failed(error, request, context);
+    return await this.#decorate(answer, extra, corsOrigin);
   }
 
   /** A request past CORS and authentication: counted against the rate limits, then the core's. */

@@ -359,3 +359,23 @@ describe("credentials", () => {
     await late.body?.cancel();
   });
 });
+
+describe("the OpenAPI document", () => {
+  test("names the ways in, who may call each operation, and its 401 and 403", async () => {
+    const doc = await (await call(app, "GET", "/api/v1/openapi.json")).json();
+    assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ["apiKeyAuth", "bearerAuth"]);
+    assert.equal(doc.components.securitySchemes.bearerAuth.scheme, "bearer");
+    const list = doc.paths["/api/v1/notes"].get;
+    assert.deepEqual(
+      list.security,
+      [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+      "no anonymous entry: it needs credentials",
+    );
+    assert.deepEqual(list["x-roles"], ["admin", "service", "authenticated"]);
+    assert.ok(list.responses["401"] && list.responses["403"] === undefined, "authenticated may list: no 403");
+    const create = doc.paths["/api/v1/notes"].post;
+    assert.ok(create.responses["401"] && create.responses["403"], "a write may fail its rule");
+    const replies = doc.paths["/api/v1/replies"].post;
+    assert.deepEqual(replies["x-roles"], ["admin"]);
+  });
+});
