@@ -5,9 +5,9 @@
  *   npx tsx scripts/bench-budgets.ts [--baseline 942e782] [--users 100000] [--seconds 2] [--rounds 12] [--connections 16]
  *
  * The baseline is checked out once into a git worktree under the system's temporary folder
- * (sharing this tree's node_modules). Each server is a process of its own running the example
- * app (models/ and hooks/ of its own tree, default options, an in-memory engine holding
- * `--users` users) under serveNode; a bare node:http process answers the bytes of one page.
+ * (sharing this tree's node_modules). Each server is a process of its own running the fixture
+ * blog app (tests/fixtures/blog.ts of its own tree: the example's models without access rules,
+ * default options, an in-memory engine holding `--users` users) under serveNode; a bare node:http process answers the bytes of one page.
  * The load generator (scripts/lib/varied-load.ts) asks each for pages it has never asked that
  * server for (random page and size 5-50, sort id, -id, name or -created_at,name), so every
  * request reaches the engine, its maxTimeMS and its time checks, the parameter check, and the
@@ -81,13 +81,12 @@ function baselineTree(ref: string): string {
 async function startApp({ users, root }: ServerSetup): Promise<Running> {
   const load = (path: string) => import(pathToFileURL(join(root, path)).href);
   const { createApp, defaultErrorHandler } = await load("src/mod.ts");
-  const { loadHooks, loadModels } = await load("src/loader.ts");
   const { serveNode } = await load("src/adapters/node/node-adapter.ts");
   const { insertExampleUsers } = await load("scripts/lib/example-users.ts");
-  const app = await createApp({
-    models: await loadModels(join(root, "models")),
-    hooks: await loadHooks(join(root, "hooks")),
-  });
+  // The fixture blog's models, the same in both trees: the example's own models gained access
+  // rules after the baseline, which would compare two different apps.
+  const { User, Post, Comment } = await load("tests/fixtures/blog.ts");
+  const app = await createApp({ models: [User, Post, Comment] });
   app.onError(defaultErrorHandler);
   await insertExampleUsers(app.db, users, { password: "secret" });
   // A tree whose App offers the adapter contract (answer, refuse) is served through it, as

@@ -63,3 +63,12 @@ test("a data folder the engine creates is 0700 and its journal 0600: other users
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("a data folder inside /proc or /sys is refused at once, naming it, instead of hanging", async () => {
+  for (const dataDir of ["/proc/mongodata", "/sys/kernel/mongodata/deeper"]) {
+    await assert.rejects(startEmbeddedEngine({ dataDir }), (error: Error) => {
+      assert.match(error.message, new RegExp(`^Data directory ${dataDir} is inside /(proc|sys), a pseudo file system`));
+      return true;
+    });
+  }
+});

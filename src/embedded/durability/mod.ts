@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { ChangeSink, RecoveredChange } from "../changes.ts";
 import { fsyncDir } from "./files.ts";
@@ -91,9 +91,33 @@ export async function openDurableStore(
   options: DurableStoreOptions = {},
 ): Promise<CompactableStore> {
   const dir = resolve(dataDir);
+  await refusePseudoFileSystem(dir);
   await createDurably(dir);
   const releaseLock = await acquireLock(dir);
   return new JournaledStore(dir, dump, releaseLock, options);
+}
+
+/** File systems the kernel makes up: nothing written there is kept (and mkdir there can spin forever). */
+const PSEUDO = ["/proc", "/sys", "/dev"];
+
+/** Refuses a data folder inside /proc, /sys or /dev, by the real path of its nearest existing part. */
+async function refusePseudoFileSystem(dir: string): Promise<void> {
+  let existing = dir;
+  for (;;) {
+    try {
+      existing = await realpath(existing);
+      break;
+    } catch {
+      if (dirname(existing) === existing) return;
+      existing = dirname(existing);
+    }
+  }
+  const inside = PSEUDO.find((root) => existing === root || existing.startsWith(`${root}/`));
+  if (inside !== undefined) {
+    throw new Error(
+      `Data directory ${dir} is inside ${inside}, a pseudo file system that keeps no data; choose another DATA_DIR.`,
+    );
+  }
 }
 
 // A folder created just now is only durable once the entry in its parent is.
