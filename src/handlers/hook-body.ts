@@ -1,5 +1,5 @@
 import type { Model } from "../model/define.ts";
-import { validateBody } from "../model/validate.ts";
+import { clearableFields, validateBody } from "../model/validate.ts";
 
 /**
  * The body a before-hook of INSERT, UPDATE or PATCH gets: every field the client sent, checked
@@ -8,7 +8,12 @@ import { validateBody } from "../model/validate.ts";
  * model lacks; any such problem is a 400 before the hook runs. Required fields and defaults
  * are checked after the hook, on what it leaves, so a hook may still fill a field in. Without
  * a hook the body is validated once, afterwards, and every problem is reported together.
+ * A `null` the client sent for an optional field stays (PATCH removes the field), so the hook
+ * sees, and the write applies, what the client sent.
  */
 export function bodyForHook(model: Model, body: Record<string, unknown>, hook: unknown): Record<string, unknown> {
-  return hook === undefined ? body : validateBody(model, body, true);
+  if (hook === undefined) return body;
+  const checked = validateBody(model, body, true);
+  for (const field of clearableFields(model)) if (body[field] === null) checked[field] = null;
+  return checked;
 }

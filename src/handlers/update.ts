@@ -14,7 +14,7 @@ import { serializeRecord } from "./serialize-output.ts";
 import { missedWrite, recordEtag, writeGuard } from "./preconditions.ts";
 import { allOf, findOr404, type Handler, hookContext, recordId } from "./route.ts";
 import { writeScope } from "../query/scope.ts";
-import { liveParentFilter, refuseWriteParameters } from "./write-path.ts";
+import { dropEchoedFields, liveParentFilter, refuseWriteParameters } from "./write-path.ts";
 import { writeAccess } from "./write-access.ts";
 
 interface WriteChange {
@@ -77,6 +77,7 @@ function writeHandler(
     // Only records the principal's rule reaches: any other is a 404, as if it did not exist.
     const scope = allOf([writeScope(model), parent, reachable(route.parent), rules.filter]);
     const stored = await findOr404(route, id, [scope]);
+    dropEchoedFields(body, stored);
     const guard = await writeGuard(request, route, stored, scope, rules.view);
     const checked = bodyForHook(model, body, hooks.onBeforeUpdate);
     const ctx: UpdateContext = {

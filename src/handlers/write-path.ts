@@ -1,5 +1,7 @@
 import type { Document } from "bson";
 import { QueryParams } from "../http/params.ts";
+import { CatalogValidationError, type FieldMessages } from "../errors.ts";
+import { msg } from "../i18n/message.ts";
 import { ancestorChecks, childFilter, type ParentIds } from "../query/nesting.ts";
 import { writeScope } from "../query/scope.ts";
 import type { Route } from "./route.ts";
@@ -33,3 +35,26 @@ export async function liveParentFilter(
 
 /** Matches nothing: an ancestor the principal may not see. */
 const UNSEEN: Document = Object.freeze({ _id: { $in: [] } });
+
+/** The stored value of a read-only field as a response shows it: `id`, the timestamps as ISO text, `deleted_at` or null. */
+function shownValue(stored: Document, field: string): unknown {
+  const value = field === "id" ? stored._id : stored[field];
+  if (value instanceof Date) return value.toISOString();
+  return value ?? null;
+}
+
+const ECHOED_FIELDS = ["id", "created_at", "updated_at", "deleted_at"];
+
+/**
+ * Drops the read-only fields a PUT or PATCH sends back exactly as GET showed them, so sending
+ * back what GET returned works; one with another value is a 400 naming it.
+ */
+export function dropEchoedFields(body: Record<string, unknown>, stored: Document): void {
+  const changed: FieldMessages = Object.create(null);
+  for (const field of ECHOED_FIELDS) {
+    if (!Object.hasOwn(body, field)) continue;
+    if (body[field] === shownValue(stored, field)) delete body[field];
+    else changed[field] = [msg("validation.readOnlyChanged", { field })];
+  }
+  if (Object.keys(changed).length > 0) throw new CatalogValidationError(changed);
+}
