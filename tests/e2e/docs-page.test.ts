@@ -11,6 +11,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { call, exampleApp } from "../helpers/app.ts";
+import { exampleAuth, exampleProjectApp } from "../helpers/example.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const FLAGS = [
@@ -81,6 +82,53 @@ test("the docs page runs GET /api/v1/users from the browser and shows the 200 an
     if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false });
     assert.deepEqual(foreign, [], "every request of the page stays on the app (no CDN)");
     assert.deepEqual(failures, []);
+  } finally {
+    await context.close();
+    await rm(profile, { recursive: true, force: true });
+    await server.close();
+    await app.close();
+  }
+});
+
+test("with auth, the docs page's Authorize button takes a token that the page then sends", { skip }, async () => {
+  const { chromium } = await import("playwright-core");
+  const { serveNode } = await import("../../src/adapters/node/node-adapter.ts");
+  const app = await exampleProjectApp(); // the example's configuration: JWTs; emails only for admins
+  const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
+  const profile = await mkdtemp(join(tmpdir(), "mongorest-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+  });
+  try {
+    const ada = { email: "ada@example.com", name: "Ada", surname: "Lovelace" };
+    assert.equal((await call(app, "POST", "/api/v1/users", ada)).status, 201);
+    const token = (await exampleAuth(1, ["admin"])).authorization.replace("Bearer ", "");
+    context.setDefaultTimeout(STEP_LIMIT_MS);
+    const page = context.pages()[0] ?? (await context.newPage());
+    const sent: (string | undefined)[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/v1/users?") || request.url().endsWith("/api/v1/users")) {
+        sent.push(request.headers()["authorization"]);
+      }
+    });
+    await page.goto(`${server.url}/docs`);
+    await page.locator("button.authorize").first().click();
+    const bearer = page.locator(".auth-container").filter({ hasText: "bearerAuth" });
+    await bearer.locator("input").fill(token);
+    await bearer.locator("button.authorize").click();
+    await page.locator("button.btn-done").click();
+    const list = page.locator("#operations-User-listUsers");
+    await list.locator(".opblock-summary").click();
+    await list.locator("button.try-out__btn").click();
+    await list.locator("button.execute").click();
+    const response = list.locator(".live-responses-table tr.response");
+    await response.first().waitFor();
+    assert.equal((await response.locator(".response-col_status").innerText()).trim(), "200");
+    const body = await response.locator(".response-col_description pre").first().innerText();
+    assert.match(body, /"email": "ada@example\.com"/, "an admin's view: the token was sent and verified");
+    assert.deepEqual(sent.filter(Boolean), [`Bearer ${token}`]);
   } finally {
     await context.close();
     await rm(profile, { recursive: true, force: true });

@@ -87,7 +87,7 @@ describe("mistakes stop start-up with one line", () => {
   test("an unknown role, field, operation or operator", () => {
     assert.throws(
       policyOf({ editor: { read: true } }),
-      /^TypeError: Model Thing: access names role "editor"; the roles are anonymous, authenticated, admin$/,
+      /^TypeError: Model Thing: access names role "editor"; the roles are anonymous, authenticated, admin \(auth.roles declares more\)$/,
     );
     assert.throws(
       policyOf({ admin: { read: { fields: ["nope"] } } }),
@@ -103,5 +103,17 @@ describe("mistakes stop start-up with one line", () => {
     );
     assert.throws(policyOf({ admin: { read: true, paginate: true } }), /grants paginate twice/);
     assert.throws(() => principal("password"), /principal\(\) takes "subject", "roles" or a claim path/);
+  });
+});
+
+describe("without auth", () => {
+  const open = new AccessPolicy(registry, [], DEFAULT_QUERY_LIMITS, false);
+
+  test("a model without rules stays open, one with rules applies its anonymous ones, other roles are inert", () => {
+    assert.deepEqual(open.grant(ANONYMOUS, Closed, "delete")!.filter, {}, "no access: open to all, as before auth");
+    assert.deepEqual(Object.keys(open.grant(ANONYMOUS, Note, "paginate")!.filter), ["text"], "its anonymous rule");
+    assert.equal(open.grant(ANONYMOUS, Note, "show"), null, "no anonymous rule for it");
+    const Other = defineModel({ name: "Other", fields: { text: string() }, access: { editor: { all: true } } });
+    assert.doesNotThrow(() => new AccessPolicy(createRegistry([Other]), [], DEFAULT_QUERY_LIMITS, false));
   });
 });
