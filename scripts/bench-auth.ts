@@ -14,7 +14,6 @@
  * page. Servers are loaded in turn, round after round; the verdict is the median of the
  * per-round ratio of the authenticated app to the open one (target ≥ 0.90: at most 10% slower).
  */
-import { createServer } from "node:http";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { SignJWT } from "jose";
@@ -22,8 +21,6 @@ import { string } from "superstruct";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
 import {
   type Contender,
-  cpuTimesOf,
-  listenNode,
   type Running,
   runServerProcess,
   serverRole,
@@ -39,7 +36,8 @@ import {
   roundRatios,
   summaryTable,
 } from "./lib/report.ts";
-import { type ListMix, measureVaried, startVariedClient, type VariedOrder } from "./lib/varied-load.ts";
+import { type ListMix, startVariedClient, type VariedOrder } from "./lib/varied-load.ts";
+import { bareServer, measureVariedOnce } from "./lib/bench-servers.ts";
 import { createApp, defaultErrorHandler, defineModel, type ModelDefinition, principal } from "../src/mod.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
 
@@ -96,11 +94,7 @@ async function startApp(setup: ServerSetup, withRules: boolean): Promise<Running
 }
 
 function startBare({ captured }: ServerSetup): Promise<Running> {
-  const body = Buffer.from(captured!.body, "base64");
-  return listenNode(createServer((_req, res) => {
-    res.writeHead(captured!.status, captured!.headers);
-    res.end(body);
-  }));
+  return bareServer(captured!);
 }
 
 async function token(): Promise<string> {
@@ -116,14 +110,7 @@ function orderFor(server: Contender, records: number, seconds: number, connectio
   return { ...base, mix, headers } satisfies VariedOrder;
 }
 
-async function measureOne(client: ReturnType<typeof startVariedClient>, server: Contender, order: VariedOrder) {
-  const before = await cpuTimesOf(server);
-  const result = await measureVaried(client, order);
-  const after = await cpuTimesOf(server);
-  if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} failed responses`);
-  server.rates.push(result.responses / result.seconds);
-  server.costs.push((after.cpu - before.cpu) / result.responses);
-}
+const measureOne = measureVariedOnce;
 
 async function runBenchmark(): Promise<void> {
   const records = flag("records", 100_000);

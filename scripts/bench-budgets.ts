@@ -16,15 +16,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, symlinkSync } from "node:fs";
-import { createServer } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
 import {
   type Contender,
-  cpuTimesOf,
-  listenNode,
   type Running,
   runServerProcess,
   serverRole,
@@ -40,7 +37,8 @@ import {
   roundRatios,
   summaryTable,
 } from "./lib/report.ts";
-import { type ListMix, measureVaried, startVariedClient, type VariedOrder } from "./lib/varied-load.ts";
+import { type ListMix, startVariedClient, type VariedOrder } from "./lib/varied-load.ts";
+import { bareServer, measureVariedOnce } from "./lib/bench-servers.ts";
 
 /** The commit before the first budget (issue 36): every budget and time limit is missing there. */
 const DEFAULT_BASELINE = "942e782";
@@ -95,13 +93,8 @@ async function startApp({ users, root }: ServerSetup): Promise<Running> {
   return { url: server.url, close: async () => (await server.close(), await app.close()) };
 }
 
-/** Bare node:http answering the captured page, byte for byte. */
 function startBare({ captured }: ServerSetup): Promise<Running> {
-  const body = Buffer.from(captured!.body, "base64");
-  return listenNode(createServer((_req, res) => {
-    res.writeHead(captured!.status, captured!.headers);
-    res.end(body);
-  }));
+  return bareServer(captured!);
 }
 
 function orderFor(server: Contender, users: number, seconds: number, connections: number): VariedOrder {
@@ -116,14 +109,7 @@ function orderFor(server: Contender, users: number, seconds: number, connections
   return server.name === BARE ? { ...base, path: SAMPLE } : { ...base, mix };
 }
 
-async function measureOne(client: ReturnType<typeof startVariedClient>, server: Contender, order: VariedOrder) {
-  const before = await cpuTimesOf(server);
-  const result = await measureVaried(client, order);
-  const after = await cpuTimesOf(server);
-  if (result.errors > 0) throw new Error(`${server.name}: ${result.errors} failed responses`);
-  server.rates.push(result.responses / result.seconds);
-  server.costs.push((after.cpu - before.cpu) / result.responses);
-}
+const measureOne = measureVariedOnce;
 
 async function runBenchmark(): Promise<void> {
   const users = flag("users", 100_000);

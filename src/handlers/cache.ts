@@ -4,8 +4,9 @@ import type { CachedBody, ResponseCache } from "../http/response-cache.ts";
 import { cacheableJson, cachedJson, jsonHeaders, notModified, preconditionFailed } from "../http/responses.ts";
 import type { Model } from "../model/define.ts";
 import { boundedJson } from "../query/budget.ts";
-import type { Route } from "./route.ts";
+import type { Handler, PathParams, Route } from "./route.ts";
 import { fingerprintOf, type RequestAccess } from "../query/access.ts";
+import { hookedHandler } from "./hooks.ts";
 
 /** What a GET handler produced: the body, the collections it read, and headers that belong to it. */
 export interface ReadResult {
@@ -136,4 +137,16 @@ async function missedGet(
   const stored = cache.set(key, version, collections, text, etag, hitHeaders);
   const cacheStatus = `${CACHE_NAME}; fwd=${stale ? "stale" : "uri-miss"}${stored ? "; stored" : ""}`;
   return cachedJson(request, text, etag, language, { ...headers, "cache-status": cacheStatus });
+}
+
+/** What a cached GET handler reads on a miss. */
+type Read = (request: Request, route: Route, params: PathParams, access?: RequestAccess) => Promise<ReadResult>;
+
+/**
+ * A GET handler (`paginate`, `show`) answered through the response cache, keyed for the
+ * request's principal, with `read` run on a miss (and always for a model hooked for it).
+ */
+export function cachedHandler(name: "paginate" | "show", read: Read): Handler {
+  return (request, route, params, access) =>
+    cachedGet(request, route, hookedHandler(route.hooks, name), () => read(request, route, params, access), access);
 }

@@ -7,11 +7,10 @@ import { pagination } from "../query/page.ts";
 import { type ListPlan, planList } from "../query/plan.ts";
 import { listPath } from "../query/list-cursor.ts";
 import type { Window } from "../store/window.ts";
-import { cachedGet, type ReadResult } from "./cache.ts";
+import { cachedHandler, type ReadResult } from "./cache.ts";
 import { stopIfGone } from "./client-gone.ts";
 import { listQuery, type PaginateContext } from "./context.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
-import { hookedHandler } from "./hooks.ts";
 import { finish } from "./output.ts";
 import { loadWith } from "./relation-hooks.ts";
 import { hasSerializer, serializeRecords } from "./serialize-output.ts";
@@ -25,14 +24,7 @@ import { type Handler, hookContext, type PathParams, readRoute, type Route } fro
  * relations; the hooks run around those steps. This is the list's hot path: what a request
  * does not need (related conditions, a parent lookup, hooks, relations) costs no `await`.
  */
-export const paginate: Handler = (request, route, params, access) =>
-  cachedGet(
-    request,
-    route,
-    hookedHandler(route.hooks, "paginate"),
-    () => listPage(request, route, params, access),
-    access,
-  );
+export const paginate: Handler = cachedHandler("paginate", listPage);
 
 async function listPage(
   request: Request,

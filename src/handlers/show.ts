@@ -6,24 +6,16 @@ import { showFilter, showProjection } from "../query/compile.ts";
 import { planShow } from "../query/plan.ts";
 import type { RequestAccess } from "../query/access.ts";
 import type { WithNode } from "../query/with.ts";
-import { cachedGet, type ReadResult } from "./cache.ts";
+import { cachedHandler, type ReadResult } from "./cache.ts";
 import { type ShowContext, showQuery, toStoredRecord } from "./context.ts";
 import { hookHeaders, hookStatus } from "./hook-response.ts";
-import { hookedHandler } from "./hooks.ts";
 import { finish } from "./output.ts";
 import { loadWith } from "./relation-hooks.ts";
 import { serializeRecord } from "./serialize-output.ts";
 import { type Handler, hookContext, type PathParams, readRoute, type Route } from "./route.ts";
 
 /** SHOW: `GET /api/v1/<plural>/<id>` (or nested, `/users/:userId/posts/<id>`): one record, with `fields` and `with` applied. */
-export const show: Handler = (request, route, params, access) =>
-  cachedGet(
-    request,
-    route,
-    hookedHandler(route.hooks, "show"),
-    () => oneRecord(request, route, params, access),
-    access,
-  );
+export const show: Handler = cachedHandler("show", oneRecord);
 
 async function oneRecord(
   request: Request,

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
+import type { Page } from "playwright-core";
+import type { App } from "../../src/mod.ts";
 import { call, exampleApp } from "../helpers/app.ts";
 import { exampleAuth, exampleProjectApp } from "../helpers/example.ts";
 
@@ -36,10 +38,10 @@ const skip = isDeno
 
 if (skip) console.log(`skipped: the docs-page browser test (${skip})`);
 
-test("the docs page runs GET /api/v1/users from the browser and shows the 200 and the body", { skip }, async () => {
+/** Serves `app` on a free port and opens a fresh headless Chromium for `body`; closes both after. */
+async function inBrowser(app: App, body: (page: Page, url: string) => Promise<void>): Promise<void> {
   const { chromium } = await import("playwright-core");
   const { serveNode } = await import("../../src/adapters/node/node-adapter.ts");
-  const app = await exampleApp();
   const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
   // A fresh profile: Playwright takes the user-data-dir as this argument, not as a flag.
   const profile = await mkdtemp(join(tmpdir(), "mongorest-chromium-"));
@@ -49,90 +51,74 @@ test("the docs page runs GET /api/v1/users from the browser and shows the 200 an
     args: FLAGS,
   });
   try {
-    assert.equal(
-      (await call(app, "POST", "/api/v1/users", { email: "grace@example.com", name: "Grace", surname: "Hopper" }))
-        .status,
-      201,
-    );
     context.setDefaultTimeout(STEP_LIMIT_MS);
-    const page = context.pages()[0] ?? (await context.newPage());
+    await body(context.pages()[0] ?? (await context.newPage()), server.url);
+  } finally {
+    await context.close();
+    await rm(profile, { recursive: true, force: true });
+    await server.close();
+    await app.close();
+  }
+}
+
+/** Runs `GET /api/v1/users` from the docs page ("Try it out", "Execute") and returns the body it shows, after a 200. */
+async function tryListUsers(page: Page): Promise<string> {
+  const list = page.locator("#operations-User-listUsers");
+  await list.locator(".opblock-summary").click();
+  await list.locator("button.try-out__btn").click();
+  await list.locator("button.execute").click();
+  const response = list.locator(".live-responses-table tr.response");
+  await response.first().waitFor();
+  assert.equal((await response.locator(".response-col_status").innerText()).trim(), "200");
+  return await response.locator(".response-col_description pre").first().innerText();
+}
+
+test("the docs page runs GET /api/v1/users from the browser and shows the 200 and the body", { skip }, async () => {
+  const app = await exampleApp();
+  const grace = { email: "grace@example.com", name: "Grace", surname: "Hopper" };
+  assert.equal((await call(app, "POST", "/api/v1/users", grace)).status, 201);
+  await inBrowser(app, async (page, url) => {
     const foreign: string[] = [];
     page.on("request", (request) => {
-      if (!request.url().startsWith(server.url) && !request.url().startsWith("data:")) foreign.push(request.url());
+      if (!request.url().startsWith(url) && !request.url().startsWith("data:")) foreign.push(request.url());
     });
     const failures: string[] = [];
     page.on("pageerror", (error) => failures.push(error.message));
 
-    await page.goto(`${server.url}/docs`);
+    await page.goto(`${url}/docs`);
     const list = page.locator("#operations-User-listUsers");
     await list.waitFor();
     assert.match(await list.locator(".opblock-summary-path").innerText(), /\/api\/v1\/users/);
     assert.ok(await page.locator("#operations-User-showUser").isVisible(), "the users routes are listed");
 
-    await list.locator(".opblock-summary").click();
-    await list.locator("button.try-out__btn").click();
-    await list.locator("button.execute").click();
-    const response = list.locator(".live-responses-table tr.response");
-    await response.waitFor();
-    assert.equal((await response.locator(".response-col_status").innerText()).trim(), "200");
-    const body = await response.locator(".response-col_description pre").first().innerText();
+    const body = await tryListUsers(page);
     assert.match(body, /"email": "grace@example\.com"/);
     assert.match(body, /"pagination"/);
 
     if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false });
     assert.deepEqual(foreign, [], "every request of the page stays on the app (no CDN)");
     assert.deepEqual(failures, []);
-  } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
-    await server.close();
-    await app.close();
-  }
+  });
 });
 
 test("with auth, the docs page's Authorize button takes a token that the page then sends", { skip }, async () => {
-  const { chromium } = await import("playwright-core");
-  const { serveNode } = await import("../../src/adapters/node/node-adapter.ts");
   const app = await exampleProjectApp(); // the example's configuration: JWTs; emails only for admins
-  const server = await serveNode(app.fetch, { port: 0, host: "127.0.0.1" });
-  const profile = await mkdtemp(join(tmpdir(), "mongorest-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-  });
-  try {
-    const ada = { email: "ada@example.com", name: "Ada", surname: "Lovelace" };
-    assert.equal((await call(app, "POST", "/api/v1/users", ada)).status, 201);
-    const token = (await exampleAuth(1, ["admin"])).authorization.replace("Bearer ", "");
-    context.setDefaultTimeout(STEP_LIMIT_MS);
-    const page = context.pages()[0] ?? (await context.newPage());
+  const ada = { email: "ada@example.com", name: "Ada", surname: "Lovelace" };
+  assert.equal((await call(app, "POST", "/api/v1/users", ada)).status, 201);
+  const token = (await exampleAuth(1, ["admin"])).authorization.replace("Bearer ", "");
+  await inBrowser(app, async (page, url) => {
     const sent: (string | undefined)[] = [];
     page.on("request", (request) => {
-      if (request.url().includes("/api/v1/users?") || request.url().endsWith("/api/v1/users")) {
-        sent.push(request.headers()["authorization"]);
-      }
+      if (new URL(request.url()).pathname === "/api/v1/users") sent.push(request.headers()["authorization"]);
     });
-    await page.goto(`${server.url}/docs`);
+    await page.goto(`${url}/docs`);
     await page.locator("button.authorize").first().click();
     const bearer = page.locator(".auth-container").filter({ hasText: "bearerAuth" });
     await bearer.locator("input").fill(token);
     await bearer.locator("button.authorize").click();
     await page.locator("button.btn-done").click();
-    const list = page.locator("#operations-User-listUsers");
-    await list.locator(".opblock-summary").click();
-    await list.locator("button.try-out__btn").click();
-    await list.locator("button.execute").click();
-    const response = list.locator(".live-responses-table tr.response");
-    await response.first().waitFor();
-    assert.equal((await response.locator(".response-col_status").innerText()).trim(), "200");
-    const body = await response.locator(".response-col_description pre").first().innerText();
+    const body = await tryListUsers(page);
     assert.match(body, /"email": "ada@example\.com"/, "an admin's view: the token was sent and verified");
-    assert.deepEqual(sent.filter(Boolean), [`Bearer ${token}`]);
-  } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
-    await server.close();
-    await app.close();
-  }
+    assert.deepEqual(sent, [`Bearer ${token}`]);
+  });
 });
