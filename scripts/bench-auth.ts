@@ -19,13 +19,7 @@ import { fileURLToPath } from "node:url";
 import { SignJWT } from "jose";
 import { string } from "superstruct";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
-import {
-  type Contender,
-  type Running,
-  runServerProcess,
-  serverRole,
-  startServerProcess,
-} from "./lib/processes.ts";
+import { type Contender, type Running, runServerProcess, serverRole, startServerProcess } from "./lib/processes.ts";
 import {
   flag,
   formatInterval,

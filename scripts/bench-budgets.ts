@@ -20,13 +20,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
-import {
-  type Contender,
-  type Running,
-  runServerProcess,
-  serverRole,
-  startServerProcess,
-} from "./lib/processes.ts";
+import { type Contender, type Running, runServerProcess, serverRole, startServerProcess } from "./lib/processes.ts";
 import {
   flag,
   formatInterval,
