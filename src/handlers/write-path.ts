@@ -1,7 +1,5 @@
 import type { Document } from "bson";
 import { QueryParams } from "../http/params.ts";
-import { CatalogValidationError, type FieldMessages } from "../errors.ts";
-import { msg } from "../i18n/message.ts";
 import { ancestorChecks, childFilter, type ParentIds } from "../query/nesting.ts";
 import { writeScope } from "../query/scope.ts";
 import type { Route } from "./route.ts";
@@ -47,14 +45,11 @@ const ECHOED_FIELDS = ["id", "created_at", "updated_at", "deleted_at"];
 
 /**
  * Drops the read-only fields a PUT or PATCH sends back exactly as GET showed them, so sending
- * back what GET returned works; one with another value is a 400 naming it.
+ * back what GET returned works; one with another value stays, for validation's 400 naming it
+ * among every other problem of the body.
  */
 export function dropEchoedFields(body: Record<string, unknown>, stored: Document): void {
-  const changed: FieldMessages = Object.create(null);
   for (const field of ECHOED_FIELDS) {
-    if (!Object.hasOwn(body, field)) continue;
-    if (body[field] === shownValue(stored, field)) delete body[field];
-    else changed[field] = [msg("validation.readOnlyChanged", { field })];
+    if (Object.hasOwn(body, field) && body[field] === shownValue(stored, field)) delete body[field];
   }
-  if (Object.keys(changed).length > 0) throw new CatalogValidationError(changed);
 }

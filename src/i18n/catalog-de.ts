@@ -9,8 +9,6 @@ import type { Catalog } from "./catalog-en.ts";
 export const de: Catalog = {
   "validation.required": "Das {field} Feld muss ausgefüllt sein.",
   "validation.readOnly": "Das {field} Feld ist schreibgeschützt.",
-  "validation.readOnlyChanged":
-    "Das {field} Feld ist schreibgeschützt: weglassen oder unverändert zurücksenden, wie GET es geliefert hat.",
   "validation.notAllowed": "Das {field} Feld ist nicht erlaubt.",
   "validation.string": "Das {field} Feld muss ein Satz sein.",
   "validation.integer": "Das {field} Feld muss eine ganze Zahl sein.",

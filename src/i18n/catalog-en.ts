@@ -7,8 +7,6 @@ export const en = {
   // validation (400 {errors})
   "validation.required": "The {field} field is required.",
   "validation.readOnly": "The {field} field is read-only.",
-  "validation.readOnlyChanged":
-    "The {field} field is read-only: leave it out, or send it back unchanged as GET returned it.",
   "validation.notAllowed": "The {field} field is not allowed.",
   "validation.string": "The {field} field must be a string.",
   "validation.integer": "The {field} field must be an integer.",

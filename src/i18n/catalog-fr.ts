@@ -7,8 +7,6 @@ import type { Catalog } from "./catalog-en.ts";
 export const fr: Catalog = {
   "validation.required": "Le champ {field} est requis.",
   "validation.readOnly": "Le champ {field} est en lecture seule.",
-  "validation.readOnlyChanged":
-    "Le champ {field} est en lecture seule : omettez-le, ou renvoyez-le tel que GET l'a renvoyé.",
   "validation.notAllowed": "Le champ {field} n'est pas autorisé.",
   "validation.string": "Le champ {field} doit être une chaîne de caractères.",
   "validation.integer": "Le champ {field} doit être un entier.",
