@@ -138,6 +138,7 @@ const APP_OPTION_KEYS = Object.keys(
     engineThread: 1,
     dbName: 1,
     clientOptions: 1,
+    earlyEngine: 1,
     clock: 1,
     cursorSecret: 1,
     openapi: 1,

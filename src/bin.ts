@@ -4,6 +4,6 @@ import process from "node:process";
 import { startEngineEarly } from "./store/engine-early.ts";
 
 // The engine recovers the data folder while the app's modules load (imported only after this).
-startEngineEarly(process.env);
+const earlyEngine = startEngineEarly(process.env);
 const { runProject } = await import("./cli.ts");
-await runProject();
+await runProject({ earlyEngine });

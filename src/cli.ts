@@ -13,7 +13,7 @@ import { type App, createApp } from "./app.ts";
 import { StartupError } from "./errors.ts";
 import { defaultErrorHandler } from "./http/errors.ts";
 import { loadConfig, loadHooks, loadModels } from "./loader.ts";
-import { projectDataDir } from "./store/engine-early.ts";
+import { type EarlyEngine, projectDataDir } from "./store/engine-early.ts";
 import { handleShutdownSignals } from "./http/shutdown.ts";
 import { timeoutsFromEnv } from "./http/timeouts.ts";
 import { configureLogging, loggingFromEnv } from "./service/logging.ts";
@@ -26,6 +26,8 @@ export interface ProjectOptions {
   root?: string;
   /** PORT, HOST, MONGODB_URI, DATA_DIR, NODE_ENV (default: `process.env`). */
   env?: Record<string, string | undefined>;
+  /** What `startEngineEarly` returned, when the entry point started the engine before loading the app. */
+  earlyEngine?: EarlyEngine;
 }
 
 /** A served project: its app and server, and the graceful stop the signals trigger. */
@@ -55,6 +57,7 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
     hooks: await loadHooks(join(root, "hooks"), models),
     uri: env.MONGODB_URI || config.uri,
     dataDir: (env.DATA_DIR || config.dataDir === undefined) ? projectDataDir(env, root) : config.dataDir,
+    earlyEngine: options.earlyEngine,
   }).catch((error: unknown) => {
     // An option the file got wrong: the line names the file it came from.
     if (file !== null && error instanceof TypeError) throw new TypeError(`${file}: ${error.message}`, { cause: error });

@@ -1,7 +1,7 @@
 import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
 import { type EngineThread, startEngineThread } from "../embedded/thread.ts";
 import { StartupError } from "../errors.ts";
-import { takeEarlyEngine } from "./engine-early.ts";
+import { type EarlyEngine, earlyEngineFor } from "./engine-early.ts";
 
 /** Where the data lives: a MongoDB URI, or the embedded engine (in memory, or in `dataDir`). */
 export interface DatabaseOptions {
@@ -19,6 +19,11 @@ export interface DatabaseOptions {
   dbName?: string;
   /** Passed to the MongoClient (e.g. `{ monitorCommands: true }`). */
   clientOptions?: MongoClientOptions;
+  /**
+   * An engine the entry point started before loading the app (`startEngineEarly`), taken over
+   * when it opened this `dataDir` in a thread; otherwise ignored (and then closed).
+   */
+  earlyEngine?: EarlyEngine;
 }
 
 /** An open connection. `close()` also stops the embedded engine when one was started. */
@@ -53,9 +58,13 @@ async function startEngine(dataDir: string | undefined, thread: boolean): Promis
 }
 
 /** The engine started early on this folder if there is one, else a new one. */
-async function embeddedEngine(dataDir: string | undefined, thread: boolean): Promise<EngineThread> {
+async function embeddedEngine(
+  dataDir: string | undefined,
+  thread: boolean,
+  earlyEngine: EarlyEngine | undefined,
+): Promise<EngineThread> {
   try {
-    const early = thread && dataDir ? takeEarlyEngine(dataDir) : undefined;
+    const early = thread && dataDir ? earlyEngineFor(earlyEngine, dataDir) : undefined;
     return (await early) ?? await startEngine(dataDir, thread);
   } catch (error) {
     // A held, damaged or unreadable data folder: the engine's message says what to do.
@@ -85,7 +94,12 @@ function messageOf(error: unknown): string {
 /** Connects the driver to MongoDB, starting the embedded engine first when no URI is given. */
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const thread = options.engineThread ?? true;
-  const engine = options.uri ? null : await embeddedEngine(options.dataDir, thread);
+  const early = options.earlyEngine;
+  // An early engine this app does not take (a URI, another folder, no thread) is closed, not left holding its folder.
+  if (early && (options.uri || !thread || !options.dataDir || !earlyEngineFor(early, options.dataDir))) {
+    early.engine.then((unused) => unused?.close(), () => {});
+  }
+  const engine = options.uri ? null : await embeddedEngine(options.dataDir, thread, early);
   const uri = options.uri ?? engine!.uri;
   // The engine closes connections idle for 10 minutes; the pool lets them go after one, so it
   // never picks a connection the engine is closing.
