@@ -5,9 +5,9 @@
  *   npx tsx scripts/bench-budgets.ts [--baseline 942e782] [--users 100000] [--seconds 2] [--rounds 12] [--connections 16]
  *
  * The baseline is checked out once into a git worktree under the system's temporary folder
- * (sharing this tree's node_modules). Each server is a process of its own running the fixture
- * blog app (tests/fixtures/blog.ts of its own tree: the example's models without access rules,
- * default options, an in-memory engine holding `--users` users) under serveNode; a bare node:http process answers the bytes of one page.
+ * (sharing this tree's node_modules). Each server is a process of its own running the example's
+ * User model as both trees define it (see exampleUser; default options, an in-memory engine
+ * holding `--users` users) under serveNode; a bare node:http process answers the bytes of one page.
  * The load generator (scripts/lib/varied-load.ts) asks each for pages it has never asked that
  * server for (random page and size 5-50, sort id, -id, name or -created_at,name), so every
  * request reaches the engine, its maxTimeMS and its time checks, the parameter check, and the
@@ -69,16 +69,34 @@ function baselineTree(ref: string): string {
   return dir;
 }
 
+/**
+ * The example's User as both trees define it (fields, hidden password, unique email, the
+ * indexes the mix's sorts use), made with each tree's own `defineModel`: the example's model
+ * files gained access rules after the baseline, which would compare two different apps.
+ */
+async function exampleUser(load: (path: string) => Promise<Record<string, never>>) {
+  const { defineModel, email } = await load("src/mod.ts") as Record<string, (...args: unknown[]) => unknown>;
+  const { optional, string } = await import("superstruct");
+  return defineModel({
+    name: "User",
+    fields: { email: email(), name: string(), surname: string(), password: optional(string()) },
+    hidden: ["password"],
+    unique: ["email"],
+    indexes: [
+      { keys: { name: 1, _id: 1 } },
+      { keys: { created_at: -1, name: 1, _id: 1 } },
+      { keys: { surname: 1, name: 1, _id: 1 } },
+    ],
+  });
+}
+
 /** The example app of the tree at `root`, as its main.ts builds it, on an in-memory engine holding `users` users. */
 async function startApp({ users, root }: ServerSetup): Promise<Running> {
   const load = (path: string) => import(pathToFileURL(join(root, path)).href);
   const { createApp, defaultErrorHandler } = await load("src/mod.ts");
   const { serveNode } = await load("src/adapters/node/node-adapter.ts");
   const { insertExampleUsers } = await load("scripts/lib/example-users.ts");
-  // The fixture blog's models, the same in both trees: the example's own models gained access
-  // rules after the baseline, which would compare two different apps.
-  const { User, Post, Comment } = await load("tests/fixtures/blog.ts");
-  const app = await createApp({ models: [User, Post, Comment] });
+  const app = await createApp({ models: [await exampleUser(load)] });
   app.onError(defaultErrorHandler);
   await insertExampleUsers(app.db, users, { password: "secret" });
   // A tree whose App offers the adapter contract (answer, refuse) is served through it, as
