@@ -6,7 +6,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { string } from "superstruct";
@@ -70,5 +71,24 @@ test("a data folder inside /proc or /sys is refused at once, naming it, instead 
       assert.match(error.message, new RegExp(`^Data directory ${dataDir} is inside /(proc|sys), a pseudo file system`));
       return true;
     });
+  }
+});
+
+test("a data folder others may enter is refused with one line saying how to close it, unless allowed", async () => {
+  const root = mkdtempSync(join(tmpdir(), "mongorest-open-"));
+  const dataDir = join(root, "data");
+  try {
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o755);
+    await assert.rejects(
+      startEmbeddedEngine({ dataDir }),
+      new RegExp(`^Error: Data directory ${dataDir} is open to other users \\(mode 755\\): run chmod 700`),
+    );
+    process.env.MONGOREST_ALLOW_OPEN_DATA_DIR = "1";
+    const engine = await startEmbeddedEngine({ dataDir });
+    await engine.close();
+  } finally {
+    delete process.env.MONGOREST_ALLOW_OPEN_DATA_DIR;
+    rmSync(root, { recursive: true, force: true });
   }
 });

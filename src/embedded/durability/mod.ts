@@ -1,4 +1,5 @@
-import { mkdir, realpath } from "node:fs/promises";
+import { mkdir, realpath, stat } from "node:fs/promises";
+import process from "node:process";
 import { dirname, resolve } from "node:path";
 import type { ChangeSink, RecoveredChange } from "../changes.ts";
 import { fsyncDir } from "./files.ts";
@@ -93,8 +94,25 @@ export async function openDurableStore(
   const dir = resolve(dataDir);
   await refusePseudoFileSystem(dir);
   await createDurably(dir);
+  await refuseOpenFolder(dir);
   const releaseLock = await acquireLock(dir);
   return new JournaledStore(dir, dump, releaseLock, options);
+}
+
+/**
+ * Refuses a data folder other users may enter (any group or other permission bit), as
+ * PostgreSQL does: they could read every record, hidden fields included, or the lock. The
+ * engine creates its folder 0700; an older or hand-made one is `chmod 700`ed once, or allowed
+ * with MONGOREST_ALLOW_OPEN_DATA_DIR=1 (a folder shared on purpose, such as a group's).
+ */
+async function refuseOpenFolder(dir: string): Promise<void> {
+  const mode = (await stat(dir)).mode & 0o777;
+  if ((mode & 0o077) === 0 || process.env.MONGOREST_ALLOW_OPEN_DATA_DIR === "1") return;
+  throw new Error(
+    `Data directory ${dir} is open to other users (mode ${
+      mode.toString(8)
+    }): run chmod 700 ${dir}, or set MONGOREST_ALLOW_OPEN_DATA_DIR=1 to allow it.`,
+  );
 }
 
 /** File systems the kernel makes up: nothing written there is kept (and mkdir there can spin forever). */
