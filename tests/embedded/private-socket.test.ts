@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -89,6 +89,24 @@ test("a data folder others may enter is refused with one line saying how to clos
     await engine.close();
   } finally {
     delete process.env.MONGOREST_ALLOW_OPEN_DATA_DIR;
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("the data-folder lock's name needs a key only the folder's owner can read", async () => {
+  const root = mkdtempSync(join(tmpdir(), "mongorest-lock-"));
+  const dataDir = join(root, "data");
+  try {
+    const engine = await startEmbeddedEngine({ dataDir });
+    await engine.close();
+    const key = join(dataDir, "engine.lock-key");
+    assert.equal(statSync(key).mode & 0o777, 0o600);
+    assert.match(readFileSync(key, "utf8"), /^[0-9a-f]{64}$/);
+    // The same key next time: the lock stays one name for the folder, across restarts.
+    const again = await startEmbeddedEngine({ dataDir });
+    await assert.rejects(startEmbeddedEngine({ dataDir }), /is in use by another engine/);
+    await again.close();
+  } finally {
     rmSync(root, { recursive: true, force: true });
   }
 });

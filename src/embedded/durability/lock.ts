@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { connect, createServer, type Server } from "node:net";
-import { readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
+import { link, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { errorCode, removeIfExists } from "./files.ts";
@@ -22,9 +22,14 @@ import { errorCode, removeIfExists } from "./files.ts";
  *   that at the same instant could both succeed, which the kernel-named sockets rule out.
  *
  * `engine.lock` holds the owner's pid, for the refusal message only; it decides nothing.
+ *
+ * The name also hashes a random key kept in the folder (`engine.lock-key`, 0600): anyone may
+ * learn a folder's device, inode and path, and so could bind its name first and keep every
+ * engine out of it; only the folder's owner can read the key.
  */
 
 const PID_FILE = "engine.lock";
+const KEY_FILE = "engine.lock-key";
 const SOCKET_FILE = "engine.sock";
 
 // Node binds an abstract name with the whole 108-byte sun_path (padded with NULs), Deno with
@@ -63,9 +68,28 @@ async function lockAddress(folder: string, platform: string): Promise<string> {
   const { dev, ino } = await stat(folder, { bigint: true });
   // The real path too: a deleted folder's inode number is reused by the next one made, and a
   // process still holding the old folder's lock would then hold the new folder's as well.
-  const id = createHash("sha256").update(`${dev}:${ino}:${folder}`).digest("hex");
+  const key = await lockKey(folder);
+  const id = createHash("sha256").update(`${dev}:${ino}:${folder}:${key}`).digest("hex");
   if (platform === "win32") return `\\\\?\\pipe\\mongorest-engine-${id}`;
   return `\0mongorest-engine-lock-${id}`.padEnd(ABSTRACT_NAME_LENGTH + 1, "-");
+}
+
+/**
+ * The folder's lock key: read, or made once. Written aside and linked into place, so it
+ * appears whole or not at all, and of two engines making it at once both read the winner's.
+ */
+async function lockKey(folder: string): Promise<string> {
+  const path = join(folder, KEY_FILE);
+  const draft = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(draft, randomBytes(32).toString("hex"), { mode: 0o600 });
+    await link(draft, path);
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error;
+  } finally {
+    await removeIfExists(draft);
+  }
+  return (await readFile(path, "utf8")).trim();
 }
 
 /** Binds `address`; undefined when someone else holds it. */
