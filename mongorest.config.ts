@@ -17,7 +17,7 @@ function jwtSecret(): string {
   if (secret) return secret;
   if (process.env.NODE_ENV === "production") {
     throw new TypeError(
-      "mongorest.config.ts: set MONGOREST_JWT_SECRET (the development secret is refused in production)",
+      "set MONGOREST_JWT_SECRET (the development secret is refused in production)",
     );
   }
   return DEVELOPMENT_SECRET;
