@@ -311,7 +311,9 @@ export class AccessPolicy {
 /** The refusal of an operation a principal may not use: 401 without credentials, 403 with them. */
 export function refused(principal: Principal, model: Model, operation: Operation): Error {
   if (principal.via === "anonymous") {
-    return apiError("auth.required", { model: model.name }, 401, { "www-authenticate": 'Bearer realm="api"' });
+    return apiError("auth.required", { operation, model: model.name }, 401, {
+      "www-authenticate": 'Bearer realm="api"',
+    });
   }
   return apiError("auth.forbidden", { operation, model: model.name }, 403);
 }

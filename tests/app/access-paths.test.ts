@@ -162,6 +162,7 @@ describe("reads: list, count, show, HEAD, conditional requests", () => {
       if (who.tenant === null) {
         assert.equal(res.status, 401, who.name);
         assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer/);
+        assert.match((await res.json()).error, /^Sign-in is required for paginate on Note/);
         continue;
       }
       const { status, body } = await jsonOf(res);

@@ -137,7 +137,7 @@ async function inUse(folder: string): Promise<Error> {
 // Written aside and renamed into place, so a reader never sees a half-written pid.
 async function writePid(pidPath: string): Promise<void> {
   const draft = `${pidPath}.${process.pid}.tmp`;
-  await writeFile(draft, `${process.pid}\n`);
+  await writeFile(draft, `${process.pid}\n`, { mode: 0o600 });
   await rename(draft, pidPath);
 }
 
