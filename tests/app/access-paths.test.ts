@@ -209,6 +209,74 @@ describe("reads: list, count, show, HEAD, conditional requests", () => {
   });
 });
 
+describe("every principal × every read path", () => {
+  /** The status a principal gets for a note or account of `tenant`: 401 anonymous, 404 outside its rules. */
+  const statusFor = (who: Who, tenant: string) => who.tenant === null ? 401 : sees(who, tenant) ? 200 : 404;
+
+  test("lists under every count strategy: exactly the readable notes, their total and lastPage, nothing else", async () => {
+    for (const who of principals) {
+      const expected = seeded.notes.filter((note) => sees(who, note.tenant)).map((note) => note.id);
+      for (const count of ["exact", "estimated", "none"]) {
+        const res = await jsonOf(
+          await call(app, "GET", `/api/v1/notes?per_page=5&count=${count}`, undefined, who.headers),
+        );
+        if (who.tenant === null) {
+          assert.equal(res.status, 401, `${who.name} count=${count}`);
+          continue;
+        }
+        assert.deepEqual(res.body.data.map((n: { id: number }) => n.id), expected.slice(0, 5), `${who.name} ${count}`);
+        if (count === "none") assert.equal(res.body.pagination.total, null);
+        else {
+          assert.equal(res.body.pagination.total, expected.length, `${who.name}: count=${count} counts only its notes`);
+          assert.equal(res.body.pagination.lastPage, Math.max(1, Math.ceil(expected.length / 5)));
+        }
+      }
+    }
+  });
+
+  test("show and HEAD of every note, with its account: 200 inside the rules, 404 outside, 401 anonymous", async () => {
+    for (const who of principals) {
+      for (const note of seeded.notes) {
+        const path = `/api/v1/notes/${note.id}?with=account`;
+        const res = await call(app, "GET", path, undefined, who.headers);
+        assert.equal(res.status, statusFor(who, note.tenant), `${who.name} GET note ${note.id}`);
+        const body = await res.json();
+        if (res.status === 200) {
+          assert.deepEqual(Object.keys(body).filter((k) => k !== "account").sort(), [...who.noteFields].sort());
+          assert.equal(body.account.id, note.account_id);
+        }
+        const head = await call(app, "HEAD", path, undefined, who.headers);
+        assert.equal(head.status, res.status, `${who.name} HEAD note ${note.id}`);
+        assert.equal(await head.text(), "");
+      }
+    }
+  });
+
+  test("nested lists of every account, and related conditions on every tenant", async () => {
+    for (const who of principals) {
+      for (const account of seeded.accounts) {
+        const res = await jsonOf(
+          await call(app, "GET", `/api/v1/accounts/${account.id}/notes`, undefined, who.headers),
+        );
+        assert.equal(res.status, statusFor(who, account.tenant), `${who.name} notes of account ${account.id}`);
+        if (res.status !== 200) continue;
+        const expected = seeded.notes.filter((note) => note.account_id === account.id).map((note) => note.id);
+        assert.deepEqual(res.body.data.map((n: { id: number }) => n.id), expected);
+      }
+      for (const tenant of ["t1", "t2"]) {
+        const q = encodeURIComponent(JSON.stringify({ "account.tenant": tenant }));
+        const res = await jsonOf(await call(app, "GET", `/api/v1/notes?per_page=100&q=${q}`, undefined, who.headers));
+        if (who.tenant === null) {
+          assert.equal(res.status, 401);
+          continue;
+        }
+        const expected = seeded.notes.filter((note) => note.tenant === tenant && sees(who, tenant)).map((n) => n.id);
+        assert.deepEqual(res.body.data.map((n: { id: number }) => n.id), expected, `${who.name} q on tenant ${tenant}`);
+      }
+    }
+  });
+});
+
 describe("relations: with at every depth, related conditions in q, nested routes", () => {
   test("with=account{notes} shows only the related records and fields of the principal's rules", async () => {
     const user1 = principals[1];
