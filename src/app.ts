@@ -139,6 +139,7 @@ const APP_OPTION_KEYS = Object.keys(
     dbName: 1,
     clientOptions: 1,
     earlyEngine: 1,
+    engineTools: 1,
     clock: 1,
     cursorSecret: 1,
     openapi: 1,

@@ -13,7 +13,7 @@ import { type App, createApp } from "./app.ts";
 import { StartupError } from "./errors.ts";
 import { defaultErrorHandler } from "./http/errors.ts";
 import { loadConfig, loadHooks, loadModels } from "./loader.ts";
-import { type EarlyEngine, projectDataDir } from "./store/engine-early.ts";
+import { type EarlyEngine, engineToolsFromEnv, projectDataDir } from "./store/engine-early.ts";
 import { handleShutdownSignals } from "./http/shutdown.ts";
 import { timeoutsFromEnv } from "./http/timeouts.ts";
 import { configureLogging, loggingFromEnv } from "./service/logging.ts";
@@ -47,6 +47,7 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
   const root = options.root ?? ".";
   const env = options.env ?? process.env;
   const timeouts = timeoutsFromEnv(env);
+  const engineTools = engineToolsFromEnv(env);
   // One line per request: JSON in production, readable otherwise; LOG_LEVEL sets the level.
   await configureLogging(loggingFromEnv(env));
   const models = await loadModels(join(root, "models"));
@@ -58,6 +59,7 @@ export async function serveProject(options: ProjectOptions = {}): Promise<Served
     uri: env.MONGODB_URI || config.uri,
     dataDir: (env.DATA_DIR || config.dataDir === undefined) ? projectDataDir(env, root) : config.dataDir,
     earlyEngine: options.earlyEngine,
+    ...(engineTools ? { engineTools } : {}),
   }).catch((error: unknown) => {
     // An option the file got wrong: the line names the file it came from.
     if (file !== null && error instanceof TypeError) throw new TypeError(`${file}: ${error.message}`, { cause: error });
@@ -97,6 +99,8 @@ export async function runProject(options: ProjectOptions = {}): Promise<void> {
   }
   const uri = (options.env ?? process.env).MONGODB_URI;
   console.log(`Listening on ${project.server.url} (${uri ? "MongoDB" : "embedded engine"})`);
+  const tools = uri ? undefined : engineToolsFromEnv(options.env ?? process.env);
+  if (tools) console.log(`The embedded engine is open to tools on 127.0.0.1:${tools.port} for user ${tools.user}`);
   handleShutdownSignals(
     {
       on: (signal, handler) => process.on(signal, handler),

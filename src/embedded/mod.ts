@@ -17,6 +17,7 @@ import { Ledger } from "./store/ledger.ts";
 import { SessionCache } from "./sessions.ts";
 import { type ConnectionLimits, resolveConnectionLimits } from "./wire/limits.ts";
 import { listen } from "./wire/server.ts";
+import { scramKeys } from "./wire/scram.ts";
 import { startEngineThread } from "./thread.ts";
 import { SharedWriteCounter, WriteCounter } from "./write-counter.ts";
 import { startTtlMonitor, type TtlOptions } from "./ttl.ts";
@@ -40,6 +41,12 @@ export interface EmbeddedEngineOptions extends Partial<ConnectionLimits> {
    * unused.
    */
   socket?: string;
+  /**
+   * Also open a TCP port to tools (mongosh, Compass) that only one user may use, after
+   * SCRAM-SHA-256: `{ port, user, password }` (host default 127.0.0.1, port 0 a free one). The
+   * app's own socket needs no credential; this port serves the same data.
+   */
+  tools?: { host?: string; port?: number; user: string; password: string };
   /** When the journal in `dataDir` is folded into a snapshot (see DurableStoreOptions). */
   compaction?: { compactThreshold?: number; closeCompactThreshold?: number };
   /** Largest document accepted and announced (default 16 MiB). */
@@ -86,6 +93,8 @@ export interface EmbeddedEngine {
   /** Connection string for the driver. */
   uri: string;
   port: number;
+  /** With `tools`: where that port listens. */
+  tools?: { host: string; port: number };
   /** Closes the server, every connection, and the durable store. */
   close(): Promise<void>;
   /**
@@ -163,6 +172,21 @@ function checkOrdersInBackground(catalog: Catalog): () => void {
   return () => clearTimeout(timer);
 }
 
+/** The tools port (`options.tools`), with every connection authenticated by SCRAM-SHA-256. */
+async function toolsServer(engine: EngineState, options: EmbeddedEngineOptions, limits: ConnectionLimits) {
+  const tools = options.tools;
+  if (tools === undefined) return undefined;
+  if (
+    typeof tools.user !== "string" || tools.user === "" || typeof tools.password !== "string" ||
+    tools.password.length < 12
+  ) {
+    throw new TypeError("the engine's tools port needs a user and a password of at least 12 characters");
+  }
+  const host = tools.host ?? "127.0.0.1";
+  const keys = scramKeys({ user: tools.user, password: tools.password });
+  return { host, server: await listen(engine, { host, port: tools.port ?? 0 }, limits, keys) };
+}
+
 /** The Unix socket to listen on: `path`, or for `"private"` one in a new 0700 folder, removed with it. */
 function socketPath(option: string): { path: string; remove(): void } {
   if (option !== "private") return { path: option, remove: () => rmSync(option, { force: true }) };
@@ -220,6 +244,15 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
     await sink.close();
     throw error;
   }
+  let tools;
+  try {
+    tools = await toolsServer(engine, options, connectionLimits);
+  } catch (error) {
+    await server.close();
+    socket?.remove();
+    await sink.close();
+    throw error;
+  }
   // As MongoDB names itself in statistics: the machine's name, not the interface listened on.
   engine.server.host = `${hostname()}:${server.port}`;
   cursors.startSweeper();
@@ -232,11 +265,13 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions = {}): 
   return {
     uri: `mongodb://${where}/?directConnection=true`,
     port: server.port,
+    ...(tools ? { tools: { host: tools.host, port: tools.server.port } } : {}),
     async close() {
       stopChecks();
       await stopTtl();
       cursors.close();
       engine.sessions.close();
+      await tools?.server.close();
       await server.close();
       socket?.remove();
       await sink.close();

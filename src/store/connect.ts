@@ -1,7 +1,7 @@
 import { type Db, MongoClient, type MongoClientOptions } from "mongodb";
 import { type EngineThread, startEngineThread } from "../embedded/thread.ts";
 import { StartupError } from "../errors.ts";
-import { type EarlyEngine, earlyEngineFor } from "./engine-early.ts";
+import { type EarlyEngine, earlyEngineFor, type EngineTools } from "./engine-early.ts";
 
 /** Where the data lives: a MongoDB URI, or the embedded engine (in memory, or in `dataDir`). */
 export interface DatabaseOptions {
@@ -24,6 +24,11 @@ export interface DatabaseOptions {
    * when it opened this `dataDir` in a thread; otherwise ignored (and then closed).
    */
   earlyEngine?: EarlyEngine;
+  /**
+   * Open the embedded engine to tools too (mongosh, Compass): a TCP port on `host` (default
+   * 127.0.0.1) behind SCRAM-SHA-256 with this one user. Ignored with `uri`.
+   */
+  engineTools?: EngineTools;
 }
 
 /** An open connection. `close()` also stops the embedded engine when one was started. */
@@ -49,23 +54,21 @@ function databaseName(uri: string, explicit: string | undefined): string | undef
  * with the engine in a thread of its own (the default), the app's thread never loads the
  * engine's query and storage code, which saved memory and start-up time.
  */
-async function startEngine(dataDir: string | undefined, thread: boolean): Promise<EngineThread> {
+async function startEngine(dataDir: string | undefined, thread: boolean, tools?: EngineTools): Promise<EngineThread> {
   // A private Unix socket, not a TCP port: no other local user can reach the data through it.
-  const threaded = thread ? await startEngineThread({ dataDir, socket: "private" }) : undefined;
+  const options = { dataDir, socket: "private", ...(tools ? { tools } : {}) };
+  const threaded = thread ? await startEngineThread(options) : undefined;
   if (threaded) return threaded;
   const { startEmbeddedEngine } = await import("../embedded/mod.ts");
-  return startEmbeddedEngine({ dataDir, socket: "private" });
+  return startEmbeddedEngine(options);
 }
 
 /** The engine started early on this folder if there is one, else a new one. */
-async function embeddedEngine(
-  dataDir: string | undefined,
-  thread: boolean,
-  earlyEngine: EarlyEngine | undefined,
-): Promise<EngineThread> {
+async function embeddedEngine(options: DatabaseOptions, thread: boolean): Promise<EngineThread> {
+  const { dataDir } = options;
   try {
-    const early = thread && dataDir ? earlyEngineFor(earlyEngine, dataDir) : undefined;
-    return (await early) ?? await startEngine(dataDir, thread);
+    const early = thread && dataDir ? earlyEngineFor(options.earlyEngine, dataDir) : undefined;
+    return (await early) ?? await startEngine(dataDir, thread, options.engineTools);
   } catch (error) {
     // A held, damaged or unreadable data folder: the engine's message says what to do.
     throw new StartupError(`the embedded engine cannot start: ${messageOf(error)}`, { cause: error });
@@ -99,7 +102,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   if (early && (options.uri || !thread || !options.dataDir || !earlyEngineFor(early, options.dataDir))) {
     early.engine.then((unused) => unused?.close(), () => {});
   }
-  const engine = options.uri ? null : await embeddedEngine(options.dataDir, thread, early);
+  const engine = options.uri ? null : await embeddedEngine(options, thread);
   const uri = options.uri ?? engine!.uri;
   // The engine closes connections idle for 10 minutes; the pool lets them go after one, so it
   // never picks a connection the engine is closing.

@@ -27,7 +27,14 @@ export interface EarlyEngine {
 export function startEngineEarly(env: Record<string, string | undefined>, root = "."): EarlyEngine | undefined {
   if (env.MONGODB_URI) return undefined;
   const dataDir = resolve(projectDataDir(env, root));
-  const engine = startEngineThread({ dataDir, socket: "private" }); // as openDatabase starts it: see connect.ts
+  let tools: EngineTools | undefined;
+  try {
+    tools = engineToolsFromEnv(env);
+  } catch {
+    return undefined; // serveProject reports the mistake in one line
+  }
+  // As openDatabase starts it: see connect.ts.
+  const engine = startEngineThread({ dataDir, socket: "private", ...(tools ? { tools } : {}) });
   // A start-up error is reported where the engine is taken over, not as an unhandled rejection.
   engine.catch(() => {});
   return { dataDir, engine };
@@ -39,4 +46,35 @@ export function earlyEngineFor(
   dataDir: string,
 ): Promise<EngineThread | undefined> | undefined {
   return early !== undefined && early.dataDir === resolve(dataDir) ? early.engine : undefined;
+}
+
+/** The embedded engine's TCP port for tools (mongosh, Compass), behind SCRAM-SHA-256 with one user. */
+export interface EngineTools {
+  host?: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+const TOOLS_VARIABLES = ["MONGOREST_ENGINE_PORT", "MONGOREST_ENGINE_USER", "MONGOREST_ENGINE_PASSWORD"] as const;
+
+/**
+ * `MONGOREST_ENGINE_PORT`, `MONGOREST_ENGINE_USER` and `MONGOREST_ENGINE_PASSWORD` (all three
+ * or none): the engine's port for tools, on 127.0.0.1. A mistake is a TypeError naming the variable.
+ */
+export function engineToolsFromEnv(env: Record<string, string | undefined>): EngineTools | undefined {
+  const given = TOOLS_VARIABLES.filter((name) => env[name]);
+  if (given.length === 0) return undefined;
+  const missing = TOOLS_VARIABLES.filter((name) => !env[name]);
+  if (missing.length > 0) throw new TypeError(`${missing.join(" and ")} must be set too, to open the engine to tools`);
+  const port = Number(env.MONGOREST_ENGINE_PORT);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new TypeError(
+      `MONGOREST_ENGINE_PORT must be a port number (1-65535), got ${JSON.stringify(env.MONGOREST_ENGINE_PORT)}`,
+    );
+  }
+  if (env.MONGOREST_ENGINE_PASSWORD!.length < 12) {
+    throw new TypeError("MONGOREST_ENGINE_PASSWORD must have at least 12 characters");
+  }
+  return { port, user: env.MONGOREST_ENGINE_USER!, password: env.MONGOREST_ENGINE_PASSWORD! };
 }

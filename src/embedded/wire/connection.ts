@@ -2,7 +2,7 @@ import type { Buffer } from "node:buffer";
 import { clearTimeout, setTimeout } from "node:timers";
 import type { Socket } from "node:net";
 import type { Document } from "bson";
-import { readDocument } from "../bson.ts";
+import { firstKey, readDocument } from "../bson.ts";
 import type { EngineState, Reply } from "../commands/context.ts";
 import { dispatch } from "../commands/registry.ts";
 import { errorReply } from "../errors.ts";
@@ -10,6 +10,7 @@ import { Batch } from "../cursors.ts";
 import { encodeBatch } from "./batch-reply.ts";
 import { FrameReader } from "./frames.ts";
 import type { ConnectionLimits } from "./limits.ts";
+import type { ScramSession } from "./scram.ts";
 import { encodeReply, OP_MSG, parseRequest, type Request } from "./messages.ts";
 
 /** A batch as an ordinary document, for the rare cursor reply sent over OP_QUERY. */
@@ -44,8 +45,9 @@ export function serveConnection(
   engine: EngineState,
   limits: ConnectionLimits,
   track: (done: Promise<void>) => void,
+  auth?: ScramSession,
 ): void {
-  new Connection(socket, id, engine, limits, track).start();
+  new Connection(socket, id, engine, limits, track, auth).start();
 }
 
 /**
@@ -70,6 +72,8 @@ class Connection {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** What the armed timer waits for: a message to complete, or any activity. */
   #timerKind: "frame" | "idle" | undefined;
+  /** On a port that requires authentication: this connection's SCRAM state. */
+  readonly #auth: ScramSession | undefined;
 
   constructor(
     socket: Socket,
@@ -77,7 +81,9 @@ class Connection {
     engine: EngineState,
     limits: ConnectionLimits,
     track: (done: Promise<void>) => void,
+    auth?: ScramSession,
   ) {
+    this.#auth = auth;
     this.#socket = socket;
     this.#id = id;
     this.#engine = engine;
@@ -136,6 +142,8 @@ class Connection {
     const engine = this.#engine;
     engine.counters.network.numRequests++;
     let reply: Reply | Promise<Reply>;
+    const answered = this.#auth && this.#authenticate(request);
+    if (answered) return this.#send(request, answered);
     try {
       reply = dispatch({ engine, request, db: request.db, body: request.body, connectionId: this.#id });
     } catch (error) {
@@ -155,6 +163,20 @@ class Connection {
         () => this.#fail(),
       ),
     );
+  }
+
+  /** On an authenticating port: the SASL exchange's reply, or the refusal of a command before it succeeded. */
+  #authenticate(request: Request): Document | undefined {
+    const auth = this.#auth!;
+    const body = request.body;
+    const name = firstKey(body) ?? "";
+    const answered = auth.answer(name, body);
+    if (answered !== undefined) return answered;
+    const mechanisms = name === "hello" || name.toLowerCase() === "ismaster" ? auth.mechanisms(body) : undefined;
+    if (mechanisms === undefined) return undefined;
+    // The handshake, plus the mechanism this port speaks (drivers pick SCRAM-SHA-1 without it).
+    const hello = dispatch({ engine: this.#engine, request, db: request.db, body, connectionId: this.#id });
+    return { ...(hello as Document), saslSupportedMechs: mechanisms };
   }
 
   #send(request: Request, reply: Reply): void {

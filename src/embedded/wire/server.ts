@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { EngineState } from "../commands/context.ts";
 import { serveConnection } from "./connection.ts";
 import type { ConnectionLimits } from "./limits.ts";
+import { type ScramKeys, ScramSession } from "./scram.ts";
 
 /** A listening wire-protocol server. */
 export interface WireServer {
@@ -18,11 +19,17 @@ export interface WireServer {
 export type ListenAddress = { host: string; port: number } | { path: string };
 
 /**
- * Listens on `address` and serves the engine's commands, within
+ * Listens on `address` and serves the engine's commands (after SCRAM-SHA-256 with
+ * `credential`, when one is given), within
  * `limits`: a connection past `maxConnections` is closed as soon as it is accepted, so idle
  * clients cannot fill the process's descriptor table.
  */
-export function listen(engine: EngineState, address: ListenAddress, limits: ConnectionLimits): Promise<WireServer> {
+export function listen(
+  engine: EngineState,
+  address: ListenAddress,
+  limits: ConnectionLimits,
+  credential?: ScramKeys,
+): Promise<WireServer> {
   const sockets = new Set<Socket>();
   const inflight = new Set<Promise<void>>();
   const track = (done: Promise<void>): void => {
@@ -44,7 +51,8 @@ export function listen(engine: EngineState, address: ListenAddress, limits: Conn
       sockets.delete(socket);
       connections.current--;
     });
-    serveConnection(socket, nextId++, engine, limits, track);
+    // With a credential every connection must authenticate first (a tools port).
+    serveConnection(socket, nextId++, engine, limits, track, credential && new ScramSession(credential));
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
