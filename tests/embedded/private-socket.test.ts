@@ -6,7 +6,17 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -106,6 +116,20 @@ test("the data-folder lock's name needs a key only the folder's owner can read",
     const again = await startEmbeddedEngine({ dataDir });
     await assert.rejects(startEmbeddedEngine({ dataDir }), /is in use by another engine/);
     await again.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("a data folder that cannot be created is one line saying why", async () => {
+  const root = mkdtempSync(join(tmpdir(), "mongorest-file-"));
+  const file = join(root, "plain-file");
+  try {
+    writeFileSync(file, "not a folder");
+    await assert.rejects(
+      startEmbeddedEngine({ dataDir: join(file, "data") }),
+      /^Error: Data directory .*plain-file\/data cannot be created \(ENOTDIR: a part of the path is a file, not a folder\); choose another DATA_DIR\.$/,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

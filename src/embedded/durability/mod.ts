@@ -138,10 +138,29 @@ async function refusePseudoFileSystem(dir: string): Promise<void> {
   }
 }
 
+/** Why a folder cannot be made, in words, for the start-up line. */
+const CANNOT_CREATE: Record<string, string> = {
+  EROFS: "the file system is read-only",
+  EACCES: "no permission to create it there",
+  EPERM: "no permission to create it there",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  ENOSPC: "the disk is full",
+  EEXIST: "a file of that name is in the way",
+};
+
 // A folder created just now is only durable once the entry in its parent is.
 async function createDurably(dir: string): Promise<void> {
   // 0700: only the engine's user may read the data (an existing folder keeps its mode).
-  const first = await mkdir(dir, { recursive: true, mode: 0o700 });
+  let first: string | undefined;
+  try {
+    first = await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "error";
+    const why = CANNOT_CREATE[code] ?? (error as Error).message;
+    throw new Error(`Data directory ${dir} cannot be created (${code}: ${why}); choose another DATA_DIR.`, {
+      cause: error,
+    });
+  }
   if (first === undefined) return;
   for (let parent = dirname(first);; parent = dirname(parent)) {
     await fsyncDir(parent);
