@@ -4,7 +4,7 @@ import { preconditionFailed } from "../http/responses.ts";
 import { etagOf, ifMatch, noneMatchRecord } from "../http/etag.ts";
 import { toRecord } from "../model/serialize.ts";
 import type { StoredDocument } from "../store/records.ts";
-import type { Route } from "./route.ts";
+import { allOf, type Route } from "./route.ts";
 import type { Model } from "../model/define.ts";
 import { serializeRecord } from "./serialize-output.ts";
 
@@ -40,10 +40,8 @@ export async function writeGuard(
 ): Promise<Document> {
   const match = request.headers.get("if-match");
   const noneMatch = request.headers.get("if-none-match");
-  // ANDed, never spread: a scope that names `_id` itself (an access rule's) must still hold.
-  const guard: Document = Object.hasOwn(scope, "_id")
-    ? { $and: [scope, { _id: current._id }] }
-    : { ...scope, _id: current._id };
+  // allOf ANDs the two when `scope` names `_id` itself (an access rule's), never overwriting it.
+  const guard: Document = { ...allOf([scope, { _id: current._id }]) };
   if (match === null && noneMatch === null) return guard;
   const etag = await recordEtag(request, route, current, view);
   if (!ifMatch(match, etag)) throw preconditionFailed();

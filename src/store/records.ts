@@ -1,3 +1,4 @@
+import { allOf } from "../plan/conditions.ts";
 import type { Collection, Db, Document, Sort } from "mongodb";
 import { type CountBounds, RecordCounter } from "./counts.ts";
 import { nextId } from "./ids.ts";
@@ -67,9 +68,8 @@ export class RecordStore {
   /** One record by id within an optional extra filter (soft delete, hooks), or null. */
   async findById(id: number, filter: Document = {}, projection?: Document): Promise<StoredDocument | null> {
     const options = { projection, maxTimeMS: this.timeMs };
-    // ANDed, never spread: a filter that names `_id` itself (an access rule's) must still hold.
-    const query = Object.hasOwn(filter, "_id") ? { $and: [filter, { _id: id }] } : { ...filter, _id: id };
-    return (await this.collection.findOne(query, options)) as StoredDocument | null;
+    // allOf ANDs the two when `filter` names `_id` itself (an access rule's), never overwriting it.
+    return (await this.collection.findOne(allOf([filter, { _id: id }]), options)) as StoredDocument | null;
   }
 
   /** Stores a new record with the next id and both timestamps; returns what was stored. */
