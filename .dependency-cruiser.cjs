@@ -3,7 +3,7 @@
 //
 //   entry     src/mod.ts, src/cli.ts, src/bin.ts            the package's entry points
 //   adapters  src/adapters/                                  runtime adapters (node:http, Deno.serve)
-//   app       src/app.ts, src/loader.ts, src/openapi/, src/docs-page/, src/service/
+//   app       src/app.ts, src/app-options.ts, src/config.ts, src/loader.ts, src/openapi/, src/docs-page/, src/service/
 //                                                            wiring, dispatch, app-wide services
 //   handlers  src/handlers/                                  route table, one handler per verb
 //   query     src/query/                                     parse → plan (pure), and compiling plans to reads
@@ -17,7 +17,7 @@
 
 const ENTRY = "^src/(mod|cli|bin)\\.ts$";
 const ADAPTERS = "^src/adapters/";
-const APP = "^src/(app\\.ts|loader\\.ts|openapi/|docs-page/|service/)";
+const APP = "^src/(app\\.ts|app-options\\.ts|config\\.ts|loader\\.ts|openapi/|docs-page/|service/)";
 const HANDLERS = "^src/handlers/";
 const QUERY = "^src/query/";
 const MODEL = "^src/model/";

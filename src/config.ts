@@ -4,7 +4,7 @@
  * `npx mongorest` (and the example's `npm start`) read it; MONGODB_URI and DATA_DIR in the
  * environment win over `uri` and `dataDir` in the file.
  */
-import type { AppOptions } from "./app.ts";
+import type { AppOptions } from "./app-options.ts";
 
 /** What a configuration file exports by default. */
 export type ProjectConfig = Omit<AppOptions, "models" | "hooks">;
