@@ -29,14 +29,7 @@ import { AccessPolicy, RequestAccess } from "./query/access.ts";
 import { ANONYMOUS } from "./model/access.ts";
 import { Authenticator } from "./service/auth.ts";
 import type { ConnectionInfo } from "./service/client.ts";
-import {
-  type CoreFetch,
-  type FailedFetch,
-  logUnexpected,
-  type RequestContext,
-  Service,
-  type ServiceOptions,
-} from "./service/service.ts";
+import { type CoreFetch, type FailedFetch, logUnexpected, type RequestContext, Service } from "./service/service.ts";
 import { checkRateLimitOptions } from "./service/rate-limit.ts";
 import type { TargetRoutes } from "./service/target.ts";
 import { type AppOptions, type CheckedOptions, checkOptions, cursorSealerOf } from "./app-options.ts";
