@@ -36,7 +36,7 @@ export const insert: Handler = async (request, route, params, access) => {
   rules.prepare(ctx.body);
   const data = validateBody(model, ctx.body);
   rules.verify(data, path);
-  await checkReferences(route, data);
+  await checkReferences(route, data, access);
   const doc = await route.store.insert(data);
   ctx.item = toStoredRecord(doc);
   ctx.result = toRecord(rules.view, doc);

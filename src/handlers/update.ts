@@ -90,7 +90,7 @@ function writeHandler(
     rules.prepare(ctx.body);
     const { set, unset } = plan(model, ctx.body, ctx.item);
     rules.verify(afterWrite(stored, set, unset), parent);
-    await checkReferences(route, set);
+    await checkReferences(route, set, access);
     const doc = (await route.store.update(guard, set, unset)) ?? (await missedWrite(route, id, guard));
     ctx.item = toStoredRecord(doc);
     ctx.result = toRecord(rules.view, doc);

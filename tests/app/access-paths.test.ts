@@ -63,6 +63,14 @@ const Reply = defineModel({
   access: { admin: { all: true }, service: { read: true }, authenticated: { read: { where: sameTenant } } },
 });
 
+// A foreign key the client chooses: linking to a note must not tell one outside the rules from a missing one.
+const Bookmark = defineModel({
+  name: "Bookmark",
+  fields: { note_id: id(), label: string() },
+  relations: { note: { type: "belongsTo", model: "Note", foreignKey: "note_id" } },
+  access: { admin: { all: true }, authenticated: { insert: true } },
+});
+
 interface Who {
   name: string;
   headers: Record<string, string>;
@@ -142,7 +150,7 @@ const sees = (who: Who, tenant: string) => who.tenant === "*" || who.tenant === 
 before(async () => {
   console.log(`access-paths seed: ${TEST_SEED} ${seedNote()}`);
   app = await createApp({
-    models: [Account, Note, Reply],
+    models: [Account, Note, Reply, Bookmark],
     auth: {
       roles: ["admin", "service"],
       jwt: { secret: SECRET },
@@ -397,6 +405,27 @@ describe("writes and cascades", () => {
     await guarded.body?.cancel();
     const own = await jsonOf(await call(app, "PATCH", "/api/v1/accounts/1", { name: "me" }, user1.headers));
     assert.deepEqual([own.status, own.body.name], [200, "me"]);
+  });
+
+  test("a foreign key to a record outside the writer's rules is refused exactly as one to a missing record", async () => {
+    const missing = Math.max(...seeded.notes.map((note) => note.id)) + 1000;
+    for (const who of principals.filter((who) => who.tenant !== null && who.name !== "service key")) {
+      const absent = await jsonOf(
+        await call(app, "POST", "/api/v1/bookmarks", { note_id: missing, label: "x" }, who.headers),
+      );
+      assert.equal(absent.status, 400, `${who.name}: ${JSON.stringify(absent.body)}`);
+      for (const note of seeded.notes) {
+        const res = await jsonOf(
+          await call(app, "POST", "/api/v1/bookmarks", { note_id: note.id, label: "x" }, who.headers),
+        );
+        if (sees(who, note.tenant)) assert.equal(res.status, 201, `${who.name} → note ${note.id}`);
+        else {assert.deepEqual(
+            [res.status, res.body],
+            [400, absent.body],
+            `${who.name} → note ${note.id} (${note.tenant})`,
+          );}
+      }
+    }
   });
 
   test("cascades run as the framework: deleting an account removes its notes and their replies", async () => {
