@@ -13,13 +13,24 @@
  * title), so no response cache answers. A bare node:http process answers the bytes of one
  * page. Servers are loaded in turn, round after round; the verdict is the median of the
  * per-round ratio of the authenticated app to the open one (target ≥ 0.90: at most 10% slower).
+ *
+ * `--instructions [--records 10000] [--warmup 3000] [--requests 1000]` counts instead of timing
+ * (needs valgrind; see scripts/lib/count-servers.ts): both apps, each under callgrind, answer
+ * the same seeded sequence of distinct pages; the verdict is open / authenticated instructions.
  */
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { SignJWT } from "jose";
 import { string } from "superstruct";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
-import { type Contender, type Running, runServerProcess, serverRole, startServerProcess } from "./lib/processes.ts";
+import {
+  type Contender,
+  type Running,
+  runServerProcess,
+  serverRole,
+  startServerProcess,
+  type Wrapper,
+} from "./lib/processes.ts";
 import {
   flag,
   formatInterval,
@@ -32,6 +43,7 @@ import {
 } from "./lib/report.ts";
 import { type ListMix, startVariedClient, type VariedOrder } from "./lib/varied-load.ts";
 import { bareServer, measureVariedOnce } from "./lib/bench-servers.ts";
+import { countServers, distinctPaths, reportCounts } from "./lib/count-servers.ts";
 import { createApp, defaultErrorHandler, defineModel, type ModelDefinition, principal } from "../src/mod.ts";
 import { serveNode } from "../src/adapters/node/node-adapter.ts";
 
@@ -96,8 +108,12 @@ async function token(): Promise<string> {
     .setExpirationTime("2h").sign(new TextEncoder().encode(SECRET));
 }
 
+function mixOf(records: number): ListMix {
+  return { list: "/api/v1/notes", records, sorts: ["id", "-id", "title"], minPerPage: 5, maxPerPage: 50 };
+}
+
 function orderFor(server: Contender, records: number, seconds: number, connections: number, bearer: string) {
-  const mix: ListMix = { list: "/api/v1/notes", records, sorts: ["id", "-id", "title"], minPerPage: 5, maxPerPage: 50 };
+  const mix = mixOf(records);
   const base = { url: server.url, writePath: "/api/v1/notes", seconds, connections, writeEvery: 0 };
   if (server.name === BARE) return { ...base, path: SAMPLE } satisfies VariedOrder;
   const headers = server.name === AUTHED ? [`Authorization: Bearer ${bearer}`] : [];
@@ -155,6 +171,31 @@ async function runBenchmark(): Promise<void> {
   }
 }
 
+async function runInstructions(): Promise<void> {
+  const records = flag("records", 10_000);
+  const warmup = flag("warmup", 3_000);
+  const requests = flag("requests", 1_000);
+  const connections = flag("connections", 16);
+  const seed = flag("seed", 38);
+  const script = fileURLToPath(import.meta.url);
+  const startAs = (name: string) => (wrapper: Wrapper) =>
+    startServerProcess(script, name, { records } satisfies ServerSetup, wrapper);
+  const authorization = `Bearer ${await token()}`;
+  const counts = await countServers(
+    "bench-auth --instructions",
+    [{ name: OPEN, start: startAs(OPEN) }, { name: AUTHED, start: startAs(AUTHED), headers: { authorization } }],
+    distinctPaths(seed, warmup + requests, mixOf(records)),
+    warmup,
+    connections,
+  );
+  console.log(
+    `\nNode ${process.version}, ${
+      records.toLocaleString("en-US")
+    } notes of one tenant, ${requests} distinct pages (seed ${seed}) after ${warmup} per server, ${connections} keep-alive connections, each server under callgrind; all threads:\n`,
+  );
+  for (const line of reportCounts(counts, OPEN, AUTHED, TARGET)) console.log(line);
+}
+
 const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [BARE]: startBare,
   [OPEN]: (setup) => startApp(setup, false),
@@ -163,4 +204,5 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
 
 const serverName = serverRole();
 if (serverName !== undefined) runServerProcess(CONTENDERS[serverName]!);
+else if (process.argv.includes("--instructions")) await runInstructions();
 else await runBenchmark();

@@ -13,6 +13,12 @@
  * request reaches the engine, its maxTimeMS and its time checks, the parameter check, and the
  * bounded body writer. Servers are loaded in turn, round after round; the verdict is the median
  * of the per-round ratio of this tree to the baseline, with its distribution-free interval.
+ *
+ * `--instructions [--users 10000] [--warmup 3000] [--requests 1000]` counts instead of timing
+ * (needs valgrind): both apps, each under callgrind, answer the same seeded sequence of distinct
+ * pages, and the instructions of all their threads (HTTP, engine, compiler, collector) are
+ * summed per request. Host noise moves the timed ratio by more than the target's margin; the
+ * counts it does not move.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, symlinkSync } from "node:fs";
@@ -20,7 +26,14 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { fetchRaw, type RawResponse } from "./lib/capture.ts";
-import { type Contender, type Running, runServerProcess, serverRole, startServerProcess } from "./lib/processes.ts";
+import {
+  type Contender,
+  type Running,
+  runServerProcess,
+  serverRole,
+  startServerProcess,
+  type Wrapper,
+} from "./lib/processes.ts";
 import {
   flag,
   formatInterval,
@@ -33,6 +46,7 @@ import {
 } from "./lib/report.ts";
 import { type ListMix, startVariedClient, type VariedOrder } from "./lib/varied-load.ts";
 import { bareServer, measureVariedOnce } from "./lib/bench-servers.ts";
+import { countServers, distinctPaths, reportCounts } from "./lib/count-servers.ts";
 
 /** The commit before the first budget (issue 36): every budget and time limit is missing there. */
 const DEFAULT_BASELINE = "942e782";
@@ -195,6 +209,41 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
   [CURRENT]: startApp,
 };
 
+// ---- --instructions ------------------------------------------------------------------------
+
+async function runInstructions(): Promise<void> {
+  const users = flag("users", 10_000);
+  const warmup = flag("warmup", 3_000);
+  const requests = flag("requests", 1_000);
+  const connections = flag("connections", 16);
+  const seed = flag("seed", 36);
+  const ref = textFlag("baseline", DEFAULT_BASELINE);
+  const mix = {
+    list: "/api/v1/users",
+    records: users,
+    sorts: ["id", "-id", "name", "-created_at,name"],
+    minPerPage: 5,
+    maxPerPage: 50,
+  };
+  const script = fileURLToPath(import.meta.url);
+  const startIn = (name: string, root: string) => (wrapper: Wrapper) =>
+    startServerProcess(script, name, { users, root } satisfies ServerSetup, wrapper);
+  const counts = await countServers(
+    "bench-budgets --instructions",
+    [{ name: BASELINE, start: startIn(BASELINE, baselineTree(ref)) }, { name: CURRENT, start: startIn(CURRENT, HERE) }],
+    distinctPaths(seed, warmup + requests, mix),
+    warmup,
+    connections,
+  );
+  console.log(
+    `\nNode ${process.version}, ${
+      users.toLocaleString("en-US")
+    } users, baseline ${ref}, ${requests} distinct pages (seed ${seed}) after ${warmup} per server, ${connections} keep-alive connections, each server under callgrind; all threads:\n`,
+  );
+  for (const line of reportCounts(counts, BASELINE, CURRENT, TARGET)) console.log(line);
+}
+
 const serverName = serverRole();
 if (serverName !== undefined) runServerProcess(CONTENDERS[serverName]!);
+else if (process.argv.includes("--instructions")) await runInstructions();
 else await runBenchmark();

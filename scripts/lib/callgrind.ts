@@ -55,6 +55,17 @@ export function mainThreadDump(dir: string): string | undefined {
   return dumps.length === 0 ? undefined : join(dir, dumps.at(-1)!);
 }
 
+/**
+ * Instructions per request over every thread of the newest dump in `dir` (`-d` writes one file
+ * per thread, `callgrind.out.N-TT`): the process's whole work, wherever it ran.
+ */
+export function allThreadsPerRequest(dir: string, requests: number): number {
+  const dumps = readdirSync(dir).filter((name) => /\.\d+-\d+$/.test(name));
+  const newest = Math.max(...dumps.map((name) => Number(/\.(\d+)-\d+$/.exec(name)![1])));
+  const threads = dumps.filter((name) => name.includes(`.${newest}-`));
+  return threads.reduce((sum, name) => sum + perRequest(join(dir, name), requests).total, 0);
+}
+
 /** Runs `callgrind_control ARGS PID` (e.g. `-i on`, `-d`) and waits until the process took it. */
 export function callgrindControl(pid: number, ...args: string[]): void {
   execFileSync("callgrind_control", [...args, String(pid)], { stdio: "ignore" });
