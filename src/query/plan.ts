@@ -8,7 +8,7 @@ import type { Document } from "bson";
 import { parseRecordId, QueryParams } from "../http/params.ts";
 import type { CountStrategy, Model } from "../model/define.ts";
 import type { ModelLookup, ModelRegistry } from "../model/registry.ts";
-import { allOf, type Condition } from "../plan/conditions.ts";
+import { allOf, type Condition, EVERYTHING } from "../plan/conditions.ts";
 import { type SortKey, sortKeys } from "../plan/keyset.ts";
 import type { AncestorCheck, KeyPosition } from "../plan/read.ts";
 import { storedName } from "./columns.ts";
@@ -219,10 +219,18 @@ export async function planList(
   const { page, perPage: asked } = parsePage(source, model);
   const count = parseCount(source.get("count"), model);
   const shared = readPlan(planning, source, ids, trashed);
-  const conditions = { ...route, registry: planning.registry, trashed, ruleOf: access && relationRule(access) };
-  const where = parseConditions(source.get("q"), model, conditions);
+  const conditions = () => ({
+    model,
+    limits: route.limits,
+    registry: planning.registry,
+    trashed,
+    ruleOf: access && relationRule(access),
+  });
+  const q = source.get("q");
+  // Most lists send no `q`: their settings are not even built.
+  const where = q === null ? EVERYTHING : parseConditions(q, model, conditions());
   const parsedSort = parseSort(source.get("sort"), model);
-  if (cursor) checkPinned(given, { sort: parsedSort, where }, { ...conditions, model }, cursor.state);
+  if (cursor) checkPinned(given, { sort: parsedSort, where }, conditions(), cursor.state);
   const { sort, perPage } = relationPaging(route, source, parsedSort, asked);
   return {
     ...shared,
