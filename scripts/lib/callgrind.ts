@@ -56,14 +56,15 @@ export function mainThreadDump(dir: string): string | undefined {
 }
 
 /**
- * Instructions per request over every thread of the newest dump in `dir` (`-d` writes one file
- * per thread, `callgrind.out.N-TT`): the process's whole work, wherever it ran.
+ * Instructions per request in each thread of the newest dump in `dir` (`-d` writes one file per
+ * thread, `callgrind.out.N-TT`), in thread order (01 is the main thread): the process's whole
+ * work, wherever it ran.
  */
-export function allThreadsPerRequest(dir: string, requests: number): number {
+export function threadsPerRequest(dir: string, requests: number): number[] {
   const dumps = readdirSync(dir).filter((name) => /\.\d+-\d+$/.test(name));
   const newest = Math.max(...dumps.map((name) => Number(/\.(\d+)-\d+$/.exec(name)![1])));
-  const threads = dumps.filter((name) => name.includes(`.${newest}-`));
-  return threads.reduce((sum, name) => sum + perRequest(join(dir, name), requests).total, 0);
+  const threads = dumps.filter((name) => name.includes(`.${newest}-`)).sort();
+  return threads.map((name) => perRequest(join(dir, name), requests).total);
 }
 
 /** Runs `callgrind_control ARGS PID` (e.g. `-i on`, `-d`) and waits until the process took it. */
