@@ -32,7 +32,6 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { Pool } from "undici";
 import { type App, type AppOptions, configureLogging, createApp, defaultErrorHandler } from "../src/mod.ts";
 import { type Reply, reply } from "../src/http/reply.ts";
 import { loadHooks, loadModels } from "../src/loader.ts";
@@ -46,6 +45,7 @@ import {
   perRequest,
   requireValgrind,
 } from "./lib/callgrind.ts";
+import { exited, sendPaths } from "./lib/count-servers.ts";
 import { fetchRaw, type RawResponse, sameResponse } from "./lib/capture.ts";
 import { startLoadClient } from "./lib/load.ts";
 import {
@@ -386,31 +386,8 @@ const CONTENDERS: Record<string, (setup: ServerSetup) => Promise<Running>> = {
 const COUNTED = [BARE, APP, APP_SERVICE, BARE_SERVICE];
 
 /** Exactly `count` requests for the page, `connections` at a time, each read to its end. */
-async function sendRequests(url: string, count: number, connections: number): Promise<void> {
-  const pool = new Pool(url, { connections, pipelining: 1 });
-  let left = count;
-  const worker = async (): Promise<void> => {
-    while (left-- > 0) {
-      const { statusCode, body } = await pool.request({ path: PATH, method: "GET", headers: { origin: ORIGIN } });
-      await body.text();
-      if (statusCode !== 200) throw new Error(`${url}${PATH} answered ${statusCode}`);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: connections }, worker));
-  } finally {
-    await pool.close();
-  }
-}
-
-/** Kills a server process and resolves once it has exited. */
-function stopped(server: Contender): Promise<void> {
-  const child = server.process;
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill();
-  });
+function sendRequests(url: string, count: number, connections: number): Promise<void> {
+  return sendPaths(url, Array.from({ length: count }, () => PATH), connections, { origin: ORIGIN });
 }
 
 /** A server's main-thread instructions per request over `requests` requests after `warmup`. */
@@ -463,7 +440,7 @@ async function runInstructions(): Promise<void> {
     }
   } finally {
     // Each valgrind writes its last dump as it exits: the folder goes once they all have.
-    await Promise.all(servers.map(stopped));
+    await Promise.all(servers.map(exited));
     rmSync(root, { recursive: true, force: true });
   }
   reportInstructions(counts, order, users);

@@ -48,8 +48,8 @@ export function distinctPaths(seed: number, count: number, mix: ListMix): string
   return [...seen];
 }
 
-/** Sends every path once, `connections` at a time, each read to its end. */
-async function sendPaths(url: string, paths: string[], connections: number, headers = {}): Promise<void> {
+/** Sends every path once, `connections` at a time, each read to its end; any but a 200 throws. */
+export async function sendPaths(url: string, paths: string[], connections: number, headers = {}): Promise<void> {
   const pool = new Pool(url, { connections, pipelining: 1 });
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -67,7 +67,8 @@ async function sendPaths(url: string, paths: string[], connections: number, head
   }
 }
 
-function exited(server: Contender): Promise<void> {
+/** Kills a server process and resolves once it has exited. */
+export function exited(server: Contender): Promise<void> {
   const child = server.process;
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => (child.once("exit", () => resolve()), child.kill()));
